@@ -1,0 +1,70 @@
+// Device: the narrow interface every backend implements (CPU, CUDA, sim).
+// Optional features are free helper functions elsewhere, not virtuals here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "devices/device_id.h"
+#include "devices/tensor.h"
+#include "ir/status.h"
+
+namespace sy {
+
+class Device;
+
+// One unit of work on a device queue. The executor preallocates one per node
+// so enqueueing never allocates. The device fills in status and timestamps.
+class DeviceTask {
+ public:
+  virtual ~DeviceTask() = default;
+  // Runs on the device's queue (possibly on the enqueuing thread).
+  virtual Status execute(Device& device) = 0;
+
+  Status status;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  DeviceTask* next_completed = nullptr;  // intrusive list used by sinks
+};
+
+// Receives finished tasks. on_complete may be called from the enqueuing
+// thread (inline devices) or from a device thread; implementations must be
+// thread-safe and must not call back into the device.
+class CompletionSink {
+ public:
+  virtual ~CompletionSink() = default;
+  virtual void on_complete(DeviceTask* task) = 0;
+};
+
+struct DeviceInfo {
+  std::string name;         // "cpu:0"
+  std::string description;  // human-readable, e.g. "host CPU, 2 threads"
+  uint64_t memory_bytes = 0;
+  int threads = 1;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  // All methods are thread-safe unless noted.
+  virtual DeviceId id() const = 0;
+  virtual MemorySpace memory_space() const = 0;
+  virtual const DeviceInfo& info() const = 0;
+  // Allocates a tensor in this device's memory space.
+  virtual StatusOr<Tensor> allocate(DataType dtype, const Dims& dims) = 0;
+  // Appends `task` to the in-order compute queue; `sink` hears when it is
+  // done. Never blocks on the task itself.
+  virtual void enqueue(DeviceTask* task, CompletionSink* sink) = 0;
+  // Copies `src` (any space this device can reach) into a new tensor in
+  // `dst_space`. Used for staging and for bringing outputs back to the host.
+  virtual StatusOr<Tensor> copy(const Tensor& src, MemorySpace dst_space) = 0;
+  // Bytes currently allocated in this device's memory.
+  virtual uint64_t bytes_in_use() const = 0;
+  // True if enqueue() runs the task to completion before returning. The run
+  // loop uses this to take its no-thread-handoff fast path.
+  virtual bool runs_inline() const = 0;
+  // Current time on the device's clock, in ns.
+  virtual int64_t now_ns() const = 0;
+};
+
+}  // namespace sy

@@ -1,0 +1,45 @@
+// HostAllocator: 64-byte aligned host memory with per-thread size-class
+// caches. A run that frees a tensor and allocates one of the same size class
+// reuses the block without a lock or a malloc, which keeps the per-node hot
+// path allocation-free in steady state.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "devices/buffer.h"
+#include "ir/status.h"
+
+namespace sy {
+
+class HostAllocator {
+ public:
+  // `space` tags every buffer it makes; `capacity_bytes` bounds one request so
+  // that an absurd shape fails with ResourceExhausted instead of an OOM kill.
+  HostAllocator(MemorySpace space, uint64_t capacity_bytes);
+  HostAllocator(const HostAllocator&) = delete;
+  HostAllocator& operator=(const HostAllocator&) = delete;
+
+  // Thread-safe. Strings are constructed in place when `dtype` is kString.
+  StatusOr<BufferRef> allocate(size_t bytes, DataType dtype = DataType::kUndefined, int64_t numel = 0);
+  MemorySpace space() const { return space_; }
+  uint64_t capacity() const { return capacity_; }
+  uint64_t bytes_in_use() const { return in_use_.load(std::memory_order_relaxed); }
+  uint64_t peak_bytes() const { return peak_.load(std::memory_order_relaxed); }
+
+  // The process-wide allocator for host memory space kHostSpace.
+  static HostAllocator& host();
+
+ private:
+  static void release(Buffer* b);
+  MemorySpace space_;
+  uint64_t capacity_;
+  std::atomic<uint64_t> in_use_{0};
+  std::atomic<uint64_t> peak_{0};
+};
+
+// Total physical memory of this machine, used as the default capacity.
+uint64_t physical_memory_bytes();
+
+}  // namespace sy

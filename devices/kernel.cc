@@ -1,0 +1,31 @@
+#include "devices/kernel.h"
+
+namespace sy {
+
+const Tensor& KernelContext::input(size_t i) const {
+  static const Tensor kEmpty{};
+  if (!has_input(i) || !inputs_[i]->is_tensor()) return kEmpty;
+  return inputs_[i]->tensor();
+}
+
+const RuntimeValue& KernelContext::input_value(size_t i) const {
+  static const RuntimeValue kNone{};
+  if (i >= inputs_.size() || !inputs_[i]) return kNone;
+  return *inputs_[i];
+}
+
+StatusOr<Tensor*> KernelContext::allocate_output(size_t i, DataType dtype, const Dims& dims) {
+  ASSIGN_OR_RETURN(Tensor t, device_.allocate(dtype, dims));
+  if (!output_wanted(i)) {
+    scratch_ = std::move(t);
+    return &scratch_;
+  }
+  *outputs_[i] = RuntimeValue(std::move(t));
+  return &outputs_[i]->mutable_tensor();
+}
+
+void KernelContext::set_output(size_t i, RuntimeValue v) {
+  if (output_wanted(i)) *outputs_[i] = std::move(v);
+}
+
+}  // namespace sy

@@ -1,0 +1,88 @@
+// The kernel API. A Kernel is created once per node per session (so it can
+// parse attributes up front) and its compute() is called for every execution
+// of that node, possibly from several runs at once: compute must be const and
+// thread-safe.
+#pragma once
+
+#include <climits>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "devices/device.h"
+#include "devices/runtime_value.h"
+#include "ir/graph.h"
+#include "ir/status.h"
+
+namespace sy {
+
+class KernelContext {
+ public:
+  KernelContext(const Node& node, Device& device, std::span<const RuntimeValue* const> inputs,
+                std::span<RuntimeValue* const> outputs)
+      : node_(node), device_(device), inputs_(inputs), outputs_(outputs) {}
+
+  const Node& node() const { return node_; }
+  Device& device() const { return device_; }
+
+  size_t num_inputs() const { return inputs_.size(); }
+  // True if input i was given and holds a value (not an omitted optional).
+  bool has_input(size_t i) const { return i < inputs_.size() && inputs_[i] && !inputs_[i]->is_none(); }
+  // Tensor of input i; an undefined tensor if absent or not a tensor.
+  const Tensor& input(size_t i) const;
+  const RuntimeValue& input_value(size_t i) const;
+
+  size_t num_outputs() const { return outputs_.size(); }
+  // False when the model omits output i, so kernels may skip computing it.
+  bool output_wanted(size_t i) const { return i < outputs_.size() && outputs_[i] != nullptr; }
+  // Allocates output i on this device and returns it for writing. For an
+  // omitted output it returns a scratch tensor that is dropped afterwards.
+  StatusOr<Tensor*> allocate_output(size_t i, DataType dtype, const Dims& dims);
+  // Sets output i to an existing value (e.g. a reshaped view of an input).
+  void set_output(size_t i, RuntimeValue v);
+
+ private:
+  const Node& node_;
+  Device& device_;
+  std::span<const RuntimeValue* const> inputs_;
+  std::span<RuntimeValue* const> outputs_;
+  Tensor scratch_;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // Called once when the session is planned. Validate and parse attributes.
+  virtual Status init(const Node& node) {
+    (void)node;
+    return OkStatus();
+  }
+  virtual Status compute(KernelContext& ctx) const = 0;
+};
+
+using KernelFactory = std::unique_ptr<Kernel> (*)();
+
+template <typename K>
+std::unique_ptr<Kernel> make_kernel() {
+  return std::make_unique<K>();
+}
+
+struct KernelDef {
+  std::string domain;  // "" = ai.onnx
+  std::string op;
+  int since_version = 1;
+  int end_version = INT_MAX;  // inclusive
+  DeviceKind device = DeviceKind::kCpu;
+  // Element types accepted for the first input; empty means any.
+  std::vector<DataType> types;
+  // Bit i set: input i must be in host memory (shape tensors, K of TopK, ...).
+  uint64_t host_inputs = 0;
+  // Output size depends on input data (NonZero, Unique...): the device must
+  // finish preceding work before the kernel computes its output shape.
+  bool data_dependent_shape = false;
+  KernelFactory factory = nullptr;
+};
+
+}  // namespace sy

@@ -1,0 +1,84 @@
+// Runs a single kernel on the CPU device, without a graph or an executor.
+// Kernel unit tests use it to check a kernel against hand-computed values.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "devices/cpu/cpu_device.h"
+#include "devices/kernel_registry.h"
+
+namespace sy::testing {
+
+template <typename T>
+Tensor make_tensor(const Dims& dims, const std::vector<T>& values) {
+  auto t = Tensor::host(DataTypeOf<T>::value, dims);
+  EXPECT_TRUE(t.ok());
+  Tensor out = std::move(t).value();
+  EXPECT_EQ(static_cast<size_t>(out.numel()), values.size());
+  for (size_t i = 0; i < values.size(); ++i) out.data<T>()[i] = values[i];
+  return out;
+}
+
+template <typename T>
+std::vector<T> to_vector(const Tensor& t) {
+  return std::vector<T>(t.data<T>(), t.data<T>() + t.numel());
+}
+
+inline Attribute attr_int(const std::string& name, int64_t v) {
+  Attribute a; a.name = name; a.kind = Attribute::Kind::kInt; a.i = v; return a;
+}
+inline Attribute attr_float(const std::string& name, float v) {
+  Attribute a; a.name = name; a.kind = Attribute::Kind::kFloat; a.f = v; return a;
+}
+inline Attribute attr_string(const std::string& name, const std::string& v) {
+  Attribute a; a.name = name; a.kind = Attribute::Kind::kString; a.s = v; return a;
+}
+inline Attribute attr_ints(const std::string& name, std::vector<int64_t> v) {
+  Attribute a; a.name = name; a.kind = Attribute::Kind::kInts; a.ints = std::move(v); return a;
+}
+inline Attribute attr_floats(const std::string& name, std::vector<float> v) {
+  Attribute a; a.name = name; a.kind = Attribute::Kind::kFloats; a.floats = std::move(v); return a;
+}
+
+struct KernelRun {
+  Status status;
+  std::vector<RuntimeValue> outputs;
+};
+
+// Builds a node of `op` (opset `opset`) with `attrs`, finds its CPU kernel in
+// the builtin registry, and runs it on `inputs` (a none value = omitted input).
+inline KernelRun run_kernel(const std::string& op, std::vector<RuntimeValue> inputs, size_t num_outputs,
+                            std::vector<Attribute> attrs = {}, int opset = 17, const std::string& domain = "") {
+  KernelRun run;
+  Node node;
+  node.op_type = op;
+  node.domain = domain;
+  node.opset = opset;
+  node.attributes = std::move(attrs);
+  for (size_t i = 0; i < inputs.size(); ++i) node.inputs.push_back(inputs[i].is_none() ? kNoValue : ValueId(i));
+  for (size_t i = 0; i < num_outputs; ++i) node.outputs.push_back(ValueId(100 + i));
+  DataType first = inputs.empty() || !inputs[0].is_tensor() ? DataType::kUndefined : inputs[0].tensor().dtype();
+  const KernelDef* def = KernelRegistry::builtin().find(domain, op, opset, DeviceKind::kCpu, first);
+  if (!def) {
+    run.status = NotFound("no CPU kernel for ", op, " opset ", opset);
+    return run;
+  }
+  std::unique_ptr<Kernel> kernel = def->factory();
+  run.status = kernel->init(node);
+  if (!run.status.ok()) return run;
+  static CpuDevice device;
+  std::vector<const RuntimeValue*> in;
+  for (auto& v : inputs) in.push_back(&v);
+  run.outputs.resize(num_outputs);
+  std::vector<RuntimeValue*> out;
+  for (auto& v : run.outputs) out.push_back(&v);
+  KernelContext ctx(node, device, in, out);
+  run.status = kernel->compute(ctx);
+  return run;
+}
+
+}  // namespace sy::testing

@@ -1,0 +1,68 @@
+#include "devices/tensor.h"
+
+#include <gtest/gtest.h>
+
+#include "devices/host_allocator.h"
+
+namespace sy {
+namespace {
+
+TEST(Tensor, HostAllocation_HasShapeAndBytes) {
+  auto t = Tensor::host(DataType::kFloat, Dims{2, 3});
+  ASSERT_TRUE(t.ok()) << t.status().to_string();
+  EXPECT_EQ(t->numel(), 6);
+  EXPECT_EQ(t->nbytes(), 24u);
+  EXPECT_EQ(t->space(), kHostSpace);
+}
+
+TEST(Tensor, HostAllocation_RejectsPetabytes) {
+  auto t = Tensor::host(DataType::kFloat, Dims{1 << 20, 1 << 20, 1 << 20});
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), StatusCode::kResourceExhausted);
+}
+
+TEST(Tensor, HostAllocation_RejectsOverflowingShape) {
+  auto t = Tensor::host(DataType::kFloat, Dims{INT64_MAX / 2, 4});
+  ASSERT_FALSE(t.ok());
+}
+
+TEST(Tensor, StringTensor_ConstructsAndDestroysElements) {
+  auto t = Tensor::host(DataType::kString, Dims{3});
+  ASSERT_TRUE(t.ok());
+  t->data<std::string>()[1] = std::string(100, 'x');  // heap-allocated string, freed by the buffer
+  EXPECT_EQ(t->data<std::string>()[0], "");
+  EXPECT_EQ(t->data<std::string>()[1].size(), 100u);
+}
+
+TEST(HostAllocator, ReusesFreedBlocks_InUseReturnsToBaseline) {
+  HostAllocator& a = HostAllocator::host();
+  uint64_t base = a.bytes_in_use();
+  for (int i = 0; i < 100; ++i) {
+    auto b = a.allocate(256);
+    ASSERT_TRUE(b.ok());
+    EXPECT_EQ(a.bytes_in_use(), base + 256);
+  }
+  EXPECT_EQ(a.bytes_in_use(), base);
+}
+
+TEST(Dims, InlineAndHeapStorage_BehaveAlike) {
+  Dims d;
+  for (int i = 0; i < 12; ++i) d.push_back(i + 1);
+  Dims copy = d;
+  EXPECT_EQ(copy.size(), 12u);
+  EXPECT_EQ(copy[11], 12);
+  copy.erase(0);
+  EXPECT_EQ(copy[0], 2);
+  copy.insert(0, 7);
+  EXPECT_EQ(copy[0], 7);
+  EXPECT_EQ(Dims({2, 3, 4}).numel(), 24);
+  EXPECT_EQ(Dims().numel(), 1);
+}
+
+TEST(Float16, RoundTripsCommonValues) {
+  for (float f : {0.0f, 1.0f, -2.5f, 65504.0f, 0.000061035156f}) EXPECT_EQ(static_cast<float>(Float16(f)), f);
+  EXPECT_EQ(static_cast<float>(BFloat16(1.5f)), 1.5f);
+}
+
+}  // namespace
+}  // namespace sy
