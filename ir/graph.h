@@ -62,6 +62,9 @@ class Node {
   int opset = 0;       // opset version of `domain` imported by the model
   std::vector<ValueId> inputs;   // kNoValue for an omitted optional input
   std::vector<ValueId> outputs;  // kNoValue for an omitted optional output
+  // Values of this graph read by the node's subgraphs (outer-scope captures).
+  // The executor treats them as extra inputs for readiness and lifetime.
+  std::vector<ValueId> implicit_inputs;
   std::vector<Attribute> attributes;
 
   const Attribute* attr(std::string_view name) const;

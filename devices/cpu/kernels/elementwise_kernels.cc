@@ -1,7 +1,531 @@
-#include "devices/cpu/cpu_kernels.h"
+// CPU elementwise kernels, part 1: binary arithmetic, logic, bitwise and
+// comparison ops, Pow, Mod, PRelu, the variadic Max/Min/Sum/Mean and Where,
+// plus the family's shared helpers and its registration entry point.
+// Unary math/activations live in elementwise_unary.cc, Cast/CastLike in
+// elementwise_cast.cc, quantization and Dropout in elementwise_quant.cc.
+//
+// Thread-safety: every kernel's compute() is const and keeps no state beyond
+// attributes parsed in init(), so it may run from several runs at once.
+// First: it sets this family's optimisation options for the whole TU.
+#include "devices/cpu/kernels/elementwise_common.h"
+
+#include <climits>
+#include <cmath>
+#include <type_traits>
 
 namespace sy {
+namespace elementwise {
 
-void register_cpu_elementwise_kernels(KernelRegistry& r) { (void)r; }
+std::vector<DataType> types_of(uint32_t mask) {
+  std::vector<DataType> out;
+  for (int t = 1; t <= kMaxDataType; ++t)
+    if (mask & (1u << t)) out.push_back(static_cast<DataType>(t));
+  return out;
+}
+
+std::string mask_names(uint32_t mask) {
+  std::string s;
+  for (DataType t : types_of(mask)) {
+    if (!s.empty()) s += ", ";
+    s += dtype_name(t);
+  }
+  return s;
+}
+
+Status require_tensor(const KernelContext& ctx, size_t i, const char* what) {
+  if (!ctx.has_input(i) || !ctx.input_value(i).is_tensor())
+    return InvalidArgument(ctx.node().describe(), ": input ", i, " (", what, ") must be a tensor");
+  return OkStatus();
+}
+
+StatusOr<Dims> broadcast_shape(const KernelContext& ctx, const Dims& a, const Dims& b) {
+  if (a == b) return a;
+  auto r = broadcast_dims(a, b);
+  if (!r.ok()) return r.status().with_context(ctx.node().describe());
+  return r;
+}
+
+Status unsupported_type(const KernelContext& ctx, DataType t, uint32_t mask) {
+  return Unimplemented(ctx.node().describe(), ": element type ", dtype_name(t),
+                       " is not supported (supported: ", mask_names(mask), ")");
+}
+
+void add_def(KernelRegistry& r, const char* op, int since, int end, KernelFactory f, uint32_t types) {
+  KernelDef d;
+  d.op = op;
+  d.since_version = since;
+  d.end_version = end;
+  d.device = DeviceKind::kCpu;
+  if (types) d.types = types_of(types);
+  d.factory = f;
+  r.add(std::move(d));
+}
+
+namespace {
+
+// ---- binary op functors --------------------------------------------------------
+// Each has kTypes (accepted input types), kBoolOut (output is bool), and an
+// operator() on Compute<T> values. init() parses attributes; validate<T>()
+// rejects attribute/type combinations at run time.
+
+struct OpBase {
+  static constexpr bool kBoolOut = false;
+  Status init(const Node&) { return OkStatus(); }
+  template <typename T>
+  Status validate(const Node&) const { return OkStatus(); }
+};
+
+template <typename C>
+C wrap_neg(C a) {
+  if constexpr (std::is_integral_v<C> && std::is_signed_v<C>)
+    return static_cast<C>(-static_cast<std::make_unsigned_t<C>>(a));
+  else
+    return -a;
+}
+
+struct AddOp : OpBase {
+  static constexpr uint32_t kTypes = kNumeric;
+  template <typename C> C operator()(C a, C b) const { return static_cast<C>(a + b); }
+};
+struct SubOp : OpBase {
+  static constexpr uint32_t kTypes = kNumeric;
+  template <typename C> C operator()(C a, C b) const { return static_cast<C>(a - b); }
+};
+struct MulOp : OpBase {
+  static constexpr uint32_t kTypes = kNumeric;
+  template <typename C> C operator()(C a, C b) const { return static_cast<C>(a * b); }
+};
+struct DivOp : OpBase {
+  static constexpr uint32_t kTypes = kNumeric;
+  template <typename C> C operator()(C a, C b) const {
+    if constexpr (std::is_integral_v<C>) {
+      // Integer division by zero (or INT_MIN / -1) would trap: define it.
+      if (b == 0) return 0;
+      if constexpr (std::is_signed_v<C>)
+        if (b == -1) return wrap_neg(a);
+    }
+    return static_cast<C>(a / b);
+  }
+};
+
+struct ModOp : OpBase {
+  static constexpr uint32_t kTypes = kNumeric;
+  bool fmod = false;
+  Status init(const Node& n) {
+    int64_t v = n.attr_int("fmod", 0);
+    if (v != 0 && v != 1) return InvalidArgument(n.describe(), ": fmod must be 0 or 1, got ", v);
+    fmod = v == 1;
+    return OkStatus();
+  }
+  template <typename C> C operator()(C a, C b) const {
+    if constexpr (std::is_integral_v<C>) {
+      if (b == 0) return 0;
+      if constexpr (std::is_signed_v<C>) {
+        if (b == -1) return 0;
+        C r = static_cast<C>(a % b);
+        if (!fmod && r != 0 && ((r < 0) != (b < 0))) r = static_cast<C>(r + b);
+        return r;
+      } else {
+        return static_cast<C>(a % b);
+      }
+    } else {
+      C r = std::fmod(a, b);
+      // Python-style (sign of the divisor) when fmod=0. ONNX requires fmod=1
+      // for floats; the floored variant is the natural lenient reading.
+      if (!fmod && r != 0 && ((r < 0) != (b < 0))) r += b;
+      return r;
+    }
+  }
+};
+
+struct BitShiftOp : OpBase {
+  static constexpr uint32_t kTypes = kUnsignedInts;
+  bool left = true;
+  Status init(const Node& n) {
+    std::string d = n.attr_string("direction", "");
+    if (d == "LEFT") left = true;
+    else if (d == "RIGHT") left = false;
+    else return InvalidArgument(n.describe(), ": direction must be \"LEFT\" or \"RIGHT\", got \"", d, "\"");
+    return OkStatus();
+  }
+  template <typename C> C operator()(C a, C b) const {
+    if constexpr (std::is_integral_v<C>) {
+      if (b >= static_cast<C>(sizeof(C) * 8)) return 0;
+      return static_cast<C>(left ? a << b : a >> b);
+    } else {
+      return a;
+    }
+  }
+};
+
+template <int K>
+struct BitwiseOp : OpBase {
+  static constexpr uint32_t kTypes = kInts;
+  template <typename C> C operator()(C a, C b) const {
+    if constexpr (std::is_integral_v<C>) {
+      if constexpr (K == 0) return static_cast<C>(a & b);
+      if constexpr (K == 1) return static_cast<C>(a | b);
+      if constexpr (K == 2) return static_cast<C>(a ^ b);
+    }
+    return a;
+  }
+};
+
+template <int K>
+struct LogicOp : OpBase {
+  static constexpr uint32_t kTypes = kBoolType;
+  static constexpr bool kBoolOut = true;
+  template <typename C> bool operator()(C a, C b) const {
+    if constexpr (K == 0) return a && b;
+    if constexpr (K == 1) return a || b;
+    return a != b;
+  }
+};
+
+template <int K>
+struct CompareOp : OpBase {
+  static constexpr uint32_t kTypes = kNumericBool;
+  static constexpr bool kBoolOut = true;
+  template <typename C> bool operator()(C a, C b) const {
+    if constexpr (K == 0) return a == b;
+    if constexpr (K == 1) return a < b;
+    if constexpr (K == 2) return a <= b;
+    if constexpr (K == 3) return a > b;
+    return a >= b;
+  }
+};
+
+struct PReluOp : OpBase {
+  static constexpr uint32_t kTypes = kFloatTypes | kSignedInts | kUnsignedInts;
+  template <typename C> C operator()(C x, C slope) const { return x < C(0) ? static_cast<C>(x * slope) : x; }
+};
+
+// Max/Min/Sum/Mean share the binary step; NaN propagates like np.maximum.
+template <int K>
+struct FoldOp : OpBase {
+  static constexpr uint32_t kTypes = K <= 1 ? kNumeric : kFloatTypes | kInts;
+  template <typename C> C operator()(C a, C b) const {
+    if constexpr (K <= 1) {
+      if constexpr (std::is_floating_point_v<C>) {
+        if (std::isnan(a)) return a;
+        if (std::isnan(b)) return b;
+      }
+      if constexpr (K == 0) return a < b ? b : a;
+      return b < a ? b : a;
+    } else {
+      return static_cast<C>(a + b);
+    }
+  }
+};
+
+// Applies op element by element: O out from raw T values, via Compute<T>.
+template <typename O, typename T, typename Op>
+struct Lifted {
+  const Op& op;
+  O operator()(T a, T b) const { return cvt<O>(op(cvt<Compute<T>>(a), cvt<Compute<T>>(b))); }
+};
+
+// ONNX opset < 7 "broadcast=1, axis" form: B aligned to A at `axis`.
+struct LegacyBroadcast {
+  bool enabled = false;
+  int64_t axis = -1;  // -1: suffix alignment (numpy-compatible)
+  void init(const Node& n) {
+    if (n.opset < 7 && n.attr_int("broadcast", 0) != 0) {
+      enabled = true;
+      axis = n.attr_int("axis", -1);
+    }
+  }
+  StatusOr<Dims> b_dims(const KernelContext& ctx, const Dims& a, const Dims& b) const {
+    if (!enabled || axis < 0) return b;
+    if (axis + static_cast<int64_t>(b.size()) > static_cast<int64_t>(a.size()))
+      return InvalidArgument(ctx.node().describe(), ": legacy broadcast axis ", axis, " does not fit shapes ",
+                             a.to_string(), " and ", b.to_string());
+    Dims d = b;
+    while (d.size() < a.size() - static_cast<size_t>(axis)) d.push_back(1);
+    return d;
+  }
+};
+
+template <typename Op>
+class BinaryKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    legacy_.init(node);
+    return op_.init(node);
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    RETURN_IF_ERROR(require_tensor(ctx, 0, "A"));
+    RETURN_IF_ERROR(require_tensor(ctx, 1, "B"));
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    if (a.dtype() != b.dtype())
+      return InvalidArgument(ctx.node().describe(), ": input types differ (", dtype_name(a.dtype()), " vs ",
+                             dtype_name(b.dtype()), ")");
+    if (!dtype_in_mask(a.dtype(), Op::kTypes)) return unsupported_type(ctx, a.dtype(), Op::kTypes);
+    Dims bd_legacy;
+    const Dims* bd = &b.dims();
+    if (legacy_.enabled) {
+      ASSIGN_OR_RETURN(bd_legacy, legacy_.b_dims(ctx, a.dims(), b.dims()));
+      bd = &bd_legacy;
+    }
+    ASSIGN_OR_RETURN(Dims od, broadcast_shape(ctx, a.dims(), *bd));
+    Status st;
+    visit_numeric(a.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (in_mask<T>(Op::kTypes)) {
+        using O = std::conditional_t<Op::kBoolOut, bool, T>;
+        st = op_.template validate<T>(ctx.node());
+        if (!st.ok()) return;
+        auto out = ctx.allocate_output(0, DataTypeOf<O>::value, od);
+        if (!out.ok()) {
+          st = out.status();
+          return;
+        }
+        binary_loop<O, T, T>(a.data<T>(), a.dims(), b.data<T>(), *bd, (*out)->template data<O>(), od,
+                             Lifted<O, T, Op>{op_});
+      }
+    });
+    return st;
+  }
+
+ private:
+  Op op_;
+  LegacyBroadcast legacy_;
+};
+
+// ---- Pow: base and exponent may have different types (opset 12+) -------------
+
+constexpr uint32_t kPowTypes = kNumeric;
+
+template <typename C, typename E>
+C pow_value(C base, E e) {
+  if constexpr (std::is_integral_v<C> && std::is_integral_v<E>) {
+    if constexpr (std::is_signed_v<E>) {
+      if (e < 0) return cvt<C>(std::pow(static_cast<double>(base), static_cast<double>(e)));
+    }
+    // Exact integer power by squaring (wraps like numpy on overflow).
+    using U = std::make_unsigned_t<C>;
+    U result = 1, b = static_cast<U>(base);
+    auto n = static_cast<std::make_unsigned_t<E>>(e);
+    while (n) {
+      if (n & 1) result = static_cast<U>(result * b);
+      b = static_cast<U>(b * b);
+      n >>= 1;
+    }
+    return static_cast<C>(result);
+  } else if constexpr (std::is_same_v<C, float> && std::is_same_v<E, float>) {
+    return std::pow(base, e);
+  } else {
+    return cvt<C>(std::pow(static_cast<double>(base), static_cast<double>(e)));
+  }
+}
+
+class PowKernel final : public Kernel {
+ public:
+  Status compute(KernelContext& ctx) const override {
+    RETURN_IF_ERROR(require_tensor(ctx, 0, "X"));
+    RETURN_IF_ERROR(require_tensor(ctx, 1, "Y"));
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    if (!dtype_in_mask(a.dtype(), kPowTypes)) return unsupported_type(ctx, a.dtype(), kPowTypes);
+    if (!dtype_in_mask(b.dtype(), kPowTypes)) return unsupported_type(ctx, b.dtype(), kPowTypes);
+    ASSIGN_OR_RETURN(Dims od, broadcast_shape(ctx, a.dims(), b.dims()));
+    // Mixed types: widen the exponent to double (or int64 for integer
+    // exponents) once, so only one loop per base type is instantiated.
+    Tensor exp_buf;
+    const Tensor* e = &b;
+    bool int_exp = dtype_is_integer(b.dtype());
+    if (b.dtype() != a.dtype()) {
+      DataType wide = int_exp ? DataType::kInt64 : DataType::kDouble;
+      ASSIGN_OR_RETURN(exp_buf, Tensor::host(wide, b.dims()));
+      visit_numeric(b.dtype(), [&](auto tag) {
+        using E = decltype(tag);
+        const E* src = b.data<E>();
+        for (int64_t i = 0; i < b.numel(); ++i) {
+          if (int_exp)
+            exp_buf.data<int64_t>()[i] = cvt<int64_t>(src[i]);
+          else
+            exp_buf.data<double>()[i] = cvt<double>(src[i]);
+        }
+      });
+      e = &exp_buf;
+    }
+    Status st;
+    visit_numeric(a.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (in_mask<T>(kPowTypes)) {
+        auto out = ctx.allocate_output(0, DataTypeOf<T>::value, od);
+        if (!out.ok()) {
+          st = out.status();
+          return;
+        }
+        T* o = (*out)->template data<T>();
+        using C = Compute<T>;
+        auto run = [&](auto etag) {
+          using E = decltype(etag);
+          binary_loop<T, T, E>(a.data<T>(), a.dims(), e->data<E>(), e->dims(), o, od, [](T x, E y) {
+            return cvt<T>(pow_value(cvt<C>(x), cvt<Compute<E>>(y)));
+          });
+        };
+        if (e->dtype() == a.dtype())
+          run(T{});
+        else if (e->dtype() == DataType::kInt64)
+          run(int64_t{});
+        else
+          run(double{});
+      }
+    });
+    return st;
+  }
+};
+
+// ---- variadic Max / Min / Sum / Mean -----------------------------------------
+
+template <int K>  // 0 Max, 1 Min, 2 Sum, 3 Mean
+class VariadicKernel final : public Kernel {
+  using Op = FoldOp<(K == 3 ? 2 : K)>;
+  static constexpr uint32_t kTypes = K >= 2 ? (kFloatTypes | kInts) : kNumeric;
+
+ public:
+  Status compute(KernelContext& ctx) const override {
+    const size_t n = ctx.num_inputs();
+    if (n == 0) return InvalidArgument(ctx.node().describe(), ": needs at least one input");
+    for (size_t i = 0; i < n; ++i) RETURN_IF_ERROR(require_tensor(ctx, i, "data"));
+    const DataType dt = ctx.input(0).dtype();
+    if (!dtype_in_mask(dt, kTypes)) return unsupported_type(ctx, dt, kTypes);
+    Dims od = ctx.input(0).dims();
+    for (size_t i = 1; i < n; ++i) {
+      if (ctx.input(i).dtype() != dt)
+        return InvalidArgument(ctx.node().describe(), ": input ", i, " has type ", dtype_name(ctx.input(i).dtype()),
+                               ", expected ", dtype_name(dt));
+      ASSIGN_OR_RETURN(od, broadcast_shape(ctx, od, ctx.input(i).dims()));
+    }
+    Status st;
+    visit_numeric(dt, [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (in_mask<T>(kTypes)) {
+        auto out = ctx.allocate_output(0, dt, od);
+        if (!out.ok()) {
+          st = out.status();
+          return;
+        }
+        T* o = (*out)->template data<T>();
+        Op op;
+        Lifted<T, T, Op> f{op};
+        if (n == 1) {
+          broadcast_copy<T>(ctx.input(0).data<T>(), ctx.input(0).dims(), o, od);
+        } else {
+          binary_loop<T, T, T>(ctx.input(0).data<T>(), ctx.input(0).dims(), ctx.input(1).data<T>(),
+                               ctx.input(1).dims(), o, od, f);
+          for (size_t i = 2; i < n; ++i)
+            binary_loop<T, T, T>(o, od, ctx.input(i).data<T>(), ctx.input(i).dims(), o, od, f);
+        }
+        if constexpr (K == 3) {
+          const int64_t total = od.numel();
+          const Compute<T> count = static_cast<Compute<T>>(n);
+          parallel_ranges(total, [&](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i) o[i] = cvt<T>(cvt<Compute<T>>(o[i]) / count);
+          });
+        }
+      }
+    });
+    return st;
+  }
+};
+
+// ---- Where ------------------------------------------------------------------------
+
+// Calls f(T{}) for numeric types and std::string.
+template <typename F>
+bool visit_any(DataType t, F&& f) {
+  if (t == DataType::kString) {
+    f(std::string{});
+    return true;
+  }
+  return visit_numeric(t, f);
+}
+
+class WhereKernel final : public Kernel {
+ public:
+  Status compute(KernelContext& ctx) const override {
+    RETURN_IF_ERROR(require_tensor(ctx, 0, "condition"));
+    RETURN_IF_ERROR(require_tensor(ctx, 1, "X"));
+    RETURN_IF_ERROR(require_tensor(ctx, 2, "Y"));
+    const Tensor& c = ctx.input(0);
+    const Tensor& x = ctx.input(1);
+    const Tensor& y = ctx.input(2);
+    if (c.dtype() != DataType::kBool)
+      return InvalidArgument(ctx.node().describe(), ": condition must be bool, got ", dtype_name(c.dtype()));
+    if (x.dtype() != y.dtype())
+      return InvalidArgument(ctx.node().describe(), ": X and Y types differ (", dtype_name(x.dtype()), " vs ",
+                             dtype_name(y.dtype()), ")");
+    ASSIGN_OR_RETURN(Dims od, broadcast_shape(ctx, c.dims(), x.dims()));
+    ASSIGN_OR_RETURN(od, broadcast_shape(ctx, od, y.dims()));
+    Status st;
+    bool known = visit_any(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      auto out = ctx.allocate_output(0, x.dtype(), od);
+      if (!out.ok()) {
+        st = out.status();
+        return;
+      }
+      const bool* pc = c.data<bool>();
+      const T* px = x.data<T>();
+      const T* py = y.data<T>();
+      T* o = (*out)->template data<T>();
+      BroadcastPlan<3> plan;
+      plan.build(od, {&c.dims(), &x.dims(), &y.dims()});
+      run_plan<3>(plan, [&](int64_t oo, const int64_t* off, int64_t len, const int64_t* s) {
+        const bool* cc = pc + off[0];
+        const T* xx = px + off[1];
+        const T* yy = py + off[2];
+        T* po = o + oo;
+        for (int64_t i = 0; i < len; ++i) po[i] = cc[i * s[0]] ? xx[i * s[1]] : yy[i * s[2]];
+      });
+    });
+    if (!known) return unsupported_type(ctx, x.dtype(), kNumericBool | kStringType);
+    return st;
+  }
+};
+
+template <typename Op>
+void add_binary(KernelRegistry& r, const char* op, int since, int end = INT_MAX) {
+  add_def(r, op, since, end, &make_kernel<BinaryKernel<Op>>, Op::kTypes);
+}
+
+}  // namespace
+}  // namespace elementwise
+
+void register_cpu_elementwise_kernels(KernelRegistry& r) {
+  using namespace elementwise;
+  add_binary<AddOp>(r, "Add", 1);
+  add_binary<SubOp>(r, "Sub", 1);
+  add_binary<MulOp>(r, "Mul", 1);
+  add_binary<DivOp>(r, "Div", 1);
+  add_binary<ModOp>(r, "Mod", 10);
+  add_binary<BitShiftOp>(r, "BitShift", 11);
+  add_binary<BitwiseOp<0>>(r, "BitwiseAnd", 18);
+  add_binary<BitwiseOp<1>>(r, "BitwiseOr", 18);
+  add_binary<BitwiseOp<2>>(r, "BitwiseXor", 18);
+  add_binary<LogicOp<0>>(r, "And", 1);
+  add_binary<LogicOp<1>>(r, "Or", 1);
+  add_binary<LogicOp<2>>(r, "Xor", 1);
+  add_binary<CompareOp<0>>(r, "Equal", 1);
+  add_binary<CompareOp<1>>(r, "Less", 1);
+  add_binary<CompareOp<2>>(r, "LessOrEqual", 12);
+  add_binary<CompareOp<3>>(r, "Greater", 1);
+  add_binary<CompareOp<4>>(r, "GreaterOrEqual", 12);
+  add_binary<PReluOp>(r, "PRelu", 1);
+  add_def(r, "Pow", 1, INT_MAX, &make_kernel<PowKernel>, kPowTypes);
+  add_def(r, "Max", 1, INT_MAX, &make_kernel<VariadicKernel<0>>, kNumeric);
+  add_def(r, "Min", 1, INT_MAX, &make_kernel<VariadicKernel<1>>, kNumeric);
+  add_def(r, "Sum", 1, INT_MAX, &make_kernel<VariadicKernel<2>>, kFloatTypes | kInts);
+  add_def(r, "Mean", 1, INT_MAX, &make_kernel<VariadicKernel<3>>, kFloatTypes | kInts);
+  add_def(r, "Where", 9, INT_MAX, &make_kernel<WhereKernel>, kBoolType);
+  register_unary_kernels(r);
+  register_cast_kernels(r);
+  register_quant_kernels(r);
+}
 
 }  // namespace sy

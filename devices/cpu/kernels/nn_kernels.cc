@@ -1,7 +1,370 @@
+// CPU neural-network kernels, part 1: MatMul, Gemm, MatMulInteger and
+// QLinearMatMul, plus the family's registration. Float products go through
+// oneDNN's sgemm; other types use a plain loop with a wide accumulator.
+// Conv, pooling, RNNs and detection ops live in nn_*.cc / rnn_*.cc.
+#include <oneapi/dnnl/dnnl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "devices/broadcast.h"
 #include "devices/cpu/cpu_kernels.h"
+#include "devices/cpu/kernels/nn_common.h"
 
 namespace sy {
+namespace {
 
-void register_cpu_nn_kernels(KernelRegistry& r) { (void)r; }
+using nn::add_kernel;
+
+// Batched-matmul plan: shapes after 1-D promotion and the element offsets of
+// each broadcast batch's A and B matrices.
+struct MatMulPlan {
+  int64_t M = 0, K = 0, N = 0;
+  Dims out;
+  std::vector<int64_t> a_off, b_off;
+};
+
+StatusOr<MatMulPlan> plan_matmul(const Dims& ad, const Dims& bd, const std::string& op) {
+  if (ad.rank() == 0 || bd.rank() == 0)
+    return InvalidArgument(op, ": inputs must have rank >= 1, got ", ad.to_string(), " and ", bd.to_string());
+  Dims a = ad, b = bd;
+  const bool pa = ad.rank() == 1, pb = bd.rank() == 1;
+  if (pa) a = Dims{1, ad[0]};
+  if (pb) b = Dims{bd[0], 1};
+  MatMulPlan p;
+  p.M = a[a.rank() - 2];
+  p.K = a[a.rank() - 1];
+  p.N = b[b.rank() - 1];
+  if (b[b.rank() - 2] != p.K)
+    return InvalidArgument(op, ": inner dimensions differ: ", ad.to_string(), " x ", bd.to_string());
+  Dims ab, bb;
+  for (size_t i = 0; i + 2 < a.rank(); ++i) ab.push_back(a[i]);
+  for (size_t i = 0; i + 2 < b.rank(); ++i) bb.push_back(b[i]);
+  auto batch_or = broadcast_dims(ab, bb);
+  if (!batch_or.ok())
+    return InvalidArgument(op, ": batch dimensions do not broadcast: ", ad.to_string(), " x ", bd.to_string());
+  Dims batch = *batch_or;
+  p.out = batch;
+  if (!pa) p.out.push_back(p.M);
+  if (!pb) p.out.push_back(p.N);
+  int64_t nb = 1;
+  for (int64_t d : batch) nb *= d;
+  Dims as = broadcast_strides(ab, batch), bs = broadcast_strides(bb, batch);
+  p.a_off.resize(static_cast<size_t>(nb));
+  p.b_off.resize(static_cast<size_t>(nb));
+  std::vector<int64_t> idx(batch.rank(), 0);
+  for (int64_t n = 0; n < nb; ++n) {
+    int64_t ao = 0, bo = 0;
+    for (size_t d = 0; d < batch.rank(); ++d) {
+      ao += idx[d] * as[d];
+      bo += idx[d] * bs[d];
+    }
+    p.a_off[n] = ao * p.M * p.K;
+    p.b_off[n] = bo * p.K * p.N;
+    for (size_t d = batch.rank(); d-- > 0;) {
+      if (++idx[d] < batch[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return p;
+}
+
+template <typename T>
+using AccOf = std::conditional_t<std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>, float,
+                                 std::conditional_t<std::is_floating_point_v<T>, T, T>>;
+
+// C[M,N] = A[M,K] * B[K,N] (row-major, leading dims given).
+template <typename T>
+void plain_gemm(const T* A, const T* B, T* C, int64_t M, int64_t K, int64_t N) {
+  using Acc = AccOf<T>;
+  std::vector<Acc> row(static_cast<size_t>(N));
+  for (int64_t m = 0; m < M; ++m) {
+    std::fill(row.begin(), row.end(), Acc{});
+    for (int64_t k = 0; k < K; ++k) {
+      const Acc a = static_cast<Acc>(A[m * K + k]);
+      const T* brow = B + k * N;
+      for (int64_t n = 0; n < N; ++n) row[n] += a * static_cast<Acc>(brow[n]);
+    }
+    for (int64_t n = 0; n < N; ++n) C[m * N + n] = static_cast<T>(row[n]);
+  }
+}
+
+Status sgemm(char ta, char tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+             const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  if (M == 0 || N == 0) return OkStatus();
+  if (K == 0) {
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == 0.f ? 0.f : beta * C[i * ldc + j];
+    return OkStatus();
+  }
+  dnnl_status_t st = dnnl_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  if (st != dnnl_success) return RuntimeError("oneDNN sgemm failed with status ", static_cast<int>(st));
+  return OkStatus();
+}
+
+class MatMulKernel final : public Kernel {
+ public:
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    if (!a.defined() || !b.defined()) return InvalidArgument("MatMul: missing input");
+    if (a.dtype() != b.dtype())
+      return InvalidArgument("MatMul: input types differ: ", a.describe(), " vs ", b.describe());
+    ASSIGN_OR_RETURN(MatMulPlan p, plan_matmul(a.dims(), b.dims(), "MatMul"));
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, a.dtype(), p.out));
+    const int64_t nb = static_cast<int64_t>(p.a_off.size());
+    const int64_t MN = p.M * p.N;
+    if (a.dtype() == DataType::kFloat) {
+      const float* A = a.data<float>();
+      const float* B = b.data<float>();
+      float* C = y->data<float>();
+      // B shared by every batch and A contiguous: one tall GEMM.
+      bool fold = nb > 1;
+      for (int64_t i = 0; fold && i < nb; ++i) fold = p.b_off[i] == 0 && p.a_off[i] == i * p.M * p.K;
+      if (fold) return sgemm('N', 'N', p.M * nb, p.N, p.K, 1.f, A, p.K, B, p.N, 0.f, C, p.N);
+      for (int64_t i = 0; i < nb; ++i)
+        RETURN_IF_ERROR(
+            sgemm('N', 'N', p.M, p.N, p.K, 1.f, A + p.a_off[i], p.K, B + p.b_off[i], p.N, 0.f, C + i * MN, p.N));
+      return OkStatus();
+    }
+    bool ok = false;
+    auto run = [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_same_v<T, bool>) {
+        for (int64_t i = 0; i < nb; ++i)
+          plain_gemm<T>(a.data<T>() + p.a_off[i], b.data<T>() + p.b_off[i], y->data<T>() + i * MN, p.M, p.K, p.N);
+        ok = true;
+      }
+    };
+    visit_numeric(a.dtype(), run);
+    if (!ok) return Unimplemented("MatMul: unsupported type ", dtype_name(a.dtype()));
+    return OkStatus();
+  }
+};
+
+class GemmKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    alpha_ = node.attr_float("alpha", 1.f);
+    beta_ = node.attr_float("beta", 1.f);
+    trans_a_ = node.attr_int("transA", 0) != 0;
+    trans_b_ = node.attr_int("transB", 0) != 0;
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    if (!a.defined() || !b.defined()) return InvalidArgument("Gemm: missing input");
+    if (a.rank() != 2 || b.rank() != 2)
+      return InvalidArgument("Gemm: A and B must be 2-D, got ", a.describe(), " and ", b.describe());
+    if (a.dtype() != b.dtype()) return InvalidArgument("Gemm: input types differ");
+    const int64_t M = trans_a_ ? a.dim(1) : a.dim(0);
+    const int64_t K = trans_a_ ? a.dim(0) : a.dim(1);
+    const int64_t K2 = trans_b_ ? b.dim(1) : b.dim(0);
+    const int64_t N = trans_b_ ? b.dim(0) : b.dim(1);
+    if (K != K2) return InvalidArgument("Gemm: inner dimensions differ: ", a.describe(), " x ", b.describe());
+    const Tensor* c = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    int64_t cs_m = 0, cs_n = 0;  // strides of C viewed as [M,N]
+    if (c) {
+      if (c->dtype() != a.dtype()) return InvalidArgument("Gemm: C type differs from A");
+      if (c->rank() > 2) return InvalidArgument("Gemm: C must have rank <= 2, got ", c->describe());
+      const int64_t cm = c->rank() == 2 ? c->dim(0) : 1;
+      const int64_t cn = c->rank() >= 1 ? c->dim(c->rank() - 1) : 1;
+      if ((cm != 1 && cm != M) || (cn != 1 && cn != N))
+        return InvalidArgument("Gemm: C ", c->describe(), " does not broadcast to [", M, ",", N, "]");
+      cs_n = cn == 1 ? 0 : 1;
+      cs_m = cm == 1 ? 0 : cn;
+    }
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, a.dtype(), Dims{M, N}));
+    if (a.dtype() == DataType::kFloat) {
+      float* Y = y->data<float>();
+      float beta = 0.f;
+      if (c && beta_ != 0.f) {
+        const float* C = c->data<float>();
+        for (int64_t i = 0; i < M; ++i)
+          for (int64_t j = 0; j < N; ++j) Y[i * N + j] = C[i * cs_m + j * cs_n];
+        beta = beta_;
+      }
+      return sgemm(trans_a_ ? 'T' : 'N', trans_b_ ? 'T' : 'N', M, N, K, alpha_, a.data<float>(), a.dim(1),
+                   b.data<float>(), b.dim(1), beta, Y, N);
+    }
+    bool ok = false;
+    auto run = [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_same_v<T, bool>) {
+        using Acc = std::conditional_t<std::is_floating_point_v<T>, T,
+                                       std::conditional_t<std::is_integral_v<T>, T, float>>;
+        const T* A = a.data<T>();
+        const T* B = b.data<T>();
+        T* Y = y->data<T>();
+        const int64_t lda = a.dim(1), ldb = b.dim(1);
+        for (int64_t i = 0; i < M; ++i)
+          for (int64_t j = 0; j < N; ++j) {
+            Acc acc{};
+            for (int64_t k = 0; k < K; ++k) {
+              const Acc av = static_cast<Acc>(trans_a_ ? A[k * lda + i] : A[i * lda + k]);
+              const Acc bv = static_cast<Acc>(trans_b_ ? B[j * ldb + k] : B[k * ldb + j]);
+              acc += av * bv;
+            }
+            double v = static_cast<double>(alpha_) * static_cast<double>(acc);
+            if (c) v += static_cast<double>(beta_) * static_cast<double>(static_cast<Acc>(c->data<T>()[i * cs_m + j * cs_n]));
+            Y[i * N + j] = static_cast<T>(static_cast<Acc>(v));
+          }
+        ok = true;
+      }
+    };
+    visit_numeric(a.dtype(), run);
+    if (!ok) return Unimplemented("Gemm: unsupported type ", dtype_name(a.dtype()));
+    return OkStatus();
+  }
+
+ private:
+  float alpha_ = 1.f, beta_ = 1.f;
+  bool trans_a_ = false, trans_b_ = false;
+};
+
+// Calls f(TA{}, TB{}) for 8-bit integer element types.
+template <typename F>
+bool visit_int8_pair(DataType ta, DataType tb, F&& f) {
+  auto is8 = [](DataType t) { return t == DataType::kUInt8 || t == DataType::kInt8; };
+  if (!is8(ta) || !is8(tb)) return false;
+  if (ta == DataType::kUInt8 && tb == DataType::kUInt8) f(uint8_t{}, uint8_t{});
+  else if (ta == DataType::kUInt8) f(uint8_t{}, int8_t{});
+  else if (tb == DataType::kUInt8) f(int8_t{}, uint8_t{});
+  else f(int8_t{}, int8_t{});
+  return true;
+}
+
+// Zero point (or scale) that is a scalar or a 1-D per-row/per-column vector.
+struct PerAxis {
+  const Tensor* t = nullptr;
+  int64_t n = 0;  // 1 = scalar
+  Status check(const char* op, const char* name, int64_t len) {
+    if (!t || !t->defined()) return OkStatus();
+    n = t->numel();
+    if (t->rank() > 1 && n != 1) return InvalidArgument(op, ": ", name, " must be a scalar or 1-D, got ", t->describe());
+    if (n != 1 && n != len) return InvalidArgument(op, ": ", name, " has ", n, " elements, expected 1 or ", len);
+    return OkStatus();
+  }
+  int32_t int_at(int64_t i) const { return t && t->defined() ? static_cast<int32_t>(t->int_at(n == 1 ? 0 : i)) : 0; }
+  float float_at(int64_t i) const { return nn::float_at(*t, n == 1 ? 0 : i); }
+};
+
+// acc[M,N] = sum_k (A[m,k]-azp[m]) * (B[k,n]-bzp[n]) for each batch.
+template <typename TA, typename TB>
+void int_gemm(const TA* A, const TB* B, int32_t* acc, int64_t M, int64_t K, int64_t N, const PerAxis& azp,
+              const PerAxis& bzp) {
+  std::vector<int32_t> bz(static_cast<size_t>(N));
+  for (int64_t n = 0; n < N; ++n) bz[n] = bzp.int_at(n);
+  for (int64_t m = 0; m < M; ++m) {
+    const int32_t az = azp.int_at(m);
+    int32_t* row = acc + m * N;
+    std::fill(row, row + N, 0);
+    for (int64_t k = 0; k < K; ++k) {
+      const int32_t av = static_cast<int32_t>(A[m * K + k]) - az;
+      if (av == 0) continue;
+      const TB* brow = B + k * N;
+      for (int64_t n = 0; n < N; ++n) row[n] += av * (static_cast<int32_t>(brow[n]) - bz[n]);
+    }
+  }
+}
+
+class MatMulIntegerKernel final : public Kernel {
+ public:
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    if (!a.defined() || !b.defined()) return InvalidArgument("MatMulInteger: missing input");
+    ASSIGN_OR_RETURN(MatMulPlan p, plan_matmul(a.dims(), b.dims(), "MatMulInteger"));
+    PerAxis azp, bzp;
+    if (ctx.has_input(2)) azp.t = &ctx.input(2);
+    if (ctx.has_input(3)) bzp.t = &ctx.input(3);
+    RETURN_IF_ERROR(azp.check("MatMulInteger", "a_zero_point", p.M));
+    RETURN_IF_ERROR(bzp.check("MatMulInteger", "b_zero_point", p.N));
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kInt32, p.out));
+    const int64_t nb = static_cast<int64_t>(p.a_off.size());
+    bool ok = visit_int8_pair(a.dtype(), b.dtype(), [&](auto ta, auto tb) {
+      using TA = decltype(ta);
+      using TB = decltype(tb);
+      for (int64_t i = 0; i < nb; ++i)
+        int_gemm<TA, TB>(a.data<TA>() + p.a_off[i], b.data<TB>() + p.b_off[i], y->data<int32_t>() + i * p.M * p.N,
+                         p.M, p.K, p.N, azp, bzp);
+    });
+    if (!ok) return InvalidArgument("MatMulInteger: inputs must be int8/uint8, got ", a.describe(), ", ", b.describe());
+    return OkStatus();
+  }
+};
+
+template <typename T>
+T saturate_round(float v, int32_t zp) {
+  float r = std::nearbyint(v) + static_cast<float>(zp);
+  if (std::isnan(r)) r = static_cast<float>(zp);
+  r = std::clamp(r, static_cast<float>(std::numeric_limits<T>::min()), static_cast<float>(std::numeric_limits<T>::max()));
+  return static_cast<T>(r);
+}
+
+class QLinearMatMulKernel final : public Kernel {
+ public:
+  Status compute(KernelContext& ctx) const override {
+    for (size_t i = 0; i < 8; ++i)
+      if (!ctx.has_input(i)) return InvalidArgument("QLinearMatMul: all 8 inputs are required");
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(3);
+    const Tensor& yzp_t = ctx.input(7);
+    ASSIGN_OR_RETURN(MatMulPlan p, plan_matmul(a.dims(), b.dims(), "QLinearMatMul"));
+    PerAxis as{&ctx.input(1)}, azp{&ctx.input(2)}, bs{&ctx.input(4)}, bzp{&ctx.input(5)}, ys{&ctx.input(6)},
+        yzp{&yzp_t};
+    RETURN_IF_ERROR(as.check("QLinearMatMul", "a_scale", p.M));
+    RETURN_IF_ERROR(azp.check("QLinearMatMul", "a_zero_point", p.M));
+    RETURN_IF_ERROR(bs.check("QLinearMatMul", "b_scale", p.N));
+    RETURN_IF_ERROR(bzp.check("QLinearMatMul", "b_zero_point", p.N));
+    RETURN_IF_ERROR(ys.check("QLinearMatMul", "y_scale", 1));
+    RETURN_IF_ERROR(yzp.check("QLinearMatMul", "y_zero_point", 1));
+    const DataType yt = yzp_t.dtype();
+    if (yt != DataType::kUInt8 && yt != DataType::kInt8)
+      return InvalidArgument("QLinearMatMul: y_zero_point must be int8/uint8");
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, yt, p.out));
+    const int64_t nb = static_cast<int64_t>(p.a_off.size());
+    std::vector<int32_t> acc(static_cast<size_t>(p.M * p.N));
+    const float ysc = ys.float_at(0);
+    const int32_t yz = yzp.int_at(0);
+    if (ysc == 0.f) return InvalidArgument("QLinearMatMul: y_scale is zero");
+    bool ok = visit_int8_pair(a.dtype(), b.dtype(), [&](auto ta, auto tb) {
+      using TA = decltype(ta);
+      using TB = decltype(tb);
+      for (int64_t i = 0; i < nb; ++i) {
+        int_gemm<TA, TB>(a.data<TA>() + p.a_off[i], b.data<TB>() + p.b_off[i], acc.data(), p.M, p.K, p.N, azp, bzp);
+        for (int64_t m = 0; m < p.M; ++m)
+          for (int64_t n = 0; n < p.N; ++n) {
+            const float v = static_cast<float>(acc[m * p.N + n]) * (as.float_at(m) * bs.float_at(n) / ysc);
+            const int64_t o = i * p.M * p.N + m * p.N + n;
+            if (yt == DataType::kUInt8) y->data<uint8_t>()[o] = saturate_round<uint8_t>(v, yz);
+            else y->data<int8_t>()[o] = saturate_round<int8_t>(v, yz);
+          }
+      }
+    });
+    if (!ok) return InvalidArgument("QLinearMatMul: inputs must be int8/uint8");
+    return OkStatus();
+  }
+};
+
+}  // namespace
+
+void register_cpu_nn_kernels(KernelRegistry& r) {
+  const std::vector<DataType> mm_types = {DataType::kFloat,  DataType::kDouble,  DataType::kFloat16,
+                                          DataType::kBFloat16, DataType::kInt32, DataType::kInt64,
+                                          DataType::kUInt32, DataType::kUInt64};
+  add_kernel(r, "MatMul", 1, make_kernel<MatMulKernel>, mm_types);
+  add_kernel(r, "Gemm", 1, make_kernel<GemmKernel>, mm_types);
+  add_kernel(r, "MatMulInteger", 10, make_kernel<MatMulIntegerKernel>, {DataType::kUInt8, DataType::kInt8});
+  add_kernel(r, "QLinearMatMul", 10, make_kernel<QLinearMatMulKernel>, {DataType::kUInt8, DataType::kInt8});
+  nn::register_conv_kernels(r);
+  nn::register_pool_kernels(r);
+  nn::register_rnn_kernels(r);
+  nn::register_detection_kernels(r);
+}
 
 }  // namespace sy

@@ -1,7 +1,483 @@
+// CPU Reduce* (Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp,
+// SumSquare) and ArgMax/ArgMin, plus the family's registration entry point.
+//
+// A reduction is planned by merging adjacent dimensions that are both reduced
+// or both kept, so any axes set becomes an alternation of kept and reduced
+// groups. The innermost group is contiguous: when it is reduced each output
+// is a strided walk ending in a contiguous run; when it is kept, whole rows
+// are accumulated elementwise (vectorisable, cache friendly).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
 #include "devices/cpu/cpu_kernels.h"
+#include "devices/cpu/kernels/reduction_common.h"
 
 namespace sy {
+namespace {
 
-void register_cpu_reduction_kernels(KernelRegistry& r) { (void)r; }
+using namespace reduce_detail;
+
+enum class ReduceKind { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
+
+// Accumulator type: halves in float, double in double, integers in 64 bits.
+template <typename T>
+using AccT = std::conditional_t<kIsFloatLike<T>, ComputeT<T>, std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
+
+// Type for transcendental finishing steps (sqrt, log) on integer inputs.
+template <typename T>
+using MathT = std::conditional_t<kIsFloatLike<T>, ComputeT<T>, double>;
+
+template <typename T>
+struct SumOp {
+  using Acc = AccT<T>;
+  static Acc init() { return Acc(0); }
+  static void add(Acc& a, T x) { a += static_cast<Acc>(load(x)); }
+  static void merge(Acc& a, const Acc& b) { a += b; }
+  static T finish(const Acc& a, int64_t) { return store<T>(a); }
+};
+template <typename T>
+struct SumSquareOp : SumOp<T> {
+  using Acc = AccT<T>;
+  static void add(Acc& a, T x) {
+    Acc v = static_cast<Acc>(load(x));
+    a += v * v;
+  }
+};
+template <typename T>
+struct L1Op : SumOp<T> {
+  using Acc = AccT<T>;
+  static void add(Acc& a, T x) {
+    Acc v = static_cast<Acc>(load(x));
+    if constexpr (std::is_signed_v<Acc>) a += v < 0 ? -v : v;
+    else a += v;
+  }
+};
+template <typename T>
+struct L2Op : SumSquareOp<T> {
+  using Acc = AccT<T>;
+  static T finish(const Acc& a, int64_t) { return store<T>(std::sqrt(static_cast<MathT<T>>(a))); }
+};
+template <typename T>
+struct LogSumOp : SumOp<T> {
+  using Acc = AccT<T>;
+  static T finish(const Acc& a, int64_t) { return store<T>(std::log(static_cast<MathT<T>>(a))); }
+};
+template <typename T>
+struct MeanOp : SumOp<T> {
+  using Acc = AccT<T>;
+  static T finish(const Acc& a, int64_t n) {
+    if constexpr (kIsFloatLike<T>) {
+      return store<T>(a / static_cast<Acc>(n));  // empty set: 0/0 = NaN
+    } else {
+      return n == 0 ? T(0) : static_cast<T>(a / static_cast<Acc>(n));
+    }
+  }
+};
+template <typename T>
+struct ProdOp {
+  using Acc = AccT<T>;
+  static Acc init() { return Acc(1); }
+  static void add(Acc& a, T x) { a *= static_cast<Acc>(load(x)); }
+  static void merge(Acc& a, const Acc& b) { a *= b; }
+  static T finish(const Acc& a, int64_t) { return store<T>(a); }
+};
+template <typename T>
+struct MaxOp {
+  using Acc = std::conditional_t<kIsFloatLike<T>, ComputeT<T>, T>;
+  static Acc init() {
+    if constexpr (kIsFloatLike<T>) return -std::numeric_limits<Acc>::infinity();
+    else return std::numeric_limits<Acc>::lowest();
+  }
+  static void add(Acc& a, T x) {
+    Acc v = load(x);
+    if (v > a || v != v) a = a != a ? a : v;  // NaN propagates
+  }
+  static void merge(Acc& a, const Acc& b) { add_acc(a, b); }
+  static void add_acc(Acc& a, Acc v) {
+    if (v > a || v != v) a = a != a ? a : v;
+  }
+  static T finish(const Acc& a, int64_t) { return store<T>(a); }
+};
+template <typename T>
+struct MinOp {
+  using Acc = std::conditional_t<kIsFloatLike<T>, ComputeT<T>, T>;
+  static Acc init() {
+    if constexpr (kIsFloatLike<T>) return std::numeric_limits<Acc>::infinity();
+    else return std::numeric_limits<Acc>::max();
+  }
+  static void add(Acc& a, T x) {
+    Acc v = load(x);
+    if (v < a || v != v) a = a != a ? a : v;
+  }
+  static void merge(Acc& a, const Acc& b) {
+    if (b < a || b != b) a = a != a ? a : b;
+  }
+  static T finish(const Acc& a, int64_t) { return store<T>(a); }
+};
+template <typename T>
+struct LogSumExpOp {
+  using C = MathT<T>;
+  // Running (max, sum of exp(x - max)): one pass and no overflow.
+  struct Acc {
+    C m;
+    C s;
+  };
+  static Acc init() { return {-std::numeric_limits<C>::infinity(), C(0)}; }
+  static void add(Acc& a, T x) { merge(a, Acc{static_cast<C>(load(x)), C(1)}); }
+  static void merge(Acc& a, const Acc& b) {
+    if (b.s == C(0)) return;
+    if (a.s == C(0)) {
+      a = b;
+    } else if (b.m > a.m) {
+      a.s = a.s * std::exp(a.m - b.m) + b.s;
+      a.m = b.m;
+    } else {
+      a.s += b.s * std::exp(b.m - a.m);
+    }
+  }
+  static T finish(const Acc& a, int64_t) {
+    if (a.s == C(0)) return store<T>(-std::numeric_limits<C>::infinity());
+    return store<T>(a.m + std::log(a.s));
+  }
+};
+
+// Merged view of a reduction over an input of some shape.
+struct ReducePlan {
+  struct Group {
+    int64_t size;
+    int64_t stride;
+  };
+  std::vector<Group> kept;     // all kept groups, outermost first
+  std::vector<Group> reduced;  // all reduced groups, outermost first
+  bool inner_reduced = true;   // innermost group is reduced (else kept)
+  int64_t inner = 1;           // size of the innermost group (stride 1)
+  int64_t out_numel = 1;
+  int64_t red_numel = 1;
+};
+
+ReducePlan make_plan(const Dims& dims, const std::vector<bool>& red) {
+  std::vector<int64_t> gsize;
+  std::vector<bool> gred;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == 1) continue;  // size-1 dims do not affect iteration
+    if (!gsize.empty() && gred.back() == red[i]) {
+      gsize.back() *= dims[i];
+    } else {
+      gsize.push_back(dims[i]);
+      gred.push_back(red[i]);
+    }
+  }
+  if (gsize.empty()) {
+    gsize.push_back(1);
+    gred.push_back(true);
+  }
+  ReducePlan p;
+  int64_t stride = 1;
+  std::vector<int64_t> strides(gsize.size());
+  for (size_t i = gsize.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= gsize[i];
+  }
+  for (size_t i = 0; i < gsize.size(); ++i) {
+    (gred[i] ? p.reduced : p.kept).push_back({gsize[i], strides[i]});
+    (gred[i] ? p.red_numel : p.out_numel) *= gsize[i];
+  }
+  p.inner_reduced = gred.back();
+  p.inner = gsize.back();
+  // The innermost group is handled by the contiguous inner loop.
+  (p.inner_reduced ? p.reduced : p.kept).pop_back();
+  return p;
+}
+
+// Offset of linear index `idx` over `groups` (row-major).
+inline int64_t offset_of(int64_t idx, const std::vector<ReducePlan::Group>& groups) {
+  int64_t off = 0;
+  for (size_t g = groups.size(); g-- > 0;) {
+    off += (idx % groups[g].size) * groups[g].stride;
+    idx /= groups[g].size;
+  }
+  return off;
+}
+
+// Calls f(offset) for every element of the odometer over `groups`.
+template <typename F>
+inline void for_each_offset(const std::vector<ReducePlan::Group>& groups, int64_t base, F&& f) {
+  if (groups.empty()) {
+    f(base);
+    return;
+  }
+  size_t n = groups.size();
+  int64_t idx[Dims::kInline * 2] = {};
+  std::vector<int64_t> heap;
+  int64_t* ix = idx;
+  if (n > Dims::kInline * 2) {
+    heap.assign(n, 0);
+    ix = heap.data();
+  }
+  int64_t total = 1;
+  for (const auto& g : groups) total *= g.size;
+  int64_t off = base;
+  for (int64_t k = 0; k < total; ++k) {
+    f(off);
+    for (size_t g = n; g-- > 0;) {
+      off += groups[g].stride;
+      if (++ix[g] < groups[g].size) break;
+      off -= groups[g].stride * groups[g].size;
+      ix[g] = 0;
+    }
+  }
+}
+
+template <typename Op, typename T>
+void run_reduce(const ReducePlan& p, const T* x, T* y) {
+  using Acc = typename Op::Acc;
+  const int64_t n = p.red_numel;
+  const int64_t inner = p.inner;
+  if (p.inner_reduced) {
+    // Each output: strided outer reduced groups, contiguous inner run.
+    auto reduce_one = [&](int64_t base) {
+      Acc a = Op::init();
+      for_each_offset(p.reduced, base, [&](int64_t off) {
+        const T* r = x + off;
+        for (int64_t j = 0; j < inner; ++j) Op::add(a, r[j]);
+      });
+      return a;
+    };
+    if (p.out_numel == 1 && p.reduced.empty() && inner >= 2 * kParallelWork) {
+      // One long contiguous reduction: fixed chunks, merged in order, so
+      // the result does not depend on the thread count.
+      const int64_t chunk = kParallelWork;
+      const int64_t nchunks = (inner + chunk - 1) / chunk;
+      std::vector<Acc> parts(static_cast<size_t>(nchunks), Op::init());
+      tbb::parallel_for(int64_t{0}, nchunks, [&](int64_t c) {
+        Acc a = Op::init();
+        int64_t end = std::min(inner, (c + 1) * chunk);
+        for (int64_t j = c * chunk; j < end; ++j) Op::add(a, x[j]);
+        parts[static_cast<size_t>(c)] = a;
+      });
+      Acc a = Op::init();
+      for (const Acc& part : parts) Op::merge(a, part);
+      y[0] = Op::finish(a, n);
+      return;
+    }
+    parallel_rows(p.out_numel, n, [&](int64_t b, int64_t e) {
+      for (int64_t o = b; o < e; ++o) y[o] = Op::finish(reduce_one(offset_of(o, p.kept)), n);
+    });
+  } else {
+    // Kept inner rows of `inner` elements accumulated elementwise.
+    const int64_t outer = p.out_numel / std::max<int64_t>(inner, 1);
+    parallel_rows(outer, n * inner, [&](int64_t b, int64_t e) {
+      std::vector<Acc> acc(static_cast<size_t>(inner));
+      for (int64_t o = b; o < e; ++o) {
+        std::fill(acc.begin(), acc.end(), Op::init());
+        for_each_offset(p.reduced, offset_of(o, p.kept), [&](int64_t off) {
+          const T* r = x + off;
+          for (int64_t j = 0; j < inner; ++j) Op::add(acc[static_cast<size_t>(j)], r[j]);
+        });
+        T* out = y + o * inner;
+        for (int64_t j = 0; j < inner; ++j) out[j] = Op::finish(acc[static_cast<size_t>(j)], n);
+      }
+    });
+  }
+}
+
+template <typename T>
+void dispatch_reduce(ReduceKind k, const ReducePlan& p, const T* x, T* y) {
+  switch (k) {
+    case ReduceKind::kSum: return run_reduce<SumOp<T>>(p, x, y);
+    case ReduceKind::kMean: return run_reduce<MeanOp<T>>(p, x, y);
+    case ReduceKind::kMax: return run_reduce<MaxOp<T>>(p, x, y);
+    case ReduceKind::kMin: return run_reduce<MinOp<T>>(p, x, y);
+    case ReduceKind::kProd: return run_reduce<ProdOp<T>>(p, x, y);
+    case ReduceKind::kL1: return run_reduce<L1Op<T>>(p, x, y);
+    case ReduceKind::kL2: return run_reduce<L2Op<T>>(p, x, y);
+    case ReduceKind::kLogSum: return run_reduce<LogSumOp<T>>(p, x, y);
+    case ReduceKind::kLogSumExp: return run_reduce<LogSumExpOp<T>>(p, x, y);
+    case ReduceKind::kSumSquare: return run_reduce<SumSquareOp<T>>(p, x, y);
+  }
+}
+
+template <typename F>
+bool visit_reduce_type(DataType t, F&& f) {
+  switch (t) {
+    case DataType::kFloat: f(float{}); return true;
+    case DataType::kDouble: f(double{}); return true;
+    case DataType::kFloat16: f(Float16{}); return true;
+    case DataType::kBFloat16: f(BFloat16{}); return true;
+    case DataType::kInt32: f(int32_t{}); return true;
+    case DataType::kInt64: f(int64_t{}); return true;
+    case DataType::kUInt32: f(uint32_t{}); return true;
+    case DataType::kUInt64: f(uint64_t{}); return true;
+    case DataType::kInt8: f(int8_t{}); return true;
+    case DataType::kUInt8: f(uint8_t{}); return true;
+    default: return false;
+  }
+}
+
+ReduceKind kind_of(const std::string& op) {
+  if (op == "ReduceSum") return ReduceKind::kSum;
+  if (op == "ReduceMean") return ReduceKind::kMean;
+  if (op == "ReduceMax") return ReduceKind::kMax;
+  if (op == "ReduceMin") return ReduceKind::kMin;
+  if (op == "ReduceProd") return ReduceKind::kProd;
+  if (op == "ReduceL1") return ReduceKind::kL1;
+  if (op == "ReduceL2") return ReduceKind::kL2;
+  if (op == "ReduceLogSum") return ReduceKind::kLogSum;
+  if (op == "ReduceLogSumExp") return ReduceKind::kLogSumExp;
+  return ReduceKind::kSumSquare;
+}
+
+// Opset from which axes come from input 1 instead of an attribute.
+int axes_input_since(const std::string& op) { return op == "ReduceSum" ? 13 : 18; }
+
+class ReduceKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    kind_ = kind_of(node.op_type);
+    keepdims_ = node.attr_int("keepdims", 1) != 0;
+    noop_ = node.attr_int("noop_with_empty_axes", 0) != 0;
+    axes_from_input_ = node.opset >= axes_input_since(node.op_type);
+    if (!axes_from_input_) axes_ = node.attr_ints("axes");
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Node& node = ctx.node();
+    const Tensor& x = ctx.input(0);
+    if (!x.defined()) return InvalidArgument(node.describe(), ": missing input data");
+    const int64_t rank = static_cast<int64_t>(x.rank());
+    std::vector<int64_t> axes = axes_;
+    if (axes_from_input_ && ctx.has_input(1)) {
+      const Tensor& a = ctx.input(1);
+      if (!dtype_is_integer(a.dtype()) || a.rank() > 1)
+        return InvalidArgument(node.describe(), ": axes must be a 1-D integer tensor, got ", a.describe());
+      axes.resize(static_cast<size_t>(a.numel()));
+      for (int64_t i = 0; i < a.numel(); ++i) axes[static_cast<size_t>(i)] = a.int_at(i);
+    }
+    if (axes.empty() && noop_) {
+      ctx.set_output(0, RuntimeValue(x));
+      return OkStatus();
+    }
+    std::vector<bool> red(static_cast<size_t>(rank), axes.empty());
+    for (int64_t a : axes) {
+      ASSIGN_OR_RETURN(int64_t ax, normalize_axis(a, rank, node));
+      if (red[static_cast<size_t>(ax)] && !axes.empty())
+        return InvalidArgument(node.describe(), ": axis ", a, " is repeated");
+      red[static_cast<size_t>(ax)] = true;
+    }
+    Dims out_dims;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (!red[static_cast<size_t>(i)]) out_dims.push_back(x.dim(static_cast<size_t>(i)));
+      else if (keepdims_) out_dims.push_back(1);
+    }
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out_dims));
+    if (y->numel() == 0) return OkStatus();
+    ReducePlan plan = make_plan(x.dims(), red);
+    bool ok = visit_reduce_type(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      dispatch_reduce<T>(kind_, plan, x.data<T>(), y->data<T>());
+    });
+    if (!ok) return InvalidArgument(node.describe(), ": unsupported input type ", x.describe());
+    return OkStatus();
+  }
+
+ private:
+  ReduceKind kind_ = ReduceKind::kSum;
+  bool keepdims_ = true;
+  bool noop_ = false;
+  bool axes_from_input_ = false;
+  std::vector<int64_t> axes_;
+};
+
+// ---------------------------------------------------------------- ArgMax/Min
+
+class ArgKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    is_max_ = node.op_type == "ArgMax";
+    axis_ = node.attr_int("axis", 0);
+    keepdims_ = node.attr_int("keepdims", 1) != 0;
+    last_ = node.attr_int("select_last_index", 0) != 0;
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Node& node = ctx.node();
+    const Tensor& x = ctx.input(0);
+    if (!x.defined()) return InvalidArgument(node.describe(), ": missing input data");
+    const int64_t rank = static_cast<int64_t>(x.rank());
+    ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, std::max<int64_t>(rank, 1), node));
+    Dims xd = x.dims();
+    if (rank == 0) xd.push_back(1);
+    const int64_t d = xd[static_cast<size_t>(axis)];
+    if (d == 0 && prod(xd, 0, xd.size()) == 0 && !(prod(xd, 0, static_cast<size_t>(axis)) == 0 ||
+                                                   prod(xd, static_cast<size_t>(axis) + 1, xd.size()) == 0))
+      return InvalidArgument(node.describe(), ": cannot take ", node.op_type, " over an empty axis");
+    Dims out_dims = xd;
+    if (keepdims_) out_dims[static_cast<size_t>(axis)] = 1;
+    else out_dims.erase(static_cast<size_t>(axis));
+    if (rank == 0) out_dims = Dims();
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kInt64, out_dims));
+    const int64_t outer = prod(xd, 0, static_cast<size_t>(axis));
+    const int64_t inner = prod(xd, static_cast<size_t>(axis) + 1, xd.size());
+    int64_t* out = y->data<int64_t>();
+    bool ok = visit_reduce_type(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* in = x.data<T>();
+      const bool is_max = is_max_, last = last_;
+      parallel_rows(outer * inner, d, [&](int64_t b, int64_t e) {
+        for (int64_t o = b; o < e; ++o) {
+          const int64_t oi = o / inner, ii = o % inner;
+          const T* p = in + oi * d * inner + ii;
+          auto best = load(p[0]);
+          int64_t bi = 0;
+          for (int64_t k = 1; k < d; ++k) {
+            auto v = load(p[k * inner]);
+            bool better = is_max ? (last ? v >= best : v > best) : (last ? v <= best : v < best);
+            if (better) {
+              best = v;
+              bi = k;
+            }
+          }
+          out[o] = bi;
+        }
+      });
+    });
+    if (!ok) return InvalidArgument(node.describe(), ": unsupported input type ", x.describe());
+    return OkStatus();
+  }
+
+ private:
+  bool is_max_ = true;
+  int64_t axis_ = 0;
+  bool keepdims_ = true;
+  bool last_ = false;
+};
+
+const std::vector<DataType>& reduce_types() {
+  static const std::vector<DataType> k{DataType::kFloat,  DataType::kDouble, DataType::kFloat16, DataType::kBFloat16,
+                                       DataType::kInt32,  DataType::kInt64,  DataType::kUInt32,  DataType::kUInt64,
+                                       DataType::kInt8,   DataType::kUInt8};
+  return k;
+}
+
+}  // namespace
+
+void register_cpu_reduction_kernels(KernelRegistry& r) {
+  const char* reduce_ops[] = {"ReduceSum", "ReduceMean",      "ReduceMax",      "ReduceMin",       "ReduceProd",
+                              "ReduceL1",  "ReduceL2",        "ReduceLogSum",   "ReduceLogSumExp", "ReduceSumSquare"};
+  for (const char* op : reduce_ops) {
+    int split = axes_input_since(op);
+    r.add(cpu_def(op, 1, split - 1, &make_kernel<ReduceKernel>, reduce_types()));
+    r.add(cpu_def(op, split, INT_MAX, &make_kernel<ReduceKernel>, reduce_types(), /*axes*/ 1u << 1));
+  }
+  for (const char* op : {"ArgMax", "ArgMin"}) r.add(cpu_def(op, 1, INT_MAX, &make_kernel<ArgKernel>, reduce_types()));
+  register_cpu_softmax_kernels(r);
+  register_cpu_norm_kernels(r);
+  register_cpu_loss_kernels(r);
+  register_cpu_einsum_kernels(r);
+}
 
 }  // namespace sy

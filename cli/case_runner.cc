@@ -1,0 +1,79 @@
+#include "cli/case_runner.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "cli/tensor_io.h"
+#include "ir/onnx_loader.h"
+
+namespace sy {
+namespace fs = std::filesystem;
+
+namespace {
+std::vector<fs::path> sorted_files(const fs::path& dir, const std::string& prefix) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().filename().string().rfind(prefix, 0) == 0) out.push_back(e.path());
+  // input_10 must come after input_9: sort by the numeric suffix.
+  auto num = [&](const fs::path& p) {
+    std::string s = p.stem().string().substr(prefix.size());
+    return std::atoi(s.c_str());
+  };
+  std::sort(out.begin(), out.end(), [&](const fs::path& a, const fs::path& b) { return num(a) < num(b); });
+  return out;
+}
+}  // namespace
+
+CaseResult run_test_case(const std::string& dir, const SessionOptions& options, const Tolerance& tol) {
+  CaseResult r;
+  auto fail = [&](CaseResult::Outcome o, std::string reason) {
+    r.outcome = o;
+    r.reason = std::move(reason);
+    return r;
+  };
+  fs::path model_path = fs::path(dir) / "model.onnx";
+  auto model = OnnxLoader().load_file(model_path.string());
+  if (!model.ok()) return fail(CaseResult::Outcome::kError, "load: " + model.status().message());
+  std::set<std::string> ops;
+  for (const Node& n : (*model)->graph->nodes()) ops.insert(n.op_type);
+  r.ops.assign(ops.begin(), ops.end());
+  std::shared_ptr<const Model> shared(std::move(model).value());
+  auto session = Session::create(shared, options);
+  if (!session.ok()) return fail(CaseResult::Outcome::kError, "plan: " + session.status().message());
+  const Graph& g = *shared->graph;
+  auto sets = sorted_files(dir, "test_data_set_");
+  if (sets.empty()) return fail(CaseResult::Outcome::kError, "no test_data_set_* folders in " + dir);
+  for (const auto& set : sets) {
+    std::map<std::string, RuntimeValue> inputs;
+    auto in_files = sorted_files(set, "input_");
+    for (size_t i = 0; i < in_files.size(); ++i) {
+      std::string name;
+      auto v = read_value_file(in_files[i].string(), &name);
+      if (!v.ok()) return fail(CaseResult::Outcome::kError, v.status().message());
+      if (name.empty() || !g.find_value(name)) {
+        if (i >= g.inputs().size()) return fail(CaseResult::Outcome::kError, "more input files than model inputs");
+        name = g.value(g.inputs()[i]).name;
+      }
+      inputs[name] = std::move(v).value();
+    }
+    auto result = (*session)->run(inputs);
+    if (!result.ok()) return fail(CaseResult::Outcome::kFail, "run: " + result.status().message());
+    auto out_files = sorted_files(set, "output_");
+    if (out_files.size() != result->outputs.size())
+      return fail(CaseResult::Outcome::kFail, "model has " + std::to_string(result->outputs.size()) + " outputs, reference has " +
+                                                  std::to_string(out_files.size()));
+    for (size_t i = 0; i < out_files.size(); ++i) {
+      auto want = read_value_file(out_files[i].string());
+      if (!want.ok()) return fail(CaseResult::Outcome::kError, want.status().message());
+      std::string diff = compare_values(result->outputs[i], *want, tol);
+      if (!diff.empty())
+        return fail(CaseResult::Outcome::kFail, set.filename().string() + " output '" + g.value(g.outputs()[i]).name + "': " + diff);
+    }
+  }
+  r.outcome = CaseResult::Outcome::kPass;
+  return r;
+}
+
+}  // namespace sy

@@ -1,0 +1,224 @@
+// `switchyard test` (one case, in process) and `switchyard conformance`
+// (every case, each in its own child process so that a crash or a hang in
+// one case cannot take down the run).
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "cli/case_runner.h"
+#include "cli/commands.h"
+
+extern char** environ;
+
+namespace sy {
+namespace fs = std::filesystem;
+
+int cmd_test(const std::string& dir, const std::string& policy, const std::string& devices, bool machine) {
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::path(dir) / "model.onnx", ec))
+    return report_error(dir + ": not a test case folder (no model.onnx)", kExitBadInput);
+  SessionOptions opts;
+  opts.policy = policy;
+  opts.devices = devices;
+  CaseResult r = run_test_case(dir, opts, Tolerance{});
+  const char* word = r.outcome == CaseResult::Outcome::kPass ? "PASS" : (r.outcome == CaseResult::Outcome::kFail ? "FAIL" : "ERROR");
+  if (machine) {
+    std::string ops;
+    for (const auto& o : r.ops) ops += (ops.empty() ? "" : ",") + o;
+    std::cout << "SYRESULT " << word << " " << (ops.empty() ? "-" : ops) << " " << r.reason << std::endl;
+  } else {
+    std::cout << word << " " << fs::path(dir).filename().string() << (r.reason.empty() ? "" : ": " + r.reason) << std::endl;
+  }
+  if (r.outcome == CaseResult::Outcome::kPass) return kExitOk;
+  return kExitFailed;
+}
+
+namespace {
+
+struct ChildResult {
+  std::string status;  // PASS, FAIL, ERROR, CRASH, TIMEOUT, SKIP
+  std::string reason;
+  std::vector<std::string> ops;
+  double seconds = 0;
+};
+
+ChildResult run_child(const std::string& exe, const std::vector<std::string>& args, int timeout_s) {
+  ChildResult r;
+  auto t0 = std::chrono::steady_clock::now();
+  int fds[2];
+  if (pipe(fds) != 0) return {"ERROR", "pipe failed", {}, 0};
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+  posix_spawn_file_actions_addclose(&fa, fds[0]);
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(exe.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid;
+  int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(fds[1]);
+  if (rc != 0) {
+    close(fds[0]);
+    return {"ERROR", "spawn failed", {}, 0};
+  }
+  std::string out;
+  bool timed_out = false;
+  char buf[4096];
+  for (;;) {
+    auto left = std::chrono::seconds(timeout_s) - (std::chrono::steady_clock::now() - t0);
+    int ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(left).count());
+    if (ms <= 0) {
+      timed_out = true;
+      kill(pid, SIGKILL);
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    int pr = poll(&p, 1, ms);
+    if (pr == 0) continue;
+    ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n <= 0) break;
+    if (out.size() < (1 << 20)) out.append(buf, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  int wstatus = 0;
+  waitpid(pid, &wstatus, 0);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (timed_out) return {"TIMEOUT", "killed after " + std::to_string(timeout_s) + " s", {}, r.seconds};
+  if (WIFSIGNALED(wstatus)) return {"CRASH", std::string("killed by signal ") + strsignal(WTERMSIG(wstatus)), {}, r.seconds};
+  auto pos = out.rfind("SYRESULT ");
+  if (pos == std::string::npos) {
+    std::string tail = out.substr(out.size() > 300 ? out.size() - 300 : 0);
+    std::replace(tail.begin(), tail.end(), '\n', ' ');
+    return {"ERROR", "no result line (exit " + std::to_string(WEXITSTATUS(wstatus)) + "): " + tail, {}, r.seconds};
+  }
+  std::istringstream line(out.substr(pos + 9, out.find('\n', pos) - pos - 9));
+  std::string ops;
+  line >> r.status >> ops;
+  std::getline(line, r.reason);
+  if (!r.reason.empty() && r.reason[0] == ' ') r.reason.erase(0, 1);
+  if (ops != "-") {
+    std::stringstream ss(ops);
+    std::string op;
+    while (std::getline(ss, op, ',')) r.ops.push_back(op);
+  }
+  return r;
+}
+
+std::map<std::string, std::string> load_exclusions(const std::string& path, bool required, std::string* err) {
+  std::map<std::string, std::string> out;
+  std::ifstream in(path);
+  if (!in) {
+    if (required) *err = "cannot read exclusion list '" + path + "'";
+    return out;
+  }
+  std::string line;
+  while (std::getline(in, line)) {
+    auto hash = line.find('#');
+    if (hash == 0) continue;
+    std::istringstream ls(line);
+    std::string name;
+    if (!(ls >> name)) continue;
+    std::string reason;
+    std::getline(ls, reason);
+    reason.erase(0, reason.find_first_not_of(" \t"));
+    out[name] = reason.empty() ? "excluded" : reason;
+  }
+  return out;
+}
+
+}  // namespace
+
+int cmd_conformance(const ConformanceArgs& a, const std::string& self) {
+  std::error_code ec;
+  if (!fs::is_directory(a.root, ec)) return report_error(a.root + ": not a folder", kExitBadInput);
+  std::regex filter;
+  try {
+    filter = std::regex(a.filter.empty() ? ".*" : a.filter);
+  } catch (const std::regex_error& e) {
+    return report_error("bad --filter regex: " + std::string(e.what()), kExitBadInput);
+  }
+  std::string err;
+  std::string excl_path = a.exclusions.empty() ? std::string(SY_DEFAULT_EXCLUSIONS) : a.exclusions;
+  auto exclusions = load_exclusions(excl_path, !a.exclusions.empty(), &err);
+  if (!err.empty()) return report_error(err, kExitBadInput);
+
+  std::vector<std::string> cases;
+  for (const auto& e : fs::directory_iterator(a.root, ec)) {
+    if (!fs::is_regular_file(e.path() / "model.onnx", ec)) continue;
+    std::string name = e.path().filename().string();
+    if (std::regex_search(name, filter)) cases.push_back(name);
+  }
+  std::sort(cases.begin(), cases.end());
+  if (cases.empty()) return report_error("no test cases under " + a.root + " match", kExitBadInput);
+
+  std::string exe = fs::read_symlink(self, ec).string();
+  if (ec || exe.empty()) exe = self;
+  const int jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<ChildResult> results(cases.size());
+  std::atomic<size_t> next{0};
+  std::mutex print_mu;
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < cases.size();) {
+      ChildResult r;
+      if (auto it = exclusions.find(cases[i]); it != exclusions.end()) {
+        r = {"SKIP", it->second, {}, 0};
+      } else {
+        r = run_child(exe, {"test", (fs::path(a.root) / cases[i]).string(), "--machine", "--policy", a.policy,
+                            "--devices", a.devices},
+                      a.timeout_s);
+      }
+      std::lock_guard<std::mutex> lock(print_mu);
+      if (r.status != "PASS" && r.status != "SKIP") std::cout << r.status << " " << cases[i] << ": " << r.reason << "\n";
+      else if (a.verbose) std::cout << r.status << " " << cases[i] << "\n";
+      results[i] = std::move(r);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int j = 0; j < jobs; ++j) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+
+  struct Row { int pass = 0, fail = 0, skip = 0; };
+  std::map<std::string, Row> per_op;
+  int passed = 0, failed = 0, skipped = 0;
+  nlohmann::json j = nlohmann::json::array();
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const ChildResult& r = results[i];
+    int kind = r.status == "PASS" ? 0 : (r.status == "SKIP" ? 2 : 1);
+    (kind == 0 ? passed : kind == 1 ? failed : skipped)++;
+    std::vector<std::string> ops = r.ops.empty() ? std::vector<std::string>{"(unknown)"} : r.ops;
+    for (const auto& op : ops) {
+      Row& row = per_op[op];
+      (kind == 0 ? row.pass : kind == 1 ? row.fail : row.skip)++;
+    }
+    j.push_back({{"case", cases[i]}, {"status", r.status}, {"reason", r.reason}, {"ops", r.ops}, {"seconds", r.seconds}});
+  }
+  std::printf("\n%-32s %6s %6s %6s\n", "operator", "pass", "fail", "skip");
+  for (const auto& [op, row] : per_op) std::printf("%-32s %6d %6d %6d\n", op.c_str(), row.pass, row.fail, row.skip);
+  if (!a.json.empty()) {
+    std::ofstream out(a.json);
+    if (!out) return report_error("cannot write '" + a.json + "'", kExitBadInput);
+    out << nlohmann::json{{"passed", passed}, {"failed", failed}, {"skipped", skipped}, {"cases", j}}.dump(1) << "\n";
+  }
+  std::printf("\n%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+  std::fflush(stdout);
+  return failed == 0 ? kExitOk : kExitFailed;
+}
+
+}  // namespace sy

@@ -1,0 +1,251 @@
+// `switchyard run` and `switchyard info`.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+
+#include "cli/commands.h"
+#include "cli/tensor_io.h"
+#include "executor/session.h"
+#include "ir/onnx_loader.h"
+
+namespace sy {
+namespace fs = std::filesystem;
+
+int report_error(const std::string& msg, int code) {
+  std::cerr << "error: " << msg << std::endl;
+  return code;
+}
+
+namespace {
+
+bool split_kv(const std::string& s, std::string* k, std::string* v) {
+  auto eq = s.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  *k = s.substr(0, eq);
+  *v = s.substr(eq + 1);
+  return true;
+}
+
+// Fills a tensor of the declared type with random values; symbolic dims come
+// from --dim, unknown ones default to 1.
+StatusOr<Tensor> random_tensor(const ValueInfo& info, const std::map<std::string, int64_t>& dims, std::mt19937_64& rng) {
+  const TypeInfo& t = info.type;
+  if (t.kind != TypeInfo::Kind::kTensor)
+    return InvalidArgument("cannot generate random input '", info.name, "' of type ", t.to_string());
+  Dims d;
+  for (const Dim& dim : t.shape) {
+    if (dim.known()) d.push_back(dim.value);
+    else if (auto it = dims.find(dim.symbol); it != dims.end()) d.push_back(it->second);
+    else return InvalidArgument("input '", info.name, "' has symbolic dimension '", dim.symbol.empty() ? "?" : dim.symbol,
+                                "'; give its size with --dim NAME=VALUE");
+  }
+  ASSIGN_OR_RETURN(Tensor out, Tensor::host(t.elem, d));
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const int64_t n = out.numel();
+  bool ok = visit_numeric(t.elem, [&](auto tag) {
+    using T = decltype(tag);
+    T* p = out.data<T>();
+    for (int64_t i = 0; i < n; ++i) {
+      if constexpr (std::is_same_v<T, bool>) p[i] = u(rng) > 0;
+      else if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) p[i] = T(static_cast<float>(u(rng)));
+      else if constexpr (std::is_floating_point_v<T>) p[i] = static_cast<T>(u(rng));
+      else p[i] = static_cast<T>(static_cast<int64_t>((u(rng) + 1.0) * 4));  // small non-negative ints
+    }
+  });
+  if (!ok) return InvalidArgument("cannot generate random input '", info.name, "' of type ", t.to_string());
+  return out;
+}
+
+std::string safe_file_name(const std::string& name) {
+  std::string s = name;
+  for (char& c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) c = '_';
+  return s.empty() ? "output" : s;
+}
+
+std::string preview(const Tensor& t) {
+  std::string s = t.describe();
+  if (t.dtype() == DataType::kString || t.numel() == 0) return s;
+  s += " [";
+  const int64_t n = std::min<int64_t>(t.numel(), 6);
+  for (int64_t i = 0; i < n; ++i) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%s%.6g", i ? ", " : "", t.double_at(i));
+    s += buf;
+  }
+  return s + (t.numel() > n ? ", ...]" : "]");
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t idx = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size()))) ;
+  return v[std::min(v.size() - 1, idx == 0 ? 0 : idx - 1)];
+}
+
+}  // namespace
+
+int cmd_run(const RunArgs& a) {
+  auto loaded = OnnxLoader().load_file(a.model);
+  if (!loaded.ok()) return report_error(loaded.status().message(), kExitBadInput);
+  std::shared_ptr<const Model> model(std::move(loaded).value());
+  SessionOptions opts;
+  opts.policy = a.policy;
+  opts.policy_options.seed = a.seed;
+  opts.devices = a.devices;
+  for (const auto& d : a.dims) {
+    std::string k, v;
+    if (!split_kv(d, &k, &v)) return report_error("--dim expects NAME=VALUE, got '" + d + "'", kExitBadInput);
+    char* end = nullptr;
+    long long x = std::strtoll(v.c_str(), &end, 10);
+    if (v.empty() || *end || x < 0) return report_error("--dim " + k + ": '" + v + "' is not a non-negative integer", kExitBadInput);
+    opts.dims[k] = x;
+  }
+  auto session = Session::create(model, opts);
+  if (!session.ok()) return report_error(session.status().message(), kExitBadInput);
+  const Graph& g = *model->graph;
+
+  std::map<std::string, RuntimeValue> inputs;
+  for (const auto& spec : a.inputs) {
+    std::string name, file;
+    if (!split_kv(spec, &name, &file)) return report_error("--input expects NAME=FILE, got '" + spec + "'", kExitBadInput);
+    if (!g.find_value(name) || !g.value(*g.find_value(name)).is_graph_input)
+      return report_error("model has no input named '" + name + "'", kExitBadInput);
+    auto v = read_value_file(file);
+    if (!v.ok()) return report_error(v.status().message(), kExitBadInput);
+    inputs[name] = std::move(v).value();
+  }
+  std::mt19937_64 rng(a.seed);
+  for (ValueId id : g.inputs()) {
+    const ValueInfo& info = g.value(id);
+    if (inputs.count(info.name) || info.initializer >= 0) continue;
+    if (!a.random_inputs)
+      return report_error("missing input '" + info.name + "' (" + info.type.to_string() +
+                              "); give it with --input " + info.name + "=FILE or use --random-inputs",
+                          kExitBadInput);
+    auto t = random_tensor(info, opts.dims, rng);
+    if (!t.ok()) return report_error(t.status().message(), kExitBadInput);
+    inputs[info.name] = RuntimeValue(std::move(t).value());
+  }
+
+  std::vector<double> lat_ms;
+  RunResult last;
+  for (int r = 0; r < a.runs; ++r) {
+    auto res = (*session)->run(inputs);
+    if (!res.ok()) {
+      int code = r == 0 && res.status().message().rfind("input '", 0) == 0 ? kExitBadInput : kExitFailed;
+      if (res.status().message().rfind("missing input", 0) == 0 || res.status().message().rfind("unknown input", 0) == 0)
+        code = kExitBadInput;
+      return report_error(res.status().message(), code);
+    }
+    lat_ms.push_back(static_cast<double>(res->latency_ns) / 1e6);
+    last = std::move(res).value();
+  }
+
+  if (!a.output_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(a.output_dir, ec);
+    if (ec) return report_error("cannot create output folder '" + a.output_dir + "': " + ec.message(), kExitBadInput);
+  }
+  for (size_t i = 0; i < last.outputs.size(); ++i) {
+    const std::string& name = g.value(g.outputs()[i]).name;
+    const RuntimeValue& v = last.outputs[i];
+    if (!a.quiet) {
+      if (v.is_tensor()) std::cout << name << ": " << preview(v.tensor()) << "\n";
+      else if (v.is_sequence()) std::cout << name << ": sequence of " << v.sequence()->items.size() << " tensors\n";
+      else std::cout << name << ": (empty optional)\n";
+    }
+    if (!a.output_dir.empty()) {
+      if (!v.is_tensor()) return report_error("output '" + name + "' is not a tensor and cannot be written as .npy", kExitFailed);
+      Status s = write_npy((fs::path(a.output_dir) / (safe_file_name(name) + ".npy")).string(), v.tensor());
+      if (!s.ok()) return report_error(s.message(), kExitFailed);
+    }
+  }
+  double sum = 0;
+  for (double x : lat_ms) sum += x;
+  const double mean = sum / static_cast<double>(lat_ms.size());
+  const auto& devs = (*session)->devices();
+  if (!a.quiet) {
+    std::printf("runs: %d  latency ms: p50 %.3f  p95 %.3f  mean %.3f\n", a.runs, percentile(lat_ms, 50),
+                percentile(lat_ms, 95), mean);
+    std::printf("placement (%s):", std::string((*session)->policy().name()).c_str());
+    for (size_t d = 0; d < devs.size(); ++d)
+      std::printf(" %s=%lld", devs[d]->id().to_string().c_str(), static_cast<long long>(last.stats.nodes_per_device[d]));
+    std::printf("  control-flow nodes=%lld  loop iterations=%lld\n", static_cast<long long>(last.stats.control_nodes),
+                static_cast<long long>(last.stats.loop_iterations));
+  }
+  if (!a.report.empty()) {
+    nlohmann::json j;
+    j["model"] = a.model;
+    j["policy"] = std::string((*session)->policy().name());
+    j["runs"] = a.runs;
+    j["latency_ms"] = lat_ms;
+    j["p50_ms"] = percentile(lat_ms, 50);
+    j["p95_ms"] = percentile(lat_ms, 95);
+    j["mean_ms"] = mean;
+    nlohmann::json per;
+    for (size_t d = 0; d < devs.size(); ++d) per[devs[d]->id().to_string()] = last.stats.nodes_per_device[d];
+    j["nodes_per_device"] = per;
+    j["control_flow_nodes"] = last.stats.control_nodes;
+    j["loop_iterations"] = last.stats.loop_iterations;
+    std::ofstream out(a.report);
+    if (!out) return report_error("cannot write report '" + a.report + "'", kExitBadInput);
+    out << j.dump(2) << "\n";
+  }
+  return kExitOk;
+}
+
+namespace {
+void walk_ops(const Graph& g, int depth, std::map<std::string, int>& counts, int& max_depth,
+              std::set<std::string>& missing, const KernelRegistry& reg) {
+  max_depth = std::max(max_depth, depth);
+  for (const Node& n : g.nodes()) {
+    std::string key = (n.domain.empty() ? "" : n.domain + "::") + n.op_type;
+    counts[key]++;
+    if (!is_control_flow_op(n) && !reg.find(n.domain, n.op_type, n.opset, DeviceKind::kCpu)) missing.insert(key);
+  }
+  for (const auto& sg : g.subgraphs()) walk_ops(*sg, depth + 1, counts, max_depth, missing, reg);
+}
+}  // namespace
+
+int cmd_info(const std::string& path) {
+  auto loaded = OnnxLoader().load_file(path);
+  if (!loaded.ok()) return report_error(loaded.status().message(), kExitBadInput);
+  const Model& m = **loaded;
+  const Graph& g = *m.graph;
+  std::cout << "model: " << path << "\n";
+  std::cout << "ir_version: " << m.ir_version << (m.producer.empty() ? "" : "  producer: " + m.producer) << "\n";
+  std::cout << "opsets:";
+  for (const auto& [d, v] : m.opsets) std::cout << " " << (d.empty() ? "ai.onnx" : d) << "=" << v;
+  std::cout << "\ninputs:\n";
+  for (ValueId id : g.inputs())
+    std::cout << "  " << g.value(id).name << ": " << g.value(id).type.to_string()
+              << (g.value(id).initializer >= 0 ? "  (has default initializer)" : "") << "\n";
+  std::cout << "outputs:\n";
+  for (ValueId id : g.outputs()) std::cout << "  " << g.value(id).name << ": " << g.value(id).type.to_string() << "\n";
+  std::map<std::string, int> counts;
+  std::set<std::string> missing;
+  int depth = 0;
+  walk_ops(g, 0, counts, depth, missing, KernelRegistry::builtin());
+  int total = 0;
+  for (const auto& [op, c] : counts) total += c;
+  std::cout << "nodes: " << total << " (including subgraphs), initializers: " << g.initializers().size() << "\n";
+  std::cout << "control-flow nesting depth: " << depth << "\n";
+  std::cout << "op counts:\n";
+  for (const auto& [op, c] : counts) std::cout << "  " << op << ": " << c << "\n";
+  if (missing.empty()) {
+    std::cout << "kernels: every op has a CPU kernel\n";
+  } else {
+    std::cout << "ops without a kernel:";
+    for (const auto& op : missing) std::cout << " " << op;
+    std::cout << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace sy

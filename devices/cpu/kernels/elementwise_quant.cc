@@ -1,0 +1,293 @@
+// CPU elementwise kernels, part 4: QuantizeLinear, DequantizeLinear,
+// DynamicQuantizeLinear and Dropout.
+//
+// Quantization supports per-tensor and per-axis (1-D scale along `axis`)
+// parameters; blocked quantization (opset 21) is not implemented.
+//
+// Thread-safety: compute() is const. Dropout's training-mode RNG state is
+// local to each compute() call.
+// First: it sets this family's optimisation options for the whole TU.
+#include "devices/cpu/kernels/elementwise_common.h"
+
+#include <climits>
+#include <cmath>
+#include <random>
+
+namespace sy::elementwise {
+namespace {
+
+constexpr uint32_t kQuantTypes = type_bit(DataType::kUInt8) | type_bit(DataType::kInt8) |
+                                 type_bit(DataType::kUInt16) | type_bit(DataType::kInt16) |
+                                 type_bit(DataType::kInt32);
+constexpr uint32_t kQuantInputTypes = kFloatTypes | type_bit(DataType::kInt32);
+constexpr uint32_t kScaleTypes = kFloatTypes;
+
+// Where each element finds its scale / zero point.
+struct QuantParams {
+  int64_t count = 1;  // 1: per-tensor
+  int64_t inner = 1;  // elements per step along the axis
+};
+
+StatusOr<QuantParams> quant_params(const KernelContext& ctx, const Tensor& x, const Tensor& scale,
+                                   const Tensor* zp, int64_t axis) {
+  QuantParams p;
+  if (zp && zp->dims() != scale.dims())
+    return InvalidArgument(ctx.node().describe(), ": zero point shape ", zp->dims().to_string(),
+                           " differs from scale shape ", scale.dims().to_string());
+  if (scale.numel() == 1 && scale.rank() <= 1) return p;
+  if (scale.rank() != 1)
+    return Unimplemented(ctx.node().describe(), ": scale of shape ", scale.dims().to_string(),
+                         " (blocked quantization) is not supported");
+  const int64_t r = static_cast<int64_t>(x.rank());
+  if (axis < -r || axis >= r)
+    return InvalidArgument(ctx.node().describe(), ": axis ", axis, " out of range for rank ", r);
+  if (axis < 0) axis += r;
+  if (x.dim(static_cast<size_t>(axis)) != scale.numel())
+    return InvalidArgument(ctx.node().describe(), ": scale has ", scale.numel(), " elements but axis ", axis,
+                           " of input ", x.dims().to_string(), " has ", x.dim(static_cast<size_t>(axis)));
+  p.count = scale.numel();
+  for (int64_t i = axis + 1; i < r; ++i) p.inner *= x.dim(static_cast<size_t>(i));
+  return p;
+}
+
+inline int64_t param_index(const QuantParams& p, int64_t i) { return p.count == 1 ? 0 : (i / p.inner) % p.count; }
+
+class QuantizeLinearKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    axis_ = node.attr_int("axis", 1);
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    RETURN_IF_ERROR(require_tensor(ctx, 0, "x"));
+    RETURN_IF_ERROR(require_tensor(ctx, 1, "y_scale"));
+    const Tensor& x = ctx.input(0);
+    const Tensor& scale = ctx.input(1);
+    const Tensor* zp = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    if (zp && !zp->defined()) return InvalidArgument(ctx.node().describe(), ": y_zero_point must be a tensor");
+    if (!dtype_in_mask(x.dtype(), kQuantInputTypes)) return unsupported_type(ctx, x.dtype(), kQuantInputTypes);
+    if (!dtype_in_mask(scale.dtype(), kScaleTypes)) return unsupported_type(ctx, scale.dtype(), kScaleTypes);
+    DataType out_type = zp ? zp->dtype() : DataType::kUInt8;
+    if (!dtype_in_mask(out_type, kQuantTypes)) return unsupported_type(ctx, out_type, kQuantTypes);
+    ASSIGN_OR_RETURN(QuantParams p, quant_params(ctx, x, scale, zp, axis_));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, out_type, x.dims()));
+    visit_numeric(x.dtype(), [&](auto xtag) {
+      using X = decltype(xtag);
+      if constexpr (in_mask<X>(kQuantInputTypes)) {
+        visit_numeric(out_type, [&](auto qtag) {
+          using Q = decltype(qtag);
+          if constexpr (in_mask<Q>(kQuantTypes)) {
+            visit_numeric(scale.dtype(), [&](auto stag) {
+              using S = decltype(stag);
+              if constexpr (in_mask<S>(kScaleTypes)) {
+                using C = std::conditional_t<std::is_same_v<X, double>, double, float>;
+                const X* in = x.data<X>();
+                const S* sc = scale.data<S>();
+                const Q* z = zp ? zp->data<Q>() : nullptr;
+                Q* o = out->data<Q>();
+                constexpr C lo = static_cast<C>(std::numeric_limits<Q>::lowest());
+                constexpr C hi = static_cast<C>(std::numeric_limits<Q>::max());
+                parallel_ranges(x.numel(), [&](int64_t b, int64_t e) {
+                  for (int64_t i = b; i < e; ++i) {
+                    int64_t k = param_index(p, i);
+                    C v = std::nearbyint(cvt<C>(in[i]) / cvt<C>(sc[k]));
+                    v += z ? static_cast<C>(z[k]) : C(0);
+                    v = std::isnan(v) ? C(0) : std::min(hi, std::max(lo, v));
+                    o[i] = static_cast<Q>(v);
+                  }
+                });
+              }
+            });
+          }
+        });
+      }
+    });
+    return OkStatus();
+  }
+
+ private:
+  int64_t axis_ = 1;
+};
+
+class DequantizeLinearKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    axis_ = node.attr_int("axis", 1);
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    RETURN_IF_ERROR(require_tensor(ctx, 0, "x"));
+    RETURN_IF_ERROR(require_tensor(ctx, 1, "x_scale"));
+    const Tensor& x = ctx.input(0);
+    const Tensor& scale = ctx.input(1);
+    const Tensor* zp = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    if (zp && !zp->defined()) return InvalidArgument(ctx.node().describe(), ": x_zero_point must be a tensor");
+    if (!dtype_in_mask(x.dtype(), kQuantTypes)) return unsupported_type(ctx, x.dtype(), kQuantTypes);
+    if (!dtype_in_mask(scale.dtype(), kScaleTypes)) return unsupported_type(ctx, scale.dtype(), kScaleTypes);
+    if (zp && zp->dtype() != x.dtype())
+      return InvalidArgument(ctx.node().describe(), ": x_zero_point type ", dtype_name(zp->dtype()),
+                             " differs from x type ", dtype_name(x.dtype()));
+    ASSIGN_OR_RETURN(QuantParams p, quant_params(ctx, x, scale, zp, axis_));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, scale.dtype(), x.dims()));
+    visit_numeric(x.dtype(), [&](auto xtag) {
+      using X = decltype(xtag);
+      if constexpr (in_mask<X>(kQuantTypes)) {
+        visit_numeric(scale.dtype(), [&](auto stag) {
+          using S = decltype(stag);
+          if constexpr (in_mask<S>(kScaleTypes)) {
+            using C = Compute<S>;
+            const X* in = x.data<X>();
+            const S* sc = scale.data<S>();
+            const X* z = zp ? zp->data<X>() : nullptr;
+            S* o = out->data<S>();
+            parallel_ranges(x.numel(), [&](int64_t b, int64_t e) {
+              for (int64_t i = b; i < e; ++i) {
+                int64_t k = param_index(p, i);
+                int64_t q = static_cast<int64_t>(in[i]) - (z ? static_cast<int64_t>(z[k]) : 0);
+                o[i] = cvt<S>(static_cast<C>(q) * cvt<C>(sc[k]));
+              }
+            });
+          }
+        });
+      }
+    });
+    return OkStatus();
+  }
+
+ private:
+  int64_t axis_ = 1;
+};
+
+// uint8 quantization with scale/zero point from the data range (incl. 0),
+// following the ONNX reference arithmetic in float32.
+class DynamicQuantizeLinearKernel final : public Kernel {
+ public:
+  Status compute(KernelContext& ctx) const override {
+    RETURN_IF_ERROR(require_tensor(ctx, 0, "x"));
+    const Tensor& x = ctx.input(0);
+    if (x.dtype() != DataType::kFloat) return unsupported_type(ctx, x.dtype(), type_bit(DataType::kFloat));
+    const float* in = x.data<float>();
+    const int64_t n = x.numel();
+    float mx = 0, mn = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      mx = std::max(mx, in[i]);
+      mn = std::min(mn, in[i]);
+    }
+    const float scale = (mx == mn ? 1.0f : mx - mn) / 255.0f;
+    const float zp = std::nearbyint(std::min(255.0f, std::max(0.0f, 0.0f - mn / scale)));
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kUInt8, x.dims()));
+    uint8_t* o = y->data<uint8_t>();
+    parallel_ranges(n, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        float v = std::nearbyint(in[i] / scale) + zp;
+        v = std::isnan(v) ? 0.0f : std::min(255.0f, std::max(0.0f, v));
+        o[i] = static_cast<uint8_t>(v);
+      }
+    });
+    ASSIGN_OR_RETURN(Tensor * s, ctx.allocate_output(1, DataType::kFloat, Dims{}));
+    s->data<float>()[0] = scale;
+    ASSIGN_OR_RETURN(Tensor * z, ctx.allocate_output(2, DataType::kUInt8, Dims{}));
+    z->data<uint8_t>()[0] = static_cast<uint8_t>(zp);
+    return OkStatus();
+  }
+};
+
+// Dropout. Inference (the default, and always before opset 12): output is the
+// input itself, mask all true. Training mode (opset 12+, training_mode input
+// true) with ratio > 0 draws a random mask and scales kept values by
+// 1 / (1 - ratio).
+class DropoutKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    opset_ = node.opset;
+    ratio_attr_ = node.attr_float("ratio", 0.5f);
+    if (node.has_attr("seed")) {
+      has_seed_ = true;
+      seed_ = node.attr_int("seed", 0);
+    }
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    RETURN_IF_ERROR(require_tensor(ctx, 0, "data"));
+    const Tensor& x = ctx.input(0);
+    if (!dtype_in_mask(x.dtype(), kFloatTypes)) return unsupported_type(ctx, x.dtype(), kFloatTypes);
+    bool training = false;
+    float ratio = ratio_attr_;
+    if (opset_ >= 12) {
+      if (ctx.has_input(1)) {
+        const Tensor& r = ctx.input(1);
+        if (!r.defined() || r.numel() != 1 || !dtype_is_float(r.dtype()))
+          return InvalidArgument(ctx.node().describe(), ": ratio must be a float scalar");
+        ratio = static_cast<float>(r.double_at(0));
+      }
+      if (ctx.has_input(2)) {
+        const Tensor& t = ctx.input(2);
+        if (!t.defined() || t.numel() != 1 || t.dtype() != DataType::kBool)
+          return InvalidArgument(ctx.node().describe(), ": training_mode must be a bool scalar");
+        training = t.data<bool>()[0];
+      }
+    }
+    if (ratio < 0.0f || ratio > 1.0f || std::isnan(ratio))
+      return InvalidArgument(ctx.node().describe(), ": ratio must be in [0, 1], got ", ratio);
+    const bool mask_is_bool = opset_ >= 10;
+    const bool want_mask = ctx.output_wanted(1);
+    if (!training || ratio == 0.0f) {
+      ctx.set_output(0, RuntimeValue(x));
+      if (want_mask) {
+        ASSIGN_OR_RETURN(Tensor * m, ctx.allocate_output(1, mask_is_bool ? DataType::kBool : x.dtype(), x.dims()));
+        if (mask_is_bool) {
+          std::fill_n(m->data<bool>(), m->numel(), true);
+        } else {
+          visit_numeric(x.dtype(), [&](auto tag) {
+            using T = decltype(tag);
+            std::fill_n(m->data<T>(), m->numel(), cvt<T>(1.0f));
+          });
+        }
+      }
+      return OkStatus();
+    }
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
+    bool* mask = nullptr;
+    if (want_mask) {
+      ASSIGN_OR_RETURN(Tensor * m, ctx.allocate_output(1, DataType::kBool, x.dims()));
+      mask = m->data<bool>();
+    }
+    std::mt19937_64 rng(has_seed_ ? static_cast<uint64_t>(seed_) : std::random_device{}());
+    std::uniform_real_distribution<float> uni(0.0f, 1.0f);
+    const float scale = ratio >= 1.0f ? 0.0f : 1.0f / (1.0f - ratio);
+    visit_numeric(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (in_mask<T>(kFloatTypes)) {
+        const T* in = x.data<T>();
+        T* o = y->data<T>();
+        for (int64_t i = 0; i < x.numel(); ++i) {
+          bool keep = uni(rng) >= ratio;
+          if (mask) mask[i] = keep;
+          o[i] = keep ? cvt<T>(cvt<Compute<T>>(in[i]) * scale) : cvt<T>(0.0f);
+        }
+      }
+    });
+    return OkStatus();
+  }
+
+ private:
+  int opset_ = 0;
+  float ratio_attr_ = 0.5f;
+  bool has_seed_ = false;
+  int64_t seed_ = 0;
+};
+
+}  // namespace
+
+void register_quant_kernels(KernelRegistry& r) {
+  add_def(r, "QuantizeLinear", 10, INT_MAX, &make_kernel<QuantizeLinearKernel>, kQuantInputTypes);
+  add_def(r, "DequantizeLinear", 10, INT_MAX, &make_kernel<DequantizeLinearKernel>, kQuantTypes);
+  add_def(r, "DynamicQuantizeLinear", 11, INT_MAX, &make_kernel<DynamicQuantizeLinearKernel>,
+          type_bit(DataType::kFloat));
+  add_def(r, "Dropout", 1, INT_MAX, &make_kernel<DropoutKernel>, kFloatTypes);
+}
+
+}  // namespace sy::elementwise

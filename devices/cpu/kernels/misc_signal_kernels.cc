@@ -1,0 +1,486 @@
+// CPU kernels for signal processing: HannWindow, HammingWindow,
+// BlackmanWindow, MelWeightMatrix, DFT (opset 17 axis attribute, opset 20
+// axis input) and STFT. Arithmetic is done in double and converted to the
+// output type at the end.
+//
+// The FFT is hand-written (no FFT library is a project dependency): an
+// iterative radix-2 transform for powers of two, a direct O(n^2) DFT for
+// small other sizes and Bluestein's chirp-z algorithm (on top of radix-2) for
+// large ones, so every length costs O(n log n).
+//
+// All kernels are stateless after init(); compute() is const and thread-safe.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <numbers>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "devices/cpu/cpu_kernels.h"
+
+namespace sy {
+namespace {
+
+using cd = std::complex<double>;
+constexpr double kPi = std::numbers::pi;
+
+bool is_float_type(DataType t) {
+  return t == DataType::kFloat || t == DataType::kDouble || t == DataType::kFloat16 || t == DataType::kBFloat16;
+}
+
+// Reads an int32/int64 scalar (or one-element tensor) input.
+StatusOr<int64_t> read_int_scalar(const KernelContext& ctx, size_t i, const char* what) {
+  const RuntimeValue& v = ctx.input_value(i);
+  if (!v.is_tensor() || !v.tensor().defined()) return InvalidArgument(ctx.node().describe(), ": ", what, " must be a tensor");
+  const Tensor& t = v.tensor();
+  if (t.dtype() != DataType::kInt32 && t.dtype() != DataType::kInt64)
+    return InvalidArgument(ctx.node().describe(), ": ", what, " must be int32 or int64, got ", t.describe());
+  if (t.numel() != 1 || t.rank() > 1)
+    return InvalidArgument(ctx.node().describe(), ": ", what, " must be a scalar, got ", t.describe());
+  return t.int_at(0);
+}
+
+StatusOr<double> read_float_scalar(const KernelContext& ctx, size_t i, const char* what) {
+  const RuntimeValue& v = ctx.input_value(i);
+  if (!v.is_tensor() || !v.tensor().defined()) return InvalidArgument(ctx.node().describe(), ": ", what, " must be a tensor");
+  const Tensor& t = v.tensor();
+  if (t.numel() != 1 || t.rank() > 1 || !visit_numeric(t.dtype(), [](auto) {}))
+    return InvalidArgument(ctx.node().describe(), ": ", what, " must be a numeric scalar, got ", t.describe());
+  return t.double_at(0);
+}
+
+std::vector<double> load_doubles(const Tensor& t) {
+  std::vector<double> out(static_cast<size_t>(t.numel()));
+  visit_numeric(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = t.data<T>();
+    for (size_t i = 0; i < out.size(); ++i) {
+      if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>)
+        out[i] = static_cast<float>(p[i]);
+      else
+        out[i] = static_cast<double>(p[i]);
+    }
+  });
+  return out;
+}
+
+template <typename T>
+T from_double(double v) {
+  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+    return T(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return v != 0;
+  } else if constexpr (std::is_integral_v<T>) {
+    // Out-of-range or NaN conversions are undefined behaviour: clamp first.
+    if (!std::isfinite(v)) return T(0);
+    double lo = static_cast<double>(std::numeric_limits<T>::lowest());
+    double hi = static_cast<double>(std::numeric_limits<T>::max());
+    return static_cast<T>(std::min(std::max(v, lo), hi));
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+void store_doubles(const std::vector<double>& v, Tensor& t) {
+  visit_numeric(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* p = t.data<T>();
+    for (size_t i = 0; i < v.size(); ++i) p[i] = from_double<T>(v[i]);
+  });
+}
+
+// Parses output_datatype and checks it is a numeric type we can produce.
+StatusOr<DataType> parse_output_type(const Node& node, bool floats_only) {
+  int64_t dt = node.attr_int("output_datatype", static_cast<int64_t>(DataType::kFloat));
+  if (dt <= 0 || dt > kMaxDataType) return InvalidArgument(node.describe(), ": invalid output_datatype ", dt);
+  DataType t = static_cast<DataType>(dt);
+  bool ok = floats_only ? is_float_type(t) : (t != DataType::kBool && visit_numeric(t, [](auto) {}));
+  if (!ok) return InvalidArgument(node.describe(), ": unsupported output_datatype ", dtype_name(t));
+  return t;
+}
+
+// ---------------------------------------------------------------- FFT
+
+// An FFT plan for one length. run() is const and thread-safe.
+class Fft {
+ public:
+  explicit Fft(size_t n) : n_(n) {
+    if (n_ == 0) return;
+    if ((n_ & (n_ - 1)) == 0) {
+      pow2_ = true;
+      tw_ = twiddles(n_);
+    } else if (n_ <= kDirectMax) {
+      tw_.resize(n_);
+      for (size_t k = 0; k < n_; ++k) tw_[k] = std::polar(1.0, -2 * kPi * static_cast<double>(k) / static_cast<double>(n_));
+    } else {
+      m_ = 1;
+      while (m_ < 2 * n_ - 1) m_ <<= 1;
+      tw_ = twiddles(m_);
+      chirp_.resize(n_);
+      const uint64_t two_n = 2 * static_cast<uint64_t>(n_);
+      for (size_t k = 0; k < n_; ++k) {
+        uint64_t kk = (static_cast<uint64_t>(k) * k) % two_n;  // k^2 mod 2n keeps the angle accurate
+        chirp_[k] = std::polar(1.0, -kPi * static_cast<double>(kk) / static_cast<double>(n_));
+      }
+      bfft_.assign(m_, cd(0, 0));
+      bfft_[0] = std::conj(chirp_[0]);
+      for (size_t k = 1; k < n_; ++k) bfft_[k] = bfft_[m_ - k] = std::conj(chirp_[k]);
+      radix2(bfft_, tw_, false);
+    }
+  }
+
+  // In-place unnormalised transform of a (size n): exp(-2 pi i jk/n) forward,
+  // exp(+2 pi i jk/n) when inverse.
+  void run(std::vector<cd>& a, bool inverse) const {
+    if (n_ <= 1) return;
+    if (inverse)
+      for (cd& v : a) v = std::conj(v);
+    if (pow2_) {
+      radix2(a, tw_, false);
+    } else if (m_ == 0) {
+      std::vector<cd> out(n_);
+      for (size_t k = 0; k < n_; ++k) {
+        cd s(0, 0);
+        for (size_t j = 0; j < n_; ++j) s += a[j] * tw_[(j * k) % n_];
+        out[k] = s;
+      }
+      a.swap(out);
+    } else {
+      std::vector<cd> w(m_, cd(0, 0));
+      for (size_t j = 0; j < n_; ++j) w[j] = a[j] * chirp_[j];
+      radix2(w, tw_, false);
+      for (size_t j = 0; j < m_; ++j) w[j] *= bfft_[j];
+      radix2(w, tw_, true);
+      const double scale = 1.0 / static_cast<double>(m_);
+      for (size_t k = 0; k < n_; ++k) a[k] = w[k] * scale * chirp_[k];
+    }
+    if (inverse)
+      for (cd& v : a) v = std::conj(v);
+  }
+
+ private:
+  static constexpr size_t kDirectMax = 32;
+
+  static std::vector<cd> twiddles(size_t n) {
+    std::vector<cd> tw(n / 2 + 1);
+    for (size_t k = 0; k < tw.size(); ++k)
+      tw[k] = std::polar(1.0, -2 * kPi * static_cast<double>(k) / static_cast<double>(n));
+    return tw;
+  }
+
+  // Iterative Cooley-Tukey; tw holds exp(-2 pi i k/N) for k < N/2.
+  static void radix2(std::vector<cd>& a, const std::vector<cd>& tw, bool inverse) {
+    const size_t n = a.size();
+    for (size_t i = 1, j = 0; i < n; ++i) {
+      size_t bit = n >> 1;
+      for (; j & bit; bit >>= 1) j ^= bit;
+      j ^= bit;
+      if (i < j) std::swap(a[i], a[j]);
+    }
+    for (size_t len = 2; len <= n; len <<= 1) {
+      const size_t step = n / len;
+      for (size_t i = 0; i < n; i += len) {
+        for (size_t k = 0; k < len / 2; ++k) {
+          cd w = inverse ? std::conj(tw[k * step]) : tw[k * step];
+          cd u = a[i + k], v = a[i + k + len / 2] * w;
+          a[i + k] = u + v;
+          a[i + k + len / 2] = u - v;
+        }
+      }
+    }
+  }
+
+  size_t n_;
+  bool pow2_ = false;
+  size_t m_ = 0;  // Bluestein convolution size, 0 when unused
+  std::vector<cd> tw_, chirp_, bfft_;
+};
+
+// ---------------------------------------------------------------- windows
+
+enum class WindowKind { kHann, kHamming, kBlackman };
+
+template <WindowKind K>
+class WindowKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    ASSIGN_OR_RETURN(out_type_, parse_output_type(node, false));
+    periodic_ = node.attr_int("periodic", 1) != 0;
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(int64_t size, read_int_scalar(ctx, 0, "size"));
+    if (size < 0) return InvalidArgument(ctx.node().describe(), ": size must be >= 0, got ", size);
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, out_type_, Dims{size}));
+    std::vector<double> v(static_cast<size_t>(size));
+    const double n1 = static_cast<double>(periodic_ ? size : size - 1);
+    for (int64_t i = 0; i < size; ++i) {
+      const double x = static_cast<double>(i);
+      double w = 0;
+      if constexpr (K == WindowKind::kHann) {
+        double s = std::sin(kPi * x / n1);
+        w = s * s;
+      } else if constexpr (K == WindowKind::kHamming) {
+        const double alpha = 25.0 / 46.0;
+        w = alpha - (1 - alpha) * std::cos(2 * kPi * x / n1);
+      } else {
+        w = 0.42 - 0.5 * std::cos(2 * kPi * x / n1) + 0.08 * std::cos(4 * kPi * x / n1);
+      }
+      v[static_cast<size_t>(i)] = w;
+    }
+    store_doubles(v, *out);
+    return OkStatus();
+  }
+
+ private:
+  DataType out_type_ = DataType::kFloat;
+  bool periodic_ = true;
+};
+
+// ---------------------------------------------------------------- MelWeightMatrix
+
+class MelWeightMatrixKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    ASSIGN_OR_RETURN(out_type_, parse_output_type(node, false));
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    const std::string where = ctx.node().describe();
+    ASSIGN_OR_RETURN(int64_t num_mel_bins, read_int_scalar(ctx, 0, "num_mel_bins"));
+    ASSIGN_OR_RETURN(int64_t dft_length, read_int_scalar(ctx, 1, "dft_length"));
+    ASSIGN_OR_RETURN(int64_t sample_rate, read_int_scalar(ctx, 2, "sample_rate"));
+    ASSIGN_OR_RETURN(double lower, read_float_scalar(ctx, 3, "lower_edge_hertz"));
+    ASSIGN_OR_RETURN(double upper, read_float_scalar(ctx, 4, "upper_edge_hertz"));
+    if (num_mel_bins < 0 || dft_length <= 0 || sample_rate <= 0)
+      return InvalidArgument(where, ": need num_mel_bins >= 0, dft_length > 0 and sample_rate > 0");
+    if (!(lower >= 0) || !(upper >= lower) || !std::isfinite(upper))
+      return InvalidArgument(where, ": need 0 <= lower_edge_hertz <= upper_edge_hertz");
+    const int64_t nspec = dft_length / 2 + 1;
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, out_type_, Dims{nspec, num_mel_bins}));
+
+    // Mel scale: m = 2595 log10(1 + f/700). Bin edges are evenly spaced in mel
+    // and mapped to DFT bin indices (same rounding as the ONNX reference).
+    const double low_mel = 2595 * std::log10(1 + lower / 700);
+    const double high_mel = 2595 * std::log10(1 + upper / 700);
+    const double mel_step = (high_mel - low_mel) / static_cast<double>(num_mel_bins + 2);
+    std::vector<int64_t> bins(static_cast<size_t>(num_mel_bins + 2));
+    for (int64_t i = 0; i < num_mel_bins + 2; ++i) {
+      double mel = static_cast<double>(i) * mel_step + low_mel;
+      double hz = 700 * (std::pow(10.0, mel / 2595) - 1);
+      double b = std::floor(static_cast<double>(dft_length + 1) * hz / static_cast<double>(sample_rate));
+      // Every edge indexes a row except the last, which is only an exclusive bound.
+      const double limit = static_cast<double>(i == num_mel_bins + 1 ? nspec + 1 : nspec);
+      if (!(b >= 0) || b >= limit)
+        return InvalidArgument(where, ": upper_edge_hertz ", upper, " maps beyond the ", nspec, " spectrogram bins");
+      bins[static_cast<size_t>(i)] = static_cast<int64_t>(b);
+    }
+    std::vector<double> w(static_cast<size_t>(nspec * num_mel_bins), 0.0);
+    auto at = [&](int64_t j, int64_t i) -> double& { return w[static_cast<size_t>(j * num_mel_bins + i)]; };
+    for (int64_t i = 0; i < num_mel_bins; ++i) {
+      const int64_t lo = bins[static_cast<size_t>(i)], center = bins[static_cast<size_t>(i + 1)],
+                    hi = bins[static_cast<size_t>(i + 2)];
+      if (center == lo) {
+        at(center, i) = 1;
+      } else {
+        for (int64_t j = lo; j <= center; ++j)
+          at(j, i) = static_cast<double>(j - lo) / static_cast<double>(center - lo);
+      }
+      for (int64_t j = center; j < hi; ++j) at(j, i) = static_cast<double>(hi - j) / static_cast<double>(hi - center);
+    }
+    store_doubles(w, *out);
+    return OkStatus();
+  }
+
+ private:
+  DataType out_type_ = DataType::kFloat;
+};
+
+// ---------------------------------------------------------------- DFT
+
+class DftKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    axis_input_ = node.opset >= 20;
+    axis_ = node.attr_int("axis", axis_input_ ? -2 : 1);
+    inverse_ = node.attr_int("inverse", 0) != 0;
+    onesided_ = node.attr_int("onesided", 0) != 0;
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const std::string where = ctx.node().describe();
+    const RuntimeValue& xv = ctx.input_value(0);
+    if (!xv.is_tensor() || !is_float_type(xv.tensor().dtype()))
+      return InvalidArgument(where, ": input must be a float tensor");
+    const Tensor& x = xv.tensor();
+    const int64_t r = static_cast<int64_t>(x.rank());
+    if (r < 2) return InvalidArgument(where, ": input must have rank >= 2, got ", x.describe());
+    const int64_t comps = x.dim(static_cast<size_t>(r - 1));
+    if (comps != 1 && comps != 2) return InvalidArgument(where, ": last dimension must be 1 or 2, got ", x.describe());
+
+    int64_t axis = axis_;
+    if (axis_input_ && ctx.has_input(2)) {
+      ASSIGN_OR_RETURN(axis, read_int_scalar(ctx, 2, "axis"));
+    }
+    if (axis < -r || axis >= r) return InvalidArgument(where, ": axis ", axis, " out of range for rank ", r);
+    if (axis < 0) axis += r;
+    if (axis == r - 1) return InvalidArgument(where, ": axis cannot be the last (complex) dimension");
+
+    const Dims& xd = x.dims();
+    const int64_t n_in = xd[static_cast<size_t>(axis)];
+    const bool irfft = inverse_ && onesided_;
+    int64_t len = irfft ? 2 * (n_in - 1) : n_in;
+    if (ctx.has_input(1)) {
+      ASSIGN_OR_RETURN(len, read_int_scalar(ctx, 1, "dft_length"));
+    }
+    if (len <= 0) return InvalidArgument(where, ": dft_length must be positive, got ", len);
+
+    Dims od = xd;
+    od[static_cast<size_t>(axis)] = (onesided_ && !inverse_) ? len / 2 + 1 : len;
+    od[static_cast<size_t>(r - 1)] = irfft ? 1 : 2;
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), od));
+    // Nothing to transform; also keeps a huge dft_length from sizing an FFT plan.
+    if (out->numel() == 0) return OkStatus();
+
+    int64_t outer = 1, inner = 1;
+    for (int64_t i = 0; i < axis; ++i) outer *= xd[static_cast<size_t>(i)];
+    for (int64_t i = axis + 1; i < r - 1; ++i) inner *= xd[static_cast<size_t>(i)];
+    const int64_t n_out = od[static_cast<size_t>(axis)];
+    const int64_t oc = od[static_cast<size_t>(r - 1)];
+
+    const std::vector<double> in = load_doubles(x);
+    std::vector<double> res(static_cast<size_t>(out->numel()));
+    const Fft fft(static_cast<size_t>(len));
+    std::vector<cd> line(static_cast<size_t>(len));
+    const double scale = inverse_ ? 1.0 / static_cast<double>(len) : 1.0;
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i = 0; i < inner; ++i) {
+        auto in_at = [&](int64_t k) {
+          size_t p = static_cast<size_t>(((o * n_in + k) * inner + i) * comps);
+          return cd(in[p], comps == 2 ? in[p + 1] : 0.0);
+        };
+        if (irfft) {
+          // Rebuild the full Hermitian spectrum from the one-sided half.
+          for (int64_t k = 0; k <= len / 2; ++k) line[static_cast<size_t>(k)] = k < n_in ? in_at(k) : cd(0, 0);
+          for (int64_t k = len / 2 + 1; k < len; ++k)
+            line[static_cast<size_t>(k)] = std::conj(line[static_cast<size_t>(len - k)]);
+        } else {
+          for (int64_t k = 0; k < len; ++k) line[static_cast<size_t>(k)] = k < n_in ? in_at(k) : cd(0, 0);
+        }
+        fft.run(line, inverse_);
+        for (int64_t k = 0; k < n_out; ++k) {
+          size_t p = static_cast<size_t>(((o * n_out + k) * inner + i) * oc);
+          cd v = line[static_cast<size_t>(k)] * scale;
+          res[p] = v.real();
+          if (oc == 2) res[p + 1] = v.imag();
+        }
+      }
+    }
+    store_doubles(res, *out);
+    return OkStatus();
+  }
+
+ private:
+  bool axis_input_ = false;
+  int64_t axis_ = 1;
+  bool inverse_ = false;
+  bool onesided_ = false;
+};
+
+// ---------------------------------------------------------------- STFT
+
+class StftKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    onesided_ = node.attr_int("onesided", 1) != 0;
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const std::string where = ctx.node().describe();
+    const RuntimeValue& xv = ctx.input_value(0);
+    if (!xv.is_tensor() || !is_float_type(xv.tensor().dtype()))
+      return InvalidArgument(where, ": signal must be a float tensor");
+    const Tensor& x = xv.tensor();
+    if (x.rank() != 3 || (x.dim(2) != 1 && x.dim(2) != 2))
+      return InvalidArgument(where, ": signal must be [batch, length, 1 or 2], got ", x.describe());
+    const int64_t batch = x.dim(0), length = x.dim(1), comps = x.dim(2);
+    ASSIGN_OR_RETURN(int64_t step, read_int_scalar(ctx, 1, "frame_step"));
+    if (step <= 0) return InvalidArgument(where, ": frame_step must be positive, got ", step);
+
+    std::vector<double> window;
+    int64_t frame = -1;
+    if (ctx.has_input(2)) {
+      const RuntimeValue& wv = ctx.input_value(2);
+      if (!wv.is_tensor() || !is_float_type(wv.tensor().dtype()) || wv.tensor().rank() != 1)
+        return InvalidArgument(where, ": window must be a 1-D float tensor");
+      window = load_doubles(wv.tensor());
+      frame = wv.tensor().dim(0);
+    }
+    if (ctx.has_input(3)) {
+      ASSIGN_OR_RETURN(int64_t fl, read_int_scalar(ctx, 3, "frame_length"));
+      if (frame >= 0 && fl != frame)
+        return InvalidArgument(where, ": frame_length ", fl, " differs from the window length ", frame);
+      frame = fl;
+    }
+    if (frame < 0) frame = length;
+    if (frame <= 0 || frame > length)
+      return InvalidArgument(where, ": frame length ", frame, " must be in [1, ", length, "]");
+    if (window.empty()) window.assign(static_cast<size_t>(frame), 1.0);
+
+    const int64_t frames = 1 + (length - frame) / step;
+    const int64_t bins = onesided_ ? frame / 2 + 1 : frame;
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), Dims{batch, frames, bins, 2}));
+
+    const std::vector<double> in = load_doubles(x);
+    std::vector<double> res(static_cast<size_t>(out->numel()));
+    const Fft fft(static_cast<size_t>(frame));
+    std::vector<cd> line(static_cast<size_t>(frame));
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t f = 0; f < frames; ++f) {
+        for (int64_t k = 0; k < frame; ++k) {
+          size_t p = static_cast<size_t>((b * length + f * step + k) * comps);
+          line[static_cast<size_t>(k)] = cd(in[p], comps == 2 ? in[p + 1] : 0.0) * window[static_cast<size_t>(k)];
+        }
+        fft.run(line, false);
+        for (int64_t k = 0; k < bins; ++k) {
+          size_t p = static_cast<size_t>(((b * frames + f) * bins + k) * 2);
+          res[p] = line[static_cast<size_t>(k)].real();
+          res[p + 1] = line[static_cast<size_t>(k)].imag();
+        }
+      }
+    }
+    store_doubles(res, *out);
+    return OkStatus();
+  }
+
+ private:
+  bool onesided_ = true;
+};
+
+void add(KernelRegistry& r, const char* op, int since, int end, KernelFactory f, uint64_t host_inputs) {
+  KernelDef d;
+  d.op = op;
+  d.since_version = since;
+  d.end_version = end;
+  d.factory = f;
+  d.host_inputs = host_inputs;
+  r.add(std::move(d));
+}
+
+}  // namespace
+
+void register_cpu_misc_signal_kernels(KernelRegistry& r) {
+  add(r, "HannWindow", 17, INT_MAX, &make_kernel<WindowKernel<WindowKind::kHann>>, 1u << 0);
+  add(r, "HammingWindow", 17, INT_MAX, &make_kernel<WindowKernel<WindowKind::kHamming>>, 1u << 0);
+  add(r, "BlackmanWindow", 17, INT_MAX, &make_kernel<WindowKernel<WindowKind::kBlackman>>, 1u << 0);
+  add(r, "MelWeightMatrix", 17, INT_MAX, &make_kernel<MelWeightMatrixKernel>, 0x1f);
+  add(r, "DFT", 17, INT_MAX, &make_kernel<DftKernel>, (1u << 1) | (1u << 2));
+  add(r, "STFT", 17, INT_MAX, &make_kernel<StftKernel>, (1u << 1) | (1u << 3));
+}
+
+}  // namespace sy

@@ -1,0 +1,321 @@
+// CPU kernels for text ops: StringNormalizer and TfIdfVectorizer.
+//
+// StringNormalizer follows ONNX Runtime's behaviour: stop words are whole
+// elements, compared case-insensitively (by lower-casing both sides) unless
+// is_case_sensitive is set. Case changes cover ASCII, Latin-1, Latin
+// Extended-A, Greek and Cyrillic letters in UTF-8; other characters, and
+// malformed UTF-8, pass through unchanged. The locale attribute is ignored.
+//
+// TfIdfVectorizer builds an n-gram trie from the pool in init() and walks it
+// per row exactly like the reference implementation.
+//
+// All kernels are stateless after init(); compute() is const and thread-safe.
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "devices/cpu/cpu_kernels.h"
+
+namespace sy {
+namespace {
+
+// ---------------------------------------------------------------- UTF-8 case mapping
+
+uint32_t to_lower_cp(uint32_t c) {
+  if (c < 0x80) return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+  if (c >= 0xC0 && c <= 0xDE && c != 0xD7) return c + 0x20;
+  if ((c >= 0x100 && c <= 0x137) || (c >= 0x14A && c <= 0x177)) return c | 1u;
+  if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return (c & 1u) ? c + 1 : c;
+  if (c >= 0x391 && c <= 0x3A9 && c != 0x3A2) return c + 0x20;
+  if (c >= 0x410 && c <= 0x42F) return c + 0x20;
+  if (c >= 0x400 && c <= 0x40F) return c + 0x50;
+  return c;
+}
+
+uint32_t to_upper_cp(uint32_t c) {
+  if (c < 0x80) return (c >= 'a' && c <= 'z') ? c - 32 : c;
+  if (c >= 0xE0 && c <= 0xFE && c != 0xF7) return c - 0x20;
+  if ((c >= 0x100 && c <= 0x137) || (c >= 0x14A && c <= 0x177)) return c & ~1u;
+  if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return (c & 1u) ? c : c - 1;
+  if (c >= 0x3B1 && c <= 0x3C9 && c != 0x3C2) return c - 0x20;
+  if (c >= 0x430 && c <= 0x44F) return c - 0x20;
+  if (c >= 0x450 && c <= 0x45F) return c - 0x50;
+  return c;
+}
+
+void append_utf8(std::string& out, uint32_t c) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+}
+
+// Maps code points below U+0800 (all the mapped ranges are two-byte or ASCII);
+// longer sequences and stray bytes are copied as they are.
+std::string change_case(const std::string& s, bool upper) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    unsigned char b = static_cast<unsigned char>(s[i]);
+    if (b < 0x80) {
+      append_utf8(out, upper ? to_upper_cp(b) : to_lower_cp(b));
+      ++i;
+    } else if ((b & 0xE0) == 0xC0 && i + 1 < s.size() && (static_cast<unsigned char>(s[i + 1]) & 0xC0) == 0x80) {
+      uint32_t c = ((b & 0x1Fu) << 6) | (static_cast<unsigned char>(s[i + 1]) & 0x3Fu);
+      if (c < 0x80) {  // overlong encoding: leave untouched
+        out.append(s, i, 2);
+      } else {
+        append_utf8(out, upper ? to_upper_cp(c) : to_lower_cp(c));
+      }
+      i += 2;
+    } else {
+      out += s[i];
+      ++i;
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- StringNormalizer
+
+class StringNormalizerKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    std::string action = node.attr_string("case_change_action", "NONE");
+    if (action == "LOWER") {
+      action_ = Action::kLower;
+    } else if (action == "UPPER") {
+      action_ = Action::kUpper;
+    } else if (action == "NONE") {
+      action_ = Action::kNone;
+    } else {
+      return InvalidArgument(node.describe(), ": unknown case_change_action '", action, "'");
+    }
+    case_sensitive_ = node.attr_int("is_case_sensitive", 0) != 0;
+    for (const std::string& w : node.attr_strings("stopwords"))
+      stopwords_.insert(case_sensitive_ ? w : change_case(w, false));
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const RuntimeValue& xv = ctx.input_value(0);
+    if (!xv.is_tensor() || xv.tensor().dtype() != DataType::kString)
+      return InvalidArgument(ctx.node().describe(), ": input must be a string tensor");
+    const Tensor& x = xv.tensor();
+    const bool two_d = x.rank() == 2;
+    if (!(x.rank() == 1 || (two_d && x.dim(0) == 1)))
+      return InvalidArgument(ctx.node().describe(), ": input must be [C] or [1, C], got ", x.describe());
+
+    const std::string* in = x.data<std::string>();
+    std::vector<std::string> kept;
+    kept.reserve(static_cast<size_t>(x.numel()));
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const std::string& s = in[i];
+      if (!stopwords_.empty() && stopwords_.count(case_sensitive_ ? s : change_case(s, false))) continue;
+      switch (action_) {
+        case Action::kLower: kept.push_back(change_case(s, false)); break;
+        case Action::kUpper: kept.push_back(change_case(s, true)); break;
+        case Action::kNone: kept.push_back(s); break;
+      }
+    }
+    // An all-stop-word input yields one empty string rather than an empty tensor.
+    if (kept.empty()) kept.emplace_back();
+    const int64_t n = static_cast<int64_t>(kept.size());
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, DataType::kString, two_d ? Dims{1, n} : Dims{n}));
+    std::string* o = out->data<std::string>();
+    for (int64_t i = 0; i < n; ++i) o[i] = std::move(kept[static_cast<size_t>(i)]);
+    return OkStatus();
+  }
+
+ private:
+  enum class Action { kNone, kLower, kUpper };
+  Action action_ = Action::kNone;
+  bool case_sensitive_ = false;
+  std::unordered_set<std::string> stopwords_;
+};
+
+// ---------------------------------------------------------------- TfIdfVectorizer
+
+class TfIdfVectorizerKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    const std::string where = node.describe();
+    std::string mode = node.attr_string("mode", "");
+    if (mode == "TF") {
+      mode_ = Mode::kTf;
+    } else if (mode == "IDF") {
+      mode_ = Mode::kIdf;
+    } else if (mode == "TFIDF") {
+      mode_ = Mode::kTfIdf;
+    } else {
+      return InvalidArgument(where, ": mode must be TF, IDF or TFIDF, got '", mode, "'");
+    }
+    min_gram_ = node.attr_int("min_gram_length", 0);
+    max_gram_ = node.attr_int("max_gram_length", 0);
+    max_skip_ = node.attr_int("max_skip_count", 0);
+    if (min_gram_ < 1 || max_gram_ < min_gram_ || max_gram_ > (1 << 20) || max_skip_ < 0 || max_skip_ > (1 << 20))
+      return InvalidArgument(where, ": need 1 <= min_gram_length <= max_gram_length and max_skip_count >= 0");
+    const std::vector<int64_t> counts = node.attr_ints("ngram_counts");
+    indexes_ = node.attr_ints("ngram_indexes");
+    weights_ = node.attr_floats("weights");
+    if (indexes_.empty()) return InvalidArgument(where, ": ngram_indexes must not be empty");
+    for (int64_t v : indexes_)
+      if (v < 0) return InvalidArgument(where, ": ngram_indexes must be >= 0");
+    output_size_ = *std::max_element(indexes_.begin(), indexes_.end()) + 1;
+    if (!weights_.empty() && static_cast<int64_t>(weights_.size()) < output_size_)
+      return InvalidArgument(where, ": weights has ", weights_.size(), " entries but the output has ", output_size_);
+
+    // Pool items become int64 tokens; strings get dense ids from a vocabulary.
+    std::vector<int64_t> pool = node.attr_ints("pool_int64s");
+    const std::vector<std::string> strings = node.attr_strings("pool_strings");
+    strings_ = !strings.empty();
+    if (strings_ == !pool.empty()) return InvalidArgument(where, ": exactly one of pool_int64s and pool_strings is needed");
+    if (strings_) {
+      for (const std::string& s : strings) pool.push_back(vocab_.emplace(s, static_cast<int64_t>(vocab_.size())).first->second);
+    }
+
+    nodes_.assign(1, TrieNode{});
+    const int64_t total = static_cast<int64_t>(pool.size());
+    int64_t ngram_id = 1;  // 0 marks a trie node that ends no n-gram
+    for (size_t i = 0; i < counts.size(); ++i) {
+      const int64_t size = static_cast<int64_t>(i) + 1;
+      const int64_t start = counts[i];
+      const int64_t end = i + 1 < counts.size() ? counts[i + 1] : total;
+      if (start < 0 || end < start || end > total)
+        return InvalidArgument(where, ": ngram_counts are not increasing offsets into the pool");
+      const int64_t ngrams = (end - start) / size;
+      if (size < min_gram_ || size > max_gram_) {
+        ngram_id += ngrams;
+        continue;
+      }
+      for (int64_t g = 0; g < ngrams; ++g) {
+        int32_t cur = 0;
+        for (int64_t k = 0; k < size; ++k) {
+          const int64_t tok = pool[static_cast<size_t>(start + g * size + k)];
+          auto it = nodes_[static_cast<size_t>(cur)].children.find(tok);
+          if (it == nodes_[static_cast<size_t>(cur)].children.end()) {
+            const int32_t next = static_cast<int32_t>(nodes_.size());
+            nodes_[static_cast<size_t>(cur)].children.emplace(tok, next);
+            nodes_.emplace_back();
+            cur = next;
+          } else {
+            cur = it->second;
+          }
+        }
+        if (ngram_id - 1 >= static_cast<int64_t>(indexes_.size()))
+          return InvalidArgument(where, ": the pool has more n-grams than ngram_indexes entries");
+        nodes_[static_cast<size_t>(cur)].column = indexes_[static_cast<size_t>(ngram_id - 1)];
+        ++ngram_id;
+      }
+    }
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const std::string where = ctx.node().describe();
+    const RuntimeValue& xv = ctx.input_value(0);
+    if (!xv.is_tensor() || !xv.tensor().defined()) return InvalidArgument(where, ": input must be a tensor");
+    const Tensor& x = xv.tensor();
+    const DataType dt = x.dtype();
+    if (strings_ ? dt != DataType::kString : (dt != DataType::kInt32 && dt != DataType::kInt64))
+      return InvalidArgument(where, ": input ", x.describe(), " does not match the pool type");
+    if (x.rank() > 2) return InvalidArgument(where, ": input must be [C] or [B, C], got ", x.describe());
+    const int64_t rows = x.rank() == 2 ? x.dim(0) : 1;
+    const int64_t cols = x.rank() == 2 ? x.dim(1) : x.numel();
+    const Dims out_dims = x.rank() == 2 ? Dims{rows, output_size_} : Dims{output_size_};
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, DataType::kFloat, out_dims));
+
+    // Tokens of the input; strings not in the pool get -1, which no trie edge has.
+    std::vector<int64_t> toks(static_cast<size_t>(x.numel()));
+    for (size_t i = 0; i < toks.size(); ++i) {
+      if (strings_) {
+        auto it = vocab_.find(x.data<std::string>()[i]);
+        toks[i] = it == vocab_.end() ? -1 : it->second;
+      } else {
+        toks[i] = x.int_at(static_cast<int64_t>(i));
+      }
+    }
+
+    std::vector<int64_t> freq(static_cast<size_t>(rows * output_size_), 0);
+    for (int64_t row = 0; row < rows; ++row) {
+      const int64_t* t = toks.data() + row * cols;
+      int64_t* f = freq.data() + row * output_size_;
+      int64_t start_size = min_gram_;
+      for (int64_t skip = 1; skip <= max_skip_ + 1; ++skip) {
+        for (int64_t s = 0; s < cols; ++s) {
+          if (s + skip * (start_size - 1) >= cols) break;
+          int32_t cur = 0;
+          int64_t size = 1;
+          for (int64_t item = s; size <= max_gram_ && item < cols; item += skip, ++size) {
+            const auto& ch = nodes_[static_cast<size_t>(cur)].children;
+            auto it = ch.find(t[item]);
+            if (it == ch.end()) break;
+            cur = it->second;
+            const int64_t col = nodes_[static_cast<size_t>(cur)].column;
+            if (size >= start_size && col >= 0) ++f[col];
+          }
+        }
+        // Unigrams do not depend on the skip distance: count them once.
+        if (start_size == 1) {
+          ++start_size;
+          if (start_size > max_gram_) break;
+        }
+      }
+    }
+
+    float* o = out->data<float>();
+    for (int64_t row = 0; row < rows; ++row) {
+      for (int64_t c = 0; c < output_size_; ++c) {
+        const int64_t n = freq[static_cast<size_t>(row * output_size_ + c)];
+        const float w = weights_.empty() ? 1.0f : weights_[static_cast<size_t>(c)];
+        float v = 0;
+        switch (mode_) {
+          case Mode::kTf: v = static_cast<float>(n); break;
+          case Mode::kIdf: v = n > 0 ? w : 0.0f; break;
+          case Mode::kTfIdf: v = w * static_cast<float>(n); break;
+        }
+        o[row * output_size_ + c] = v;
+      }
+    }
+    return OkStatus();
+  }
+
+ private:
+  enum class Mode { kTf, kIdf, kTfIdf };
+  struct TrieNode {
+    std::unordered_map<int64_t, int32_t> children;
+    int64_t column = -1;  // output column of the n-gram ending here, or -1
+  };
+  Mode mode_ = Mode::kTf;
+  int64_t min_gram_ = 1, max_gram_ = 1, max_skip_ = 0, output_size_ = 0;
+  std::vector<int64_t> indexes_;
+  std::vector<float> weights_;
+  bool strings_ = false;
+  std::unordered_map<std::string, int64_t> vocab_;
+  std::vector<TrieNode> nodes_;
+};
+
+void add(KernelRegistry& r, const char* op, int since, KernelFactory f) {
+  KernelDef d;
+  d.op = op;
+  d.since_version = since;
+  d.factory = f;
+  r.add(std::move(d));
+}
+
+}  // namespace
+
+void register_cpu_misc_text_kernels(KernelRegistry& r) {
+  add(r, "StringNormalizer", 10, &make_kernel<StringNormalizerKernel>);
+  add(r, "TfIdfVectorizer", 9, &make_kernel<TfIdfVectorizerKernel>);
+}
+
+}  // namespace sy

@@ -1,0 +1,116 @@
+#include "devices/cpu/kernels/nn_common.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+namespace sy::nn {
+
+void add_kernel(KernelRegistry& r, const char* op, int since, KernelFactory f, std::vector<DataType> types,
+                bool data_dependent_shape) {
+  KernelDef d;
+  d.domain = "";
+  d.op = op;
+  d.since_version = since;
+  d.device = DeviceKind::kCpu;
+  d.types = std::move(types);
+  d.data_dependent_shape = data_dependent_shape;
+  d.factory = f;
+  r.add(std::move(d));
+}
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  return eng;
+}
+
+Status WindowAttrs::parse(const Node& node) {
+  auto_pad = node.attr_string("auto_pad", "NOTSET");
+  if (auto_pad.empty()) auto_pad = "NOTSET";
+  if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" && auto_pad != "VALID")
+    return InvalidArgument(node.describe(), ": unknown auto_pad '", auto_pad, "'");
+  kernel_shape = node.attr_ints("kernel_shape");
+  pads = node.attr_ints("pads");
+  strides = node.attr_ints("strides");
+  dilations = node.attr_ints("dilations");
+  ceil_mode = node.attr_int("ceil_mode", 0) != 0;
+  for (int64_t v : kernel_shape)
+    if (v <= 0) return InvalidArgument(node.describe(), ": kernel_shape values must be positive");
+  for (int64_t v : strides)
+    if (v <= 0) return InvalidArgument(node.describe(), ": strides must be positive");
+  for (int64_t v : dilations)
+    if (v <= 0) return InvalidArgument(node.describe(), ": dilations must be positive");
+  for (int64_t v : pads)
+    if (v < 0) return InvalidArgument(node.describe(), ": pads must be non-negative");
+  return OkStatus();
+}
+
+StatusOr<Window> resolve_window(const WindowAttrs& a, const Dims& x_dims, std::span<const int64_t> kernel,
+                                const std::string& op) {
+  Window w;
+  if (x_dims.rank() < 3 || x_dims.rank() > 2 + kMaxSpatial)
+    return InvalidArgument(op, ": input must have rank 3 to 5 (N, C, spatial...), got ", x_dims.to_string());
+  const int nsp = static_cast<int>(x_dims.rank()) - 2;
+  w.nsp = nsp;
+  if (static_cast<int>(kernel.size()) != nsp)
+    return InvalidArgument(op, ": kernel has ", kernel.size(), " spatial dims but input ", x_dims.to_string(), " has ",
+                           nsp);
+  if (!a.strides.empty() && static_cast<int>(a.strides.size()) != nsp)
+    return InvalidArgument(op, ": strides has ", a.strides.size(), " values, expected ", nsp);
+  if (!a.dilations.empty() && static_cast<int>(a.dilations.size()) != nsp)
+    return InvalidArgument(op, ": dilations has ", a.dilations.size(), " values, expected ", nsp);
+  if (!a.pads.empty() && static_cast<int>(a.pads.size()) != 2 * nsp)
+    return InvalidArgument(op, ": pads has ", a.pads.size(), " values, expected ", 2 * nsp);
+  for (int i = 0; i < nsp; ++i) {
+    const int o = kMaxSpatial - nsp + i;
+    const int64_t in = x_dims[2 + i];
+    const int64_t k = kernel[i];
+    const int64_t s = a.strides.empty() ? 1 : a.strides[i];
+    const int64_t d = a.dilations.empty() ? 1 : a.dilations[i];
+    if (k <= 0) return InvalidArgument(op, ": kernel spatial dims must be positive");
+    if (s <= 0 || d <= 0) return InvalidArgument(op, ": strides and dilations must be positive");
+    const int64_t dk = (k - 1) * d + 1;
+    int64_t pb = 0, pe = 0, out = 0;
+    if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
+      out = (in + s - 1) / s;
+      const int64_t total = std::max<int64_t>(0, (out - 1) * s + dk - in);
+      pb = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pe = total - pb;
+    } else {
+      if (a.auto_pad == "NOTSET" && !a.pads.empty()) {
+        pb = a.pads[i];
+        pe = a.pads[nsp + i];
+        if (pb < 0 || pe < 0) return InvalidArgument(op, ": pads must be non-negative");
+      }
+      const int64_t padded = in + pb + pe;
+      if (padded < dk)
+        return InvalidArgument(op, ": kernel extent ", dk, " is larger than the padded input size ", padded, " (input ",
+                               x_dims.to_string(), ")");
+      if (a.ceil_mode) {
+        out = (padded - dk + s - 1) / s + 1;
+        if ((out - 1) * s >= in + pb) --out;  // last window must start inside the input
+      } else {
+        out = (padded - dk) / s + 1;
+      }
+    }
+    if (in <= 0 || out <= 0) return InvalidArgument(op, ": empty spatial dimension in input ", x_dims.to_string());
+    w.in[o] = in;
+    w.k[o] = k;
+    w.out[o] = out;
+    w.stride[o] = s;
+    w.dil[o] = d;
+    w.pad_b[o] = pb;
+    w.pad_e[o] = pe;
+  }
+  return w;
+}
+
+float float_at(const Tensor& t, int64_t i) {
+  switch (t.dtype()) {
+    case DataType::kFloat: return t.data<float>()[i];
+    case DataType::kDouble: return static_cast<float>(t.data<double>()[i]);
+    case DataType::kFloat16: return static_cast<float>(t.data<Float16>()[i]);
+    case DataType::kBFloat16: return static_cast<float>(t.data<BFloat16>()[i]);
+    default: return static_cast<float>(t.double_at(i));
+  }
+}
+
+}  // namespace sy::nn

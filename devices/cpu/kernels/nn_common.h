@@ -1,0 +1,65 @@
+// Shared helpers for the CPU neural-network kernel family (nn_*.cc,
+// rnn_*.cc): registration entry points of each file, window geometry for
+// convolution and pooling, and the oneDNN engine.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "devices/kernel.h"
+#include "devices/kernel_registry.h"
+
+namespace dnnl {
+class engine;
+}
+
+namespace sy::nn {
+
+// Per-file registration (all called from register_cpu_nn_kernels).
+void register_conv_kernels(KernelRegistry& r);       // nn_conv.cc
+void register_pool_kernels(KernelRegistry& r);       // nn_pool.cc
+void register_rnn_kernels(KernelRegistry& r);        // rnn_kernels.cc
+void register_detection_kernels(KernelRegistry& r);  // nn_detection.cc
+
+// Adds a CPU kernel for domain "" to `r`.
+void add_kernel(KernelRegistry& r, const char* op, int since, KernelFactory f, std::vector<DataType> types = {},
+                bool data_dependent_shape = false);
+
+// The process-wide oneDNN CPU engine. Thread-safe (created once).
+dnnl::engine& cpu_engine();
+
+// Spatial ranks handled by the window helpers; geometry is stored with
+// leading 1s so that 1-D and 2-D cases run through the 3-D loops.
+constexpr int kMaxSpatial = 3;
+using Arr3 = std::array<int64_t, kMaxSpatial>;
+
+// Window attributes of Conv / ConvTranspose / pooling, parsed once in init().
+struct WindowAttrs {
+  std::string auto_pad = "NOTSET";
+  std::vector<int64_t> kernel_shape, pads, strides, dilations;
+  bool ceil_mode = false;
+  Status parse(const Node& node);
+};
+
+// Geometry resolved for one call.
+struct Window {
+  int nsp = 0;  // spatial rank of the tensors
+  Arr3 in{1, 1, 1}, k{1, 1, 1}, out{1, 1, 1}, stride{1, 1, 1}, dil{1, 1, 1}, pad_b{0, 0, 0}, pad_e{0, 0, 0};
+  int64_t in_size() const { return in[0] * in[1] * in[2]; }
+  int64_t out_size() const { return out[0] * out[1] * out[2]; }
+  int64_t k_size() const { return k[0] * k[1] * k[2]; }
+};
+
+// Resolves output size and padding of a conv/pool window over x (N, C,
+// spatial...). `kernel` gives the kernel's spatial dims (from weights or
+// the kernel_shape attribute). Errors are InvalidArgument naming `op`.
+StatusOr<Window> resolve_window(const WindowAttrs& a, const Dims& x_dims, std::span<const int64_t> kernel,
+                                const std::string& op);
+
+// Reads element i of a float-ish tensor (float, double, half) as float.
+float float_at(const Tensor& t, int64_t i);
+
+}  // namespace sy::nn

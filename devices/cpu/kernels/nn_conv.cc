@@ -1,0 +1,472 @@
+// CPU convolution kernels: Conv (float via a cached oneDNN primitive, other
+// types and oneDNN rejections via a direct loop), ConvTranspose (GEMM +
+// col2im), ConvInteger and QLinearConv (direct loop, int32 accumulation).
+#include <oneapi/dnnl/dnnl.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "devices/cpu/kernels/nn_common.h"
+
+namespace sy::nn {
+namespace {
+
+// Direct N-d convolution on the 3-D canonical geometry. out(n, m, idx, acc)
+// stores one accumulated value. Zero points are subtracted before products.
+template <typename TX, typename TW, typename Acc, typename Out>
+void conv_direct(const TX* X, const TW* W, int64_t N, int64_t C, int64_t M, int64_t G, const Window& w, Acc xz,
+                 const std::vector<Acc>& wz, Out&& out) {
+  const int64_t Cg = C / G, Mg = M / G, insz = w.in_size(), ksz = w.k_size();
+  tbb::parallel_for(int64_t{0}, N * M, [&](int64_t nm) {
+    const int64_t n = nm / M, m = nm % M, g = m / Mg;
+    const TW* wm = W + m * Cg * ksz;
+    const Acc wzm = wz.empty() ? Acc{} : wz[m];
+    for (int64_t od = 0; od < w.out[0]; ++od)
+      for (int64_t oh = 0; oh < w.out[1]; ++oh)
+        for (int64_t ow = 0; ow < w.out[2]; ++ow) {
+          Acc acc{};
+          for (int64_t c = 0; c < Cg; ++c) {
+            const TX* xc = X + (n * C + g * Cg + c) * insz;
+            const TW* wc = wm + c * ksz;
+            for (int64_t kd = 0; kd < w.k[0]; ++kd) {
+              const int64_t id = od * w.stride[0] - w.pad_b[0] + kd * w.dil[0];
+              if (id < 0 || id >= w.in[0]) continue;
+              for (int64_t kh = 0; kh < w.k[1]; ++kh) {
+                const int64_t ih = oh * w.stride[1] - w.pad_b[1] + kh * w.dil[1];
+                if (ih < 0 || ih >= w.in[1]) continue;
+                for (int64_t kw = 0; kw < w.k[2]; ++kw) {
+                  const int64_t iw = ow * w.stride[2] - w.pad_b[2] + kw * w.dil[2];
+                  if (iw < 0 || iw >= w.in[2]) continue;
+                  const Acc xv = static_cast<Acc>(xc[(id * w.in[1] + ih) * w.in[2] + iw]) - xz;
+                  const Acc wv = static_cast<Acc>(wc[(kd * w.k[1] + kh) * w.k[2] + kw]) - wzm;
+                  acc += xv * wv;
+                }
+              }
+            }
+          }
+          out(n, m, (od * w.out[1] + oh) * w.out[2] + ow, acc);
+        }
+  });
+}
+
+// Checks X/W/bias shapes of a forward convolution and resolves the window.
+struct ConvShape {
+  int64_t N = 0, C = 0, M = 0;
+  Window w;
+  Dims out;
+};
+
+StatusOr<ConvShape> conv_shape(const WindowAttrs& a, int64_t group, const Tensor& x, const Tensor& wt,
+                               const std::string& op) {
+  if (!x.defined() || !wt.defined()) return InvalidArgument(op, ": X and W are required");
+  if (x.rank() != wt.rank())
+    return InvalidArgument(op, ": X ", x.describe(), " and W ", wt.describe(), " must have the same rank");
+  if (x.rank() < 3) return InvalidArgument(op, ": X must have rank >= 3, got ", x.describe());
+  ConvShape s;
+  s.N = x.dim(0);
+  s.C = x.dim(1);
+  s.M = wt.dim(0);
+  if (group <= 0 || s.C % group != 0 || s.M % group != 0 || wt.dim(1) * group != s.C)
+    return InvalidArgument(op, ": channel mismatch: X ", x.describe(), ", W ", wt.describe(), ", group ", group);
+  std::vector<int64_t> kernel(wt.dims().begin() + 2, wt.dims().end());
+  if (!a.kernel_shape.empty() && a.kernel_shape != kernel)
+    return InvalidArgument(op, ": kernel_shape attribute does not match W ", wt.describe());
+  ASSIGN_OR_RETURN(s.w, resolve_window(a, x.dims(), kernel, op));
+  s.out = Dims{s.N, s.M};
+  for (int i = 0; i < s.w.nsp; ++i) s.out.push_back(s.w.out[kMaxSpatial - s.w.nsp + i]);
+  return s;
+}
+
+// A oneDNN forward convolution with its primitive descriptor.
+struct DnnlConv {
+  dnnl::convolution_forward::primitive_desc pd;
+  dnnl::convolution_forward prim;
+};
+
+class ConvKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    group_ = node.attr_int("group", 1);
+    if (group_ <= 0) return InvalidArgument(node.describe(), ": group must be positive");
+    return attrs_.parse(node);
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& wt = ctx.input(1);
+    ASSIGN_OR_RETURN(ConvShape s, conv_shape(attrs_, group_, x, wt, "Conv"));
+    if (x.dtype() != wt.dtype()) return InvalidArgument("Conv: X and W types differ");
+    const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    if (b && (b->numel() != s.M || b->rank() != 1 || b->dtype() != x.dtype()))
+      return InvalidArgument("Conv: bias must be 1-D of size ", s.M, ", got ", b->describe());
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), s.out));
+    if (s.N == 0 || s.M == 0) return OkStatus();
+    if (x.dtype() == DataType::kFloat && s.C > 0 && run_dnnl(x, wt, b, y, s)) return OkStatus();
+    bool ok = false;
+    auto run = [&](auto tag) {
+      using T = decltype(tag);
+      using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+      const int64_t osz = s.w.out_size();
+      T* Y = y->data<T>();
+      conv_direct<T, T, Acc>(x.data<T>(), wt.data<T>(), s.N, s.C, s.M, group_, s.w, Acc{}, {},
+                             [&](int64_t n, int64_t m, int64_t i, Acc acc) {
+                               if (b) acc += static_cast<Acc>(b->data<T>()[m]);
+                               Y[(n * s.M + m) * osz + i] = static_cast<T>(acc);
+                             });
+      ok = true;
+    };
+    switch (x.dtype()) {
+      case DataType::kFloat: run(float{}); break;
+      case DataType::kDouble: run(double{}); break;
+      case DataType::kFloat16: run(Float16{}); break;
+      case DataType::kBFloat16: run(BFloat16{}); break;
+      default: break;
+    }
+    if (!ok) return Unimplemented("Conv: unsupported type ", dtype_name(x.dtype()));
+    return OkStatus();
+  }
+
+ private:
+  // Runs the float convolution through oneDNN; false if oneDNN declines
+  // (the caller then uses the direct loop).
+  bool run_dnnl(const Tensor& x, const Tensor& wt, const Tensor* b, Tensor* y, const ConvShape& s) const {
+    using dnnl::memory;
+    try {
+      const int nsp = s.w.nsp;
+      std::vector<int64_t> key(x.dims().begin(), x.dims().end());
+      key.insert(key.end(), wt.dims().begin(), wt.dims().end());
+      key.push_back(b ? 1 : 0);
+      std::shared_ptr<DnnlConv> conv;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        auto it = cache_.find(key);
+        if (it != cache_.end()) conv = it->second;
+      }
+      if (!conv) {
+        memory::dims src(x.dims().begin(), x.dims().end()), dst(s.out.begin(), s.out.end());
+        memory::dims wei;
+        if (group_ > 1) {
+          wei = {group_, s.M / group_};
+          wei.insert(wei.end(), wt.dims().begin() + 1, wt.dims().end());
+        } else {
+          wei.assign(wt.dims().begin(), wt.dims().end());
+        }
+        memory::dims strides, dil, pl, pr;
+        for (int i = 0; i < nsp; ++i) {
+          const int o = kMaxSpatial - nsp + i;
+          strides.push_back(s.w.stride[o]);
+          dil.push_back(s.w.dil[o] - 1);
+          pl.push_back(s.w.pad_b[o]);
+          pr.push_back(s.w.pad_e[o]);
+        }
+        using tag = memory::format_tag;
+        const tag act = nsp == 1 ? tag::ncw : nsp == 2 ? tag::nchw : tag::ncdhw;
+        const tag wtag = group_ > 1 ? (nsp == 1 ? tag::goiw : nsp == 2 ? tag::goihw : tag::goidhw)
+                                    : (nsp == 1 ? tag::oiw : nsp == 2 ? tag::oihw : tag::oidhw);
+        const auto f32 = memory::data_type::f32;
+        memory::desc src_md(src, f32, act), dst_md(dst, f32, act), wei_md(wei, f32, wtag);
+        memory::desc bias_md = b ? memory::desc({s.M}, f32, tag::a) : memory::desc();
+        dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                          src_md, wei_md, bias_md, dst_md, strides, dil, pl, pr);
+        dnnl::primitive_attr attr;
+        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        auto made = std::make_shared<DnnlConv>();
+        made->pd = dnnl::convolution_forward::primitive_desc(d, attr, cpu_engine());
+        made->prim = dnnl::convolution_forward(made->pd);
+        conv = made;
+        std::lock_guard<std::mutex> lock(mu_);
+        if (cache_.size() >= 16) cache_.clear();
+        cache_[key] = conv;
+      }
+      dnnl::engine& eng = cpu_engine();
+      dnnl::stream strm(eng);
+      std::vector<char> scratch(conv->pd.scratchpad_desc().get_size() + 64);
+      memory src_m(conv->pd.src_desc(), eng, const_cast<void*>(x.raw()));
+      memory wei_m(conv->pd.weights_desc(), eng, const_cast<void*>(wt.raw()));
+      memory dst_m(conv->pd.dst_desc(), eng, y->raw());
+      memory scr_m(conv->pd.scratchpad_desc(), eng, scratch.data());
+      std::unordered_map<int, memory> args = {
+          {DNNL_ARG_SRC, src_m}, {DNNL_ARG_WEIGHTS, wei_m}, {DNNL_ARG_DST, dst_m}, {DNNL_ARG_SCRATCHPAD, scr_m}};
+      if (b) args.emplace(DNNL_ARG_BIAS, memory(conv->pd.bias_desc(), eng, const_cast<void*>(b->raw())));
+      conv->prim.execute(strm, args);
+      strm.wait();
+      return true;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }
+
+  WindowAttrs attrs_;
+  int64_t group_ = 1;
+  mutable std::mutex mu_;
+  mutable std::map<std::vector<int64_t>, std::shared_ptr<DnnlConv>> cache_;
+};
+
+class ConvTransposeKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    group_ = node.attr_int("group", 1);
+    if (group_ <= 0) return InvalidArgument(node.describe(), ": group must be positive");
+    output_padding_ = node.attr_ints("output_padding");
+    output_shape_ = node.attr_ints("output_shape");
+    return attrs_.parse(node);
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& wt = ctx.input(1);
+    if (!x.defined() || !wt.defined()) return InvalidArgument("ConvTranspose: X and W are required");
+    if (x.dtype() != wt.dtype()) return InvalidArgument("ConvTranspose: X and W types differ");
+    if (x.rank() != wt.rank() || x.rank() < 3 || x.rank() > 5)
+      return InvalidArgument("ConvTranspose: X ", x.describe(), " and W ", wt.describe(),
+                             " must have the same rank, 3 to 5");
+    const int nsp = static_cast<int>(x.rank()) - 2;
+    const int64_t N = x.dim(0), C = x.dim(1);
+    if (wt.dim(0) != C || C % group_ != 0)
+      return InvalidArgument("ConvTranspose: channel mismatch: X ", x.describe(), ", W ", wt.describe(), ", group ",
+                             group_);
+    const int64_t Mg = wt.dim(1), M = Mg * group_, Cg = C / group_;
+    auto spatial = [&](const std::vector<int64_t>& v, size_t n, int i, int64_t dflt) {
+      return v.size() == n ? v[i] : v.size() > n ? v[v.size() - n + i] : dflt;
+    };
+    if (!attrs_.kernel_shape.empty() && static_cast<int>(attrs_.kernel_shape.size()) != nsp)
+      return InvalidArgument("ConvTranspose: kernel_shape has wrong length");
+    if ((!attrs_.strides.empty() && static_cast<int>(attrs_.strides.size()) != nsp) ||
+        (!attrs_.dilations.empty() && static_cast<int>(attrs_.dilations.size()) != nsp) ||
+        (!attrs_.pads.empty() && static_cast<int>(attrs_.pads.size()) != 2 * nsp) ||
+        (!output_padding_.empty() && static_cast<int>(output_padding_.size()) != nsp) ||
+        (!output_shape_.empty() && static_cast<int>(output_shape_.size()) < nsp))
+      return InvalidArgument("ConvTranspose: attribute lengths do not match spatial rank ", nsp);
+    Window w;
+    w.nsp = nsp;
+    Dims out_dims{N, M};
+    const bool same = attrs_.auto_pad == "SAME_UPPER" || attrs_.auto_pad == "SAME_LOWER";
+    for (int i = 0; i < nsp; ++i) {
+      const int o = kMaxSpatial - nsp + i;
+      const int64_t in = x.dim(2 + i), k = wt.dim(2 + i);
+      if (!attrs_.kernel_shape.empty() && attrs_.kernel_shape[i] != k)
+        return InvalidArgument("ConvTranspose: kernel_shape does not match W ", wt.describe());
+      const int64_t s = spatial(attrs_.strides, nsp, i, 1), d = spatial(attrs_.dilations, nsp, i, 1);
+      const int64_t op = output_padding_.empty() ? 0 : output_padding_[i];
+      const int64_t dk = (k - 1) * d + 1;
+      int64_t pb = 0, pe = 0, out = 0;
+      const bool explicit_pads = attrs_.auto_pad == "NOTSET" && !attrs_.pads.empty();
+      if (explicit_pads) {
+        pb = attrs_.pads[i];
+        pe = attrs_.pads[nsp + i];
+      }
+      if (!output_shape_.empty() || same) {
+        out = !output_shape_.empty() ? output_shape_[output_shape_.size() - nsp + i] : in * s;
+        if (!explicit_pads) {
+          const int64_t total = s * (in - 1) + op + dk - out;
+          // Floor division: a negative total (output larger than the full
+          // result) puts the extra rows at the end, as the ONNX reference does.
+          const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+          pb = attrs_.auto_pad == "SAME_UPPER" ? half : total - half;
+          pe = total - pb;
+        }
+      } else {
+        out = s * (in - 1) + op + dk - pb - pe;
+      }
+      if (k <= 0 || in <= 0 || out <= 0)
+        return InvalidArgument("ConvTranspose: empty or negative output size for X ", x.describe(), " W ",
+                               wt.describe());
+      w.in[o] = in;
+      w.k[o] = k;
+      w.out[o] = out;
+      w.stride[o] = s;
+      w.dil[o] = d;
+      w.pad_b[o] = pb;
+      w.pad_e[o] = pe;
+      out_dims.push_back(out);
+    }
+    const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    if (b && (b->numel() != M || b->rank() != 1 || b->dtype() != x.dtype()))
+      return InvalidArgument("ConvTranspose: bias must be 1-D of size ", M, ", got ", b->describe());
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out_dims));
+    bool ok = true;
+    switch (x.dtype()) {
+      case DataType::kFloat: run<float>(x, wt, b, y, w, N, C, M, Mg, Cg); break;
+      case DataType::kDouble: run<double>(x, wt, b, y, w, N, C, M, Mg, Cg); break;
+      default: ok = false;
+    }
+    if (!ok) return Unimplemented("ConvTranspose: unsupported type ", dtype_name(x.dtype()));
+    return OkStatus();
+  }
+
+ private:
+  template <typename T>
+  void run(const Tensor& x, const Tensor& wt, const Tensor* b, Tensor* y, const Window& w, int64_t N, int64_t C,
+           int64_t M, int64_t Mg, int64_t Cg) const {
+    const int64_t insz = w.in_size(), osz = w.out_size(), ksz = w.k_size();
+    const int64_t rows = Mg * ksz;
+    T* Y = y->data<T>();
+    const T* X = x.data<T>();
+    const T* W = wt.data<T>();
+    tbb::parallel_for(int64_t{0}, N * group_, [&](int64_t ng) {
+      const int64_t n = ng / group_, g = ng % group_;
+      // col[rows, insz] = W_g^T [rows, Cg] * X_g [Cg, insz]
+      std::vector<T> col(static_cast<size_t>(rows * insz), T{});
+      const T* Wg = W + g * Cg * rows;
+      const T* Xg = X + (n * C + g * Cg) * insz;
+      if constexpr (std::is_same_v<T, float>) {
+        if (Cg > 0) dnnl_sgemm('T', 'N', rows, insz, Cg, 1.f, Wg, rows, Xg, insz, 0.f, col.data(), insz);
+      } else {
+        for (int64_t c = 0; c < Cg; ++c)
+          for (int64_t r = 0; r < rows; ++r) {
+            const T wv = Wg[c * rows + r];
+            for (int64_t i = 0; i < insz; ++i) col[r * insz + i] += wv * Xg[c * insz + i];
+          }
+      }
+      for (int64_t m = 0; m < Mg; ++m) {
+        T* ym = Y + (n * M + g * Mg + m) * osz;
+        const T bias = b ? b->data<T>()[g * Mg + m] : T{};
+        for (int64_t i = 0; i < osz; ++i) ym[i] = bias;
+        for (int64_t kd = 0; kd < w.k[0]; ++kd)
+          for (int64_t kh = 0; kh < w.k[1]; ++kh)
+            for (int64_t kw = 0; kw < w.k[2]; ++kw) {
+              const T* cr = col.data() + ((m * w.k[0] + kd) * w.k[1] * w.k[2] + kh * w.k[2] + kw) * insz;
+              for (int64_t id = 0; id < w.in[0]; ++id) {
+                const int64_t od = id * w.stride[0] - w.pad_b[0] + kd * w.dil[0];
+                if (od < 0 || od >= w.out[0]) continue;
+                for (int64_t ih = 0; ih < w.in[1]; ++ih) {
+                  const int64_t oh = ih * w.stride[1] - w.pad_b[1] + kh * w.dil[1];
+                  if (oh < 0 || oh >= w.out[1]) continue;
+                  for (int64_t iw = 0; iw < w.in[2]; ++iw) {
+                    const int64_t ow = iw * w.stride[2] - w.pad_b[2] + kw * w.dil[2];
+                    if (ow < 0 || ow >= w.out[2]) continue;
+                    ym[(od * w.out[1] + oh) * w.out[2] + ow] += cr[(id * w.in[1] + ih) * w.in[2] + iw];
+                  }
+                }
+              }
+            }
+      }
+    });
+  }
+
+  WindowAttrs attrs_;
+  int64_t group_ = 1;
+  std::vector<int64_t> output_padding_, output_shape_;
+};
+
+// Scalar or per-output-channel quantisation parameter.
+StatusOr<std::vector<float>> per_channel(const Tensor* t, int64_t M, const char* op, const char* name, float dflt) {
+  std::vector<float> v(static_cast<size_t>(M), dflt);
+  if (!t || !t->defined()) return v;
+  const int64_t n = t->numel();
+  if (n != 1 && n != M) return InvalidArgument(op, ": ", name, " must have 1 or ", M, " elements, got ", t->describe());
+  for (int64_t m = 0; m < M; ++m) v[m] = float_at(*t, n == 1 ? 0 : m);
+  return v;
+}
+
+template <typename F>
+bool visit_q8(DataType tx, DataType tw, F&& f) {
+  auto is8 = [](DataType t) { return t == DataType::kUInt8 || t == DataType::kInt8; };
+  if (!is8(tx) || !is8(tw)) return false;
+  if (tx == DataType::kUInt8 && tw == DataType::kUInt8) f(uint8_t{}, uint8_t{});
+  else if (tx == DataType::kUInt8) f(uint8_t{}, int8_t{});
+  else if (tw == DataType::kUInt8) f(int8_t{}, uint8_t{});
+  else f(int8_t{}, int8_t{});
+  return true;
+}
+
+// ConvInteger (quantized = false) and QLinearConv (quantized = true).
+class IntConvKernel : public Kernel {
+ public:
+  explicit IntConvKernel(bool quantized) : quantized_(quantized) {}
+  Status init(const Node& node) override {
+    group_ = node.attr_int("group", 1);
+    if (group_ <= 0) return InvalidArgument(node.describe(), ": group must be positive");
+    return attrs_.parse(node);
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const char* op = quantized_ ? "QLinearConv" : "ConvInteger";
+    const size_t xi = 0, wi = quantized_ ? 3 : 1;
+    const Tensor& x = ctx.input(xi);
+    const Tensor& wt = ctx.input(wi);
+    ASSIGN_OR_RETURN(ConvShape s, conv_shape(attrs_, group_, x, wt, op));
+    const Tensor* xzp_t = ctx.has_input(quantized_ ? 2 : 2) ? &ctx.input(2) : nullptr;
+    const Tensor* wzp_t = ctx.has_input(quantized_ ? 5 : 3) ? &ctx.input(quantized_ ? 5 : 3) : nullptr;
+    if (xzp_t && xzp_t->numel() != 1) return InvalidArgument(op, ": x_zero_point must be a scalar");
+    const int32_t xz = xzp_t ? static_cast<int32_t>(xzp_t->int_at(0)) : 0;
+    ASSIGN_OR_RETURN(std::vector<float> wzf, per_channel(wzp_t, s.M, op, "w_zero_point", 0.f));
+    std::vector<int32_t> wz(wzf.begin(), wzf.end());
+    std::vector<float> scale;
+    const Tensor* bias = nullptr;
+    float ys = 1.f;
+    int32_t yz = 0;
+    DataType yt = DataType::kInt32;
+    if (quantized_) {
+      for (size_t i = 0; i < 8; ++i)
+        if (!ctx.has_input(i)) return InvalidArgument(op, ": inputs 0-7 are required");
+      if (ctx.input(1).numel() != 1 || ctx.input(6).numel() != 1 || ctx.input(7).numel() != 1)
+        return InvalidArgument(op, ": x_scale, y_scale and y_zero_point must be scalars");
+      const float xs = float_at(ctx.input(1), 0);
+      ASSIGN_OR_RETURN(std::vector<float> ws, per_channel(&ctx.input(4), s.M, op, "w_scale", 1.f));
+      ys = float_at(ctx.input(6), 0);
+      if (ys == 0.f) return InvalidArgument(op, ": y_scale is zero");
+      yz = static_cast<int32_t>(ctx.input(7).int_at(0));
+      yt = ctx.input(7).dtype();
+      if (yt != DataType::kUInt8 && yt != DataType::kInt8) return InvalidArgument(op, ": y_zero_point must be 8-bit");
+      scale.resize(static_cast<size_t>(s.M));
+      for (int64_t m = 0; m < s.M; ++m) scale[m] = xs * ws[m] / ys;
+      if (ctx.has_input(8)) {
+        bias = &ctx.input(8);
+        if (bias->dtype() != DataType::kInt32 || bias->numel() != s.M)
+          return InvalidArgument(op, ": bias must be int32 of size ", s.M);
+      }
+    }
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, yt, s.out));
+    const int64_t osz = s.w.out_size();
+    bool ok = visit_q8(x.dtype(), wt.dtype(), [&](auto tx, auto tw) {
+      using TX = decltype(tx);
+      using TW = decltype(tw);
+      conv_direct<TX, TW, int32_t>(
+          x.data<TX>(), wt.data<TW>(), s.N, s.C, s.M, group_, s.w, xz, wz, [&](int64_t n, int64_t m, int64_t i, int32_t acc) {
+            const int64_t o = (n * s.M + m) * osz + i;
+            if (!quantized_) {
+              y->data<int32_t>()[o] = acc;
+              return;
+            }
+            if (bias) acc += bias->data<int32_t>()[m];
+            float r = std::nearbyint(static_cast<float>(acc) * scale[m]) + static_cast<float>(yz);
+            if (std::isnan(r)) r = static_cast<float>(yz);
+            if (yt == DataType::kUInt8) y->data<uint8_t>()[o] = static_cast<uint8_t>(std::clamp(r, 0.f, 255.f));
+            else y->data<int8_t>()[o] = static_cast<int8_t>(std::clamp(r, -128.f, 127.f));
+          });
+    });
+    if (!ok) return InvalidArgument(op, ": X and W must be int8/uint8, got ", x.describe(), ", ", wt.describe());
+    return OkStatus();
+  }
+
+ private:
+  bool quantized_;
+  WindowAttrs attrs_;
+  int64_t group_ = 1;
+};
+
+struct ConvIntegerKernel final : IntConvKernel {
+  ConvIntegerKernel() : IntConvKernel(false) {}
+};
+struct QLinearConvKernel final : IntConvKernel {
+  QLinearConvKernel() : IntConvKernel(true) {}
+};
+
+}  // namespace
+
+void register_conv_kernels(KernelRegistry& r) {
+  const std::vector<DataType> ft = {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16};
+  add_kernel(r, "Conv", 1, make_kernel<ConvKernel>, ft);
+  add_kernel(r, "ConvTranspose", 1, make_kernel<ConvTransposeKernel>, {DataType::kFloat, DataType::kDouble});
+  add_kernel(r, "ConvInteger", 10, make_kernel<ConvIntegerKernel>, {DataType::kUInt8, DataType::kInt8});
+  add_kernel(r, "QLinearConv", 10, make_kernel<QLinearConvKernel>, {DataType::kUInt8, DataType::kInt8});
+}
+
+}  // namespace sy::nn

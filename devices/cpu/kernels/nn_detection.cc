@@ -1,0 +1,267 @@
+// CPU detection kernels: RoiAlign and NonMaxSuppression. Both follow ONNX
+// Runtime's CPU semantics, which the ONNX reference outputs were made with.
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "devices/cpu/kernels/nn_common.h"
+
+namespace sy::nn {
+namespace {
+
+class RoiAlignKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    // Opset 10 has no attribute and behaves like "output_half_pixel".
+    const std::string dflt = node.opset >= 16 ? "half_pixel" : "output_half_pixel";
+    const std::string ctm = node.attr_string("coordinate_transformation_mode", dflt);
+    if (ctm != "half_pixel" && ctm != "output_half_pixel")
+      return InvalidArgument(node.describe(), ": unknown coordinate_transformation_mode '", ctm, "'");
+    half_pixel_ = ctm == "half_pixel";
+    const std::string mode = node.attr_string("mode", "avg");
+    if (mode != "avg" && mode != "max") return InvalidArgument(node.describe(), ": unknown mode '", mode, "'");
+    max_ = mode == "max";
+    out_h_ = node.attr_int("output_height", 1);
+    out_w_ = node.attr_int("output_width", 1);
+    sampling_ratio_ = node.attr_int("sampling_ratio", 0);
+    scale_ = node.attr_float("spatial_scale", 1.f);
+    if (out_h_ <= 0 || out_w_ <= 0 || sampling_ratio_ < 0)
+      return InvalidArgument(node.describe(), ": output sizes must be positive and sampling_ratio >= 0");
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& rois = ctx.input(1);
+    const Tensor& bi = ctx.input(2);
+    if (!x.defined() || !rois.defined() || !bi.defined()) return InvalidArgument("RoiAlign: three inputs are required");
+    if (x.rank() != 4) return InvalidArgument("RoiAlign: X must be 4-D, got ", x.describe());
+    if (rois.rank() != 2 || rois.dim(1) != 4 || rois.dtype() != x.dtype())
+      return InvalidArgument("RoiAlign: rois must be [num_rois, 4] of X's type, got ", rois.describe());
+    const int64_t R = rois.dim(0);
+    if (bi.rank() != 1 || bi.dim(0) != R || !dtype_is_integer(bi.dtype()))
+      return InvalidArgument("RoiAlign: batch_indices must be an integer vector of size ", R);
+    for (int64_t r = 0; r < R; ++r)
+      if (bi.int_at(r) < 0 || bi.int_at(r) >= x.dim(0))
+        return InvalidArgument("RoiAlign: batch index ", bi.int_at(r), " out of range");
+    // Non-finite or huge ROIs would make the sampling grid unbounded.
+    for (int64_t i = 0; i < R * 4; ++i) {
+      const double v = rois.double_at(i) * scale_;
+      if (!std::isfinite(v) || std::abs(v) > 1e9) return InvalidArgument("RoiAlign: ROI coordinate out of range: ", v);
+    }
+    if (sampling_ratio_ == 0 && x.numel() > 0) {
+      for (int64_t r = 0; r < R; ++r) {
+        const double rw = std::abs(rois.double_at(r * 4 + 2) - rois.double_at(r * 4)) * scale_ + 1;
+        const double rh = std::abs(rois.double_at(r * 4 + 3) - rois.double_at(r * 4 + 1)) * scale_ + 1;
+        if (rw * rh > double(1 << 26))
+          return InvalidArgument("RoiAlign: ROI ", r, " is too large to sample adaptively");
+      }
+    } else if (double(sampling_ratio_) * double(sampling_ratio_) * double(out_h_) * double(out_w_) > double(1 << 28)) {
+      return InvalidArgument("RoiAlign: sampling grid too large");
+    }
+    if (x.dim(2) <= 0 || x.dim(3) <= 0) return InvalidArgument("RoiAlign: X has empty spatial dims ", x.describe());
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), Dims{R, x.dim(1), out_h_, out_w_}));
+    if (x.dtype() == DataType::kFloat) run<float>(x, rois, bi, y);
+    else if (x.dtype() == DataType::kDouble) run<double>(x, rois, bi, y);
+    else return Unimplemented("RoiAlign: unsupported type ", dtype_name(x.dtype()));
+    return OkStatus();
+  }
+
+ private:
+  struct Sample {
+    int64_t o1, o2, o3, o4;
+    double w1, w2, w3, w4;
+  };
+
+  template <typename T>
+  void run(const Tensor& x, const Tensor& rois, const Tensor& bi, Tensor* y) const {
+    const int64_t C = x.dim(1), H = x.dim(2), W = x.dim(3), R = rois.dim(0);
+    const T* X = x.data<T>();
+    const T* RO = rois.data<T>();
+    T* Y = y->data<T>();
+    tbb::parallel_for(int64_t{0}, R, [&](int64_t r) {
+      const double off = half_pixel_ ? 0.5 : 0.0;
+      const double sw = double(RO[r * 4 + 0]) * scale_ - off, sh = double(RO[r * 4 + 1]) * scale_ - off;
+      const double ew = double(RO[r * 4 + 2]) * scale_ - off, eh = double(RO[r * 4 + 3]) * scale_ - off;
+      double rw = ew - sw, rh = eh - sh;
+      if (!half_pixel_) {
+        rw = std::max(rw, 1.0);
+        rh = std::max(rh, 1.0);
+      }
+      const double bh = rh / double(out_h_), bw = rw / double(out_w_);
+      const int64_t gh = sampling_ratio_ > 0 ? sampling_ratio_ : static_cast<int64_t>(std::ceil(rh / double(out_h_)));
+      const int64_t gw = sampling_ratio_ > 0 ? sampling_ratio_ : static_cast<int64_t>(std::ceil(rw / double(out_w_)));
+      const double count = static_cast<double>(std::max<int64_t>(gh * gw, 1));
+      // Bilinear sample positions and weights, shared by every channel.
+      std::vector<Sample> samples;
+      samples.reserve(static_cast<size_t>(out_h_ * out_w_ * std::max<int64_t>(gh * gw, 0)));
+      for (int64_t ph = 0; ph < out_h_; ++ph)
+        for (int64_t pw = 0; pw < out_w_; ++pw)
+          for (int64_t iy = 0; iy < gh; ++iy)
+            for (int64_t ix = 0; ix < gw; ++ix) {
+              double yy = sh + ph * bh + (iy + 0.5) * bh / double(gh);
+              double xx = sw + pw * bw + (ix + 0.5) * bw / double(gw);
+              if (yy < -1.0 || yy > double(H) || xx < -1.0 || xx > double(W)) {
+                samples.push_back({0, 0, 0, 0, 0, 0, 0, 0});
+                continue;
+              }
+              yy = std::max(yy, 0.0);
+              xx = std::max(xx, 0.0);
+              int64_t yl = static_cast<int64_t>(yy), xl = static_cast<int64_t>(xx), yh, xh;
+              if (yl >= H - 1) {
+                yh = yl = H - 1;
+                yy = double(yl);
+              } else {
+                yh = yl + 1;
+              }
+              if (xl >= W - 1) {
+                xh = xl = W - 1;
+                xx = double(xl);
+              } else {
+                xh = xl + 1;
+              }
+              const double ly = yy - yl, lx = xx - xl, hy = 1 - ly, hx = 1 - lx;
+              samples.push_back({yl * W + xl, yl * W + xh, yh * W + xl, yh * W + xh, hy * hx, hy * lx, ly * hx, ly * lx});
+            }
+      const int64_t per_bin = gh * gw;
+      const int64_t n = bi.int_at(r);
+      for (int64_t c = 0; c < C; ++c) {
+        const T* xp = X + (n * C + c) * H * W;
+        T* yp = Y + (r * C + c) * out_h_ * out_w_;
+        for (int64_t p = 0; p < out_h_ * out_w_; ++p) {
+          double acc = 0;
+          bool first = true;
+          for (int64_t k = 0; k < per_bin; ++k) {
+            const Sample& s = samples[p * per_bin + k];
+            const double v1 = s.w1 * double(xp[s.o1]), v2 = s.w2 * double(xp[s.o2]), v3 = s.w3 * double(xp[s.o3]),
+                         v4 = s.w4 * double(xp[s.o4]);
+            if (max_) {
+              const double m = std::max(std::max(v1, v2), std::max(v3, v4));
+              acc = first ? m : std::max(acc, m);
+              first = false;
+            } else {
+              acc += v1 + v2 + v3 + v4;
+            }
+          }
+          yp[p] = static_cast<T>(max_ ? acc : acc / count);
+        }
+      }
+    });
+  }
+
+  bool half_pixel_ = true, max_ = false;
+  int64_t out_h_ = 1, out_w_ = 1, sampling_ratio_ = 0;
+  float scale_ = 1.f;
+};
+
+class NonMaxSuppressionKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    center_ = node.attr_int("center_point_box", 0);
+    if (center_ != 0 && center_ != 1) return InvalidArgument(node.describe(), ": center_point_box must be 0 or 1");
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& boxes = ctx.input(0);
+    const Tensor& scores = ctx.input(1);
+    if (!boxes.defined() || !scores.defined()) return InvalidArgument("NonMaxSuppression: boxes and scores are required");
+    if (boxes.rank() != 3 || boxes.dim(2) != 4 || scores.rank() != 3 || scores.dim(0) != boxes.dim(0) ||
+        scores.dim(2) != boxes.dim(1))
+      return InvalidArgument("NonMaxSuppression: boxes ", boxes.describe(), " and scores ", scores.describe(),
+                             " must be [B,N,4] and [B,C,N]");
+    int64_t max_out = 0;
+    double iou_th = 0, score_th = 0;
+    bool has_score_th = false;
+    if (ctx.has_input(2) && ctx.input(2).numel() > 0) max_out = ctx.input(2).int_at(0);
+    if (ctx.has_input(3) && ctx.input(3).numel() > 0) iou_th = ctx.input(3).double_at(0);
+    if (ctx.has_input(4) && ctx.input(4).numel() > 0) {
+      score_th = ctx.input(4).double_at(0);
+      has_score_th = true;
+    }
+    if (iou_th < 0 || iou_th > 1) return InvalidArgument("NonMaxSuppression: iou_threshold must be in [0, 1]");
+    const int64_t B = boxes.dim(0), N = boxes.dim(1), C = scores.dim(1);
+    std::vector<int64_t> sel;
+    if (max_out > 0) {
+      std::vector<double> bx(static_cast<size_t>(boxes.numel())), sc(static_cast<size_t>(scores.numel()));
+      for (int64_t i = 0; i < boxes.numel(); ++i) bx[i] = boxes.double_at(i);
+      for (int64_t i = 0; i < scores.numel(); ++i) sc[i] = scores.double_at(i);
+      std::vector<int64_t> order;
+      std::vector<int64_t> picked;
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t c = 0; c < C; ++c) {
+          const double* s = sc.data() + (b * C + c) * N;
+          order.clear();
+          for (int64_t i = 0; i < N; ++i)
+            if (!has_score_th || s[i] > score_th) order.push_back(i);
+          std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t q) { return s[a] > s[q]; });
+          picked.clear();
+          for (int64_t i : order) {
+            if (static_cast<int64_t>(picked.size()) >= max_out) break;
+            bool keep = true;
+            for (int64_t j : picked)
+              if (suppress(bx.data() + (b * N + i) * 4, bx.data() + (b * N + j) * 4, iou_th)) {
+                keep = false;
+                break;
+              }
+            if (!keep) continue;
+            picked.push_back(i);
+            sel.insert(sel.end(), {b, c, i});
+          }
+        }
+    }
+    const int64_t n = static_cast<int64_t>(sel.size() / 3);
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kInt64, Dims{n, 3}));
+    std::copy(sel.begin(), sel.end(), y->data<int64_t>());
+    return OkStatus();
+  }
+
+ private:
+  // Corners (y1, x1, y2, x2) with y1 <= y2 and x1 <= x2.
+  void corners(const double* b, double* o) const {
+    if (center_ == 0) {
+      o[0] = std::min(b[0], b[2]);
+      o[2] = std::max(b[0], b[2]);
+      o[1] = std::min(b[1], b[3]);
+      o[3] = std::max(b[1], b[3]);
+    } else {
+      o[1] = b[0] - b[2] / 2;
+      o[3] = b[0] + b[2] / 2;
+      o[0] = b[1] - b[3] / 2;
+      o[2] = b[1] + b[3] / 2;
+    }
+  }
+
+  bool suppress(const double* a, const double* b, double th) const {
+    double p[4], q[4];
+    corners(a, p);
+    corners(b, q);
+    const double iy1 = std::max(p[0], q[0]), ix1 = std::max(p[1], q[1]);
+    const double iy2 = std::min(p[2], q[2]), ix2 = std::min(p[3], q[3]);
+    const double inter = std::max(0.0, iy2 - iy1) * std::max(0.0, ix2 - ix1);
+    if (inter <= 0) return false;
+    const double area1 = (p[2] - p[0]) * (p[3] - p[1]), area2 = (q[2] - q[0]) * (q[3] - q[1]);
+    if (area1 <= 0 || area2 <= 0) return false;
+    const double iou = inter / (area1 + area2 - inter);
+    return iou > th;
+  }
+
+  int64_t center_ = 0;
+};
+
+}  // namespace
+
+void register_detection_kernels(KernelRegistry& r) {
+  add_kernel(r, "RoiAlign", 10, make_kernel<RoiAlignKernel>, {DataType::kFloat, DataType::kDouble});
+  KernelDef d;
+  d.op = "NonMaxSuppression";
+  d.since_version = 10;
+  d.host_inputs = (1u << 2) | (1u << 3) | (1u << 4);
+  d.data_dependent_shape = true;
+  d.factory = make_kernel<NonMaxSuppressionKernel>;
+  r.add(std::move(d));
+}
+
+}  // namespace sy::nn

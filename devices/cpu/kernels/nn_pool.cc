@@ -1,0 +1,390 @@
+// CPU pooling kernels: MaxPool (with ONNX Indices), AveragePool, LpPool,
+// GlobalAveragePool / GlobalMaxPool / GlobalLpPool and MaxUnpool. Float
+// MaxPool/AveragePool without Indices use a cached oneDNN pooling primitive
+// where its padding semantics match ONNX; everything else uses plain loops
+// over the 3-D canonical window, parallel over (N, C) planes with oneTBB,
+// which handle every ONNX attribute (dilations, ceil_mode, storage_order,
+// count_include_pad) exactly.
+#include <tbb/parallel_for.h>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <cstring>
+#include <limits>
+
+#include "devices/cpu/kernels/nn_common.h"
+
+namespace sy::nn {
+namespace {
+
+enum class PoolKind { kMax, kAvg, kLp };
+
+// Calls f(T{}) for the element types pooling supports.
+template <typename F>
+bool visit_pool_type(DataType t, F&& f) {
+  switch (t) {
+    case DataType::kFloat: f(float{}); return true;
+    case DataType::kDouble: f(double{}); return true;
+    case DataType::kFloat16: f(Float16{}); return true;
+    case DataType::kBFloat16: f(BFloat16{}); return true;
+    case DataType::kInt8: f(int8_t{}); return true;
+    case DataType::kUInt8: f(uint8_t{}); return true;
+    default: return false;
+  }
+}
+
+class PoolKernel : public Kernel {
+ public:
+  explicit PoolKernel(PoolKind kind) : kind_(kind) {}
+
+  Status init(const Node& node) override {
+    RETURN_IF_ERROR(attrs_.parse(node));
+    if (attrs_.kernel_shape.empty()) return InvalidArgument(node.describe(), ": kernel_shape is required");
+    count_include_pad_ = node.attr_int("count_include_pad", 0) != 0;
+    storage_order_ = node.attr_int("storage_order", 0);
+    p_ = static_cast<double>(node.attr_int("p", 2));
+    if (storage_order_ != 0 && storage_order_ != 1)
+      return InvalidArgument(node.describe(), ": storage_order must be 0 or 1");
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    if (!x.defined()) return InvalidArgument(name(), ": missing input X");
+    ASSIGN_OR_RETURN(Window w, resolve_window(attrs_, x.dims(), attrs_.kernel_shape, name()));
+    Dims out{x.dim(0), x.dim(1)};
+    for (int i = 0; i < w.nsp; ++i) out.push_back(w.out[kMaxSpatial - w.nsp + i]);
+    if (kind_ != PoolKind::kMax && x.dtype() != DataType::kFloat && x.dtype() != DataType::kDouble &&
+        x.dtype() != DataType::kFloat16 && x.dtype() != DataType::kBFloat16)
+      return Unimplemented(name(), ": unsupported type ", dtype_name(x.dtype()));
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out));
+    int64_t* idx = nullptr;
+    if (kind_ == PoolKind::kMax && ctx.num_outputs() > 1 && ctx.output_wanted(1)) {
+      ASSIGN_OR_RETURN(Tensor * it, ctx.allocate_output(1, DataType::kInt64, out));
+      idx = it->data<int64_t>();
+    }
+    if (x.dtype() == DataType::kFloat && !idx && kind_ != PoolKind::kLp && x.numel() > 0 && run_dnnl(x, y, w))
+      return OkStatus();
+    bool ok = visit_pool_type(x.dtype(), [&](auto tag) { run<decltype(tag)>(x, y, idx, w); });
+    if (!ok) return Unimplemented(name(), ": unsupported type ", dtype_name(x.dtype()));
+    return OkStatus();
+  }
+
+ private:
+  const char* name() const {
+    return kind_ == PoolKind::kMax ? "MaxPool" : kind_ == PoolKind::kAvg ? "AveragePool" : "LpPool";
+  }
+
+  template <typename T>
+  void run(const Tensor& x, Tensor* y, int64_t* idx, const Window& w) const {
+    using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    const int64_t NC = x.dim(0) * x.dim(1), insz = w.in_size(), osz = w.out_size();
+    const T* X = x.data<T>();
+    T* Y = y->data<T>();
+    tbb::parallel_for(int64_t{0}, NC, [&](int64_t nc) {
+      const T* xp = X + nc * insz;
+      T* yp = Y + nc * osz;
+      for (int64_t od = 0; od < w.out[0]; ++od)
+        for (int64_t oh = 0; oh < w.out[1]; ++oh)
+          for (int64_t ow = 0; ow < w.out[2]; ++ow) {
+            const int64_t o = (od * w.out[1] + oh) * w.out[2] + ow;
+            const int64_t s0 = od * w.stride[0] - w.pad_b[0], s1 = oh * w.stride[1] - w.pad_b[1],
+                          s2 = ow * w.stride[2] - w.pad_b[2];
+            Acc best = -std::numeric_limits<Acc>::infinity();
+            int64_t best_i = -1;
+            Acc sum = 0;
+            int64_t count = 0, padded_count = 0;
+            for (int64_t kd = 0; kd < w.k[0]; ++kd) {
+              const int64_t id = s0 + kd * w.dil[0];
+              if (id >= w.in[0] + w.pad_e[0]) break;
+              for (int64_t kh = 0; kh < w.k[1]; ++kh) {
+                const int64_t ih = s1 + kh * w.dil[1];
+                if (ih >= w.in[1] + w.pad_e[1]) break;
+                for (int64_t kw = 0; kw < w.k[2]; ++kw) {
+                  const int64_t iw = s2 + kw * w.dil[2];
+                  if (iw >= w.in[2] + w.pad_e[2]) break;
+                  ++padded_count;
+                  if (id < 0 || ih < 0 || iw < 0 || id >= w.in[0] || ih >= w.in[1] || iw >= w.in[2]) continue;
+                  const int64_t i = (id * w.in[1] + ih) * w.in[2] + iw;
+                  const Acc v = static_cast<Acc>(xp[i]);
+                  ++count;
+                  if (kind_ == PoolKind::kMax) {
+                    if (v > best || best_i < 0) {
+                      best = v;
+                      best_i = storage_order_ == 0 ? i : id + ih * w.in[0] + iw * w.in[0] * w.in[1];
+                    }
+                  } else if (kind_ == PoolKind::kAvg) {
+                    sum += v;
+                  } else {
+                    sum += static_cast<Acc>(std::pow(std::abs(static_cast<double>(v)), p_));
+                  }
+                }
+              }
+            }
+            Acc r;
+            if (kind_ == PoolKind::kMax) {
+              r = best;
+              if (idx) idx[nc * osz + o] = nc * insz + std::max<int64_t>(best_i, 0);
+            } else if (kind_ == PoolKind::kAvg) {
+              const int64_t div = count_include_pad_ ? padded_count : count;
+              r = div > 0 ? sum / static_cast<Acc>(div) : Acc{0};
+            } else {
+              r = static_cast<Acc>(std::pow(static_cast<double>(sum), 1.0 / p_));
+            }
+            if constexpr (std::is_integral_v<T>) {
+              yp[o] = best_i < 0 ? std::numeric_limits<T>::lowest() : static_cast<T>(r);
+            } else {
+              yp[o] = static_cast<T>(r);
+            }
+          }
+    });
+  }
+
+  struct DnnlPool {
+    dnnl::pooling_v2_forward::primitive_desc pd;
+    dnnl::pooling_v2_forward prim;
+  };
+
+  // Float pooling through oneDNN; false when its semantics would differ
+  // from ONNX here or oneDNN declines (the caller then runs the loop).
+  bool run_dnnl(const Tensor& x, Tensor* y, const Window& w) const {
+    using dnnl::memory;
+    const int nsp = w.nsp;
+    memory::dims strides, kernel, dil, pl, pr;
+    bool exact_pads = true, dilated = false;
+    for (int i = 0; i < nsp; ++i) {
+      const int o = kMaxSpatial - nsp + i;
+      const int64_t dk = (w.k[o] - 1) * w.dil[o] + 1;
+      int64_t right = w.pad_e[o];
+      if ((w.in[o] + w.pad_b[o] + right - dk) / w.stride[o] + 1 != w.out[o]) {
+        right = (w.out[o] - 1) * w.stride[o] + dk - w.in[o] - w.pad_b[o];  // ceil_mode extension
+        exact_pads = false;
+      }
+      if (right < 0) return false;
+      strides.push_back(w.stride[o]);
+      kernel.push_back(w.k[o]);
+      dil.push_back(w.dil[o] - 1);
+      pl.push_back(w.pad_b[o]);
+      pr.push_back(right);
+      dilated = dilated || w.dil[o] != 1;
+    }
+    dnnl::algorithm alg = dnnl::algorithm::pooling_max;
+    if (kind_ == PoolKind::kAvg) {
+      if (dilated || (count_include_pad_ && !exact_pads)) return false;
+      alg = count_include_pad_ ? dnnl::algorithm::pooling_avg_include_padding
+                               : dnnl::algorithm::pooling_avg_exclude_padding;
+    }
+    try {
+      std::vector<int64_t> key(x.dims().begin(), x.dims().end());
+      std::shared_ptr<DnnlPool> pool;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        auto it = cache_.find(key);
+        if (it != cache_.end()) pool = it->second;
+      }
+      if (!pool) {
+        using tag = memory::format_tag;
+        const tag act = nsp == 1 ? tag::ncw : nsp == 2 ? tag::nchw : tag::ncdhw;
+        memory::desc src_md(memory::dims(x.dims().begin(), x.dims().end()), memory::data_type::f32, act);
+        memory::desc dst_md(memory::dims(y->dims().begin(), y->dims().end()), memory::data_type::f32, act);
+        dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg, src_md, dst_md, strides, kernel, dil,
+                                         pl, pr);
+        dnnl::primitive_attr attr;
+        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        auto made = std::make_shared<DnnlPool>();
+        made->pd = dnnl::pooling_v2_forward::primitive_desc(d, attr, cpu_engine());
+        made->prim = dnnl::pooling_v2_forward(made->pd);
+        pool = made;
+        std::lock_guard<std::mutex> lock(mu_);
+        if (cache_.size() >= 16) cache_.clear();
+        cache_[key] = pool;
+      }
+      dnnl::engine& eng = cpu_engine();
+      dnnl::stream strm(eng);
+      std::vector<char> scratch(pool->pd.scratchpad_desc().get_size() + 64);
+      memory src_m(pool->pd.src_desc(), eng, const_cast<void*>(x.raw()));
+      memory dst_m(pool->pd.dst_desc(), eng, y->raw());
+      memory scr_m(pool->pd.scratchpad_desc(), eng, scratch.data());
+      pool->prim.execute(strm, {{DNNL_ARG_SRC, src_m}, {DNNL_ARG_DST, dst_m}, {DNNL_ARG_SCRATCHPAD, scr_m}});
+      strm.wait();
+      return true;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }
+
+  PoolKind kind_;
+  WindowAttrs attrs_;
+  mutable std::mutex mu_;
+  mutable std::map<std::vector<int64_t>, std::shared_ptr<DnnlPool>> cache_;
+  bool count_include_pad_ = false;
+  int64_t storage_order_ = 0;
+  double p_ = 2;
+};
+
+struct MaxPoolKernel final : PoolKernel {
+  MaxPoolKernel() : PoolKernel(PoolKind::kMax) {}
+};
+struct AveragePoolKernel final : PoolKernel {
+  AveragePoolKernel() : PoolKernel(PoolKind::kAvg) {}
+};
+struct LpPoolKernel final : PoolKernel {
+  LpPoolKernel() : PoolKernel(PoolKind::kLp) {}
+};
+
+class GlobalPoolKernel : public Kernel {
+ public:
+  explicit GlobalPoolKernel(PoolKind kind) : kind_(kind) {}
+  Status init(const Node& node) override {
+    p_ = static_cast<double>(node.attr_int("p", 2));
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    if (!x.defined() || x.rank() < 2)
+      return InvalidArgument("Global pooling: input must have rank >= 2, got ", x.describe());
+    Dims out{x.dim(0), x.dim(1)};
+    int64_t sp = 1;
+    for (size_t i = 2; i < x.rank(); ++i) {
+      out.push_back(1);
+      sp *= x.dim(i);
+    }
+    if (sp == 0 && kind_ == PoolKind::kMax) return InvalidArgument("GlobalMaxPool: empty spatial dimensions");
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out));
+    const int64_t NC = x.dim(0) * x.dim(1);
+    bool ok = visit_pool_type(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+      const T* X = x.data<T>();
+      T* Y = y->data<T>();
+      tbb::parallel_for(int64_t{0}, NC, [&](int64_t nc) {
+        const T* xp = X + nc * sp;
+        Acc r;
+        if (kind_ == PoolKind::kMax) {
+          r = static_cast<Acc>(xp[0]);
+          for (int64_t i = 1; i < sp; ++i) r = std::max(r, static_cast<Acc>(xp[i]));
+        } else if (kind_ == PoolKind::kAvg) {
+          Acc s = 0;
+          for (int64_t i = 0; i < sp; ++i) s += static_cast<Acc>(xp[i]);
+          r = sp > 0 ? s / static_cast<Acc>(sp) : Acc{0};
+        } else {
+          double s = 0;
+          for (int64_t i = 0; i < sp; ++i) s += std::pow(std::abs(static_cast<double>(xp[i])), p_);
+          r = static_cast<Acc>(std::pow(s, 1.0 / p_));
+        }
+        Y[nc] = static_cast<T>(r);
+      });
+    });
+    if (!ok) return Unimplemented("Global pooling: unsupported type ", dtype_name(x.dtype()));
+    return OkStatus();
+  }
+
+ private:
+  PoolKind kind_;
+  double p_ = 2;
+};
+
+struct GlobalMaxPoolKernel final : GlobalPoolKernel {
+  GlobalMaxPoolKernel() : GlobalPoolKernel(PoolKind::kMax) {}
+};
+struct GlobalAveragePoolKernel final : GlobalPoolKernel {
+  GlobalAveragePoolKernel() : GlobalPoolKernel(PoolKind::kAvg) {}
+};
+struct GlobalLpPoolKernel final : GlobalPoolKernel {
+  GlobalLpPoolKernel() : GlobalPoolKernel(PoolKind::kLp) {}
+};
+
+// MaxUnpool follows the ONNX reference: scatter into the inferred shape,
+// then place that block at the origin of output_shape when one is given.
+class MaxUnpoolKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    RETURN_IF_ERROR(attrs_.parse(node));
+    if (attrs_.kernel_shape.empty()) return InvalidArgument(node.describe(), ": kernel_shape is required");
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& ind = ctx.input(1);
+    if (!x.defined() || !ind.defined()) return InvalidArgument("MaxUnpool: X and I are required");
+    if (x.rank() < 3) return InvalidArgument("MaxUnpool: X must have rank >= 3, got ", x.describe());
+    if (ind.dims() != x.dims() || ind.dtype() != DataType::kInt64)
+      return InvalidArgument("MaxUnpool: I must be int64 with X's shape, got ", ind.describe());
+    const size_t nsp = x.rank() - 2;
+    const auto& a = attrs_;
+    if (a.kernel_shape.size() != nsp || (!a.strides.empty() && a.strides.size() != nsp) ||
+        (!a.pads.empty() && a.pads.size() != 2 * nsp))
+      return InvalidArgument("MaxUnpool: attribute lengths do not match spatial rank ", nsp);
+    Dims inferred{x.dim(0), x.dim(1)};
+    for (size_t i = 0; i < nsp; ++i) {
+      const int64_t s = a.strides.empty() ? 1 : a.strides[i];
+      const int64_t pads = a.pads.empty() ? 0 : a.pads[i] + a.pads[nsp + i];
+      const int64_t d = (x.dim(2 + i) - 1) * s - pads + a.kernel_shape[i];
+      if (d <= 0) return InvalidArgument("MaxUnpool: non-positive output size for ", x.describe());
+      inferred.push_back(d);
+    }
+    Dims out = inferred;
+    if (ctx.has_input(2)) {
+      const Tensor& os = ctx.input(2);
+      if (os.numel() != static_cast<int64_t>(x.rank()))
+        return InvalidArgument("MaxUnpool: output_shape must have ", x.rank(), " values, got ", os.describe());
+      for (size_t i = 0; i < x.rank(); ++i) {
+        out[i] = os.int_at(static_cast<int64_t>(i));
+        if (out[i] < inferred[i])
+          return InvalidArgument("MaxUnpool: output_shape ", out.to_string(), " is smaller than the inferred shape ",
+                                 inferred.to_string());
+      }
+    }
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out));
+    std::memset(y->raw(), 0, y->nbytes());
+    const int64_t total = inferred.numel();
+    const size_t es = dtype_size(x.dtype());
+    if (x.dtype() == DataType::kString) return Unimplemented("MaxUnpool: string tensors");
+    const int64_t* I = ind.data<int64_t>();
+    const char* X = static_cast<const char*>(x.raw());
+    char* Y = static_cast<char*>(y->raw());
+    for (int64_t e = 0; e < x.numel(); ++e) {
+      int64_t t = I[e];
+      if (t < 0 || t >= total) return InvalidArgument("MaxUnpool: index ", t, " out of range [0, ", total, ")");
+      // Map the index in `inferred` to the same coordinates in `out`.
+      int64_t off = 0, mul = 1;
+      for (size_t d = inferred.rank(); d-- > 0;) {
+        off += (t % inferred[d]) * mul;
+        t /= inferred[d];
+        mul *= out[d];
+      }
+      std::memcpy(Y + off * es, X + e * es, es);
+    }
+    return OkStatus();
+  }
+
+ private:
+  WindowAttrs attrs_;
+};
+
+}  // namespace
+
+void register_pool_kernels(KernelRegistry& r) {
+  const std::vector<DataType> ft = {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16};
+  std::vector<DataType> mt = ft;
+  mt.push_back(DataType::kInt8);
+  mt.push_back(DataType::kUInt8);
+  add_kernel(r, "MaxPool", 1, make_kernel<MaxPoolKernel>, mt);
+  add_kernel(r, "AveragePool", 1, make_kernel<AveragePoolKernel>, ft);
+  add_kernel(r, "LpPool", 1, make_kernel<LpPoolKernel>, ft);
+  add_kernel(r, "GlobalMaxPool", 1, make_kernel<GlobalMaxPoolKernel>, mt);
+  add_kernel(r, "GlobalAveragePool", 1, make_kernel<GlobalAveragePoolKernel>, ft);
+  add_kernel(r, "GlobalLpPool", 1, make_kernel<GlobalLpPoolKernel>, ft);
+  KernelDef d;
+  d.op = "MaxUnpool";
+  d.since_version = 9;
+  d.host_inputs = 1u << 2;  // output_shape
+  d.factory = make_kernel<MaxUnpoolKernel>;
+  r.add(std::move(d));
+}
+
+}  // namespace sy::nn

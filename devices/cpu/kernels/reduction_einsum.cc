@@ -1,0 +1,303 @@
+// CPU Einsum (general, by enumerating output and contraction indices) and Det
+// (LU decomposition with partial pivoting).
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "devices/cpu/cpu_kernels.h"
+#include "devices/cpu/kernels/reduction_common.h"
+
+namespace sy {
+namespace {
+
+using namespace reduce_detail;
+
+// Labels: 0..51 for letters, 52 + k for the k-th ellipsis dimension.
+constexpr int kLetters = 52;
+constexpr int kEllipsis = -1;  // marker inside a parsed term
+
+int label_of(char ch) {
+  if (ch >= 'a' && ch <= 'z') return ch - 'a' + 26;  // lowercase sorts after uppercase (ASCII)
+  if (ch >= 'A' && ch <= 'Z') return ch - 'A';
+  return -2;
+}
+
+struct EinsumSpec {
+  std::vector<std::vector<int>> inputs;  // letters or kEllipsis
+  std::vector<int> output;               // letters or kEllipsis
+  bool explicit_output = false;
+};
+
+StatusOr<std::vector<int>> parse_term(const Node& node, const std::string& term) {
+  std::vector<int> out;
+  bool seen_ellipsis = false;
+  for (size_t i = 0; i < term.size(); ++i) {
+    if (term[i] == '.') {
+      if (term.compare(i, 3, "...") != 0 || seen_ellipsis)
+        return InvalidArgument(node.describe(), ": malformed ellipsis in einsum term '", term, "'");
+      seen_ellipsis = true;
+      out.push_back(kEllipsis);
+      i += 2;
+      continue;
+    }
+    int l = label_of(term[i]);
+    if (l < 0) return InvalidArgument(node.describe(), ": bad character '", term[i], "' in einsum equation");
+    out.push_back(l);
+  }
+  return out;
+}
+
+StatusOr<EinsumSpec> parse_equation(const Node& node, std::string eq) {
+  eq.erase(std::remove_if(eq.begin(), eq.end(), [](unsigned char ch) { return std::isspace(ch); }), eq.end());
+  EinsumSpec spec;
+  std::string lhs = eq, rhs;
+  size_t arrow = eq.find("->");
+  if (arrow != std::string::npos) {
+    lhs = eq.substr(0, arrow);
+    rhs = eq.substr(arrow + 2);
+    spec.explicit_output = true;
+  }
+  size_t start = 0;
+  while (true) {
+    size_t comma = lhs.find(',', start);
+    ASSIGN_OR_RETURN(std::vector<int> t, parse_term(node, lhs.substr(start, comma - start)));
+    spec.inputs.push_back(std::move(t));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (spec.explicit_output) {
+    ASSIGN_OR_RETURN(spec.output, parse_term(node, rhs));
+  }
+  return spec;
+}
+
+template <typename F>
+bool visit_einsum_type(DataType t, F&& f) {
+  switch (t) {
+    case DataType::kInt32: f(int32_t{}); return true;
+    case DataType::kInt64: f(int64_t{}); return true;
+    default: return visit_float(t, std::forward<F>(f));
+  }
+}
+
+class EinsumKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    if (!node.has_attr("equation")) return InvalidArgument(node.describe(), ": missing attribute equation");
+    ASSIGN_OR_RETURN(spec_, parse_equation(node, node.attr_string("equation", "")));
+    if (spec_.inputs.size() != node.num_inputs())
+      return InvalidArgument(node.describe(), ": equation has ", spec_.inputs.size(), " terms but the node has ",
+                             node.num_inputs(), " inputs");
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Node& node = ctx.node();
+    const size_t nin = spec_.inputs.size();
+    if (ctx.num_inputs() != nin) return InvalidArgument(node.describe(), ": wrong number of inputs");
+    DataType dtype = ctx.input(0).dtype();
+    int64_t ell = 0;  // number of ellipsis dims (max over inputs)
+    std::vector<int64_t> ell_of(nin, 0);
+    for (size_t i = 0; i < nin; ++i) {
+      const Tensor& t = ctx.input(i);
+      if (!t.defined() || t.dtype() != dtype)
+        return InvalidArgument(node.describe(), ": all inputs must be tensors of one type");
+      int64_t letters = 0;
+      bool has_ell = false;
+      for (int l : spec_.inputs[i]) {
+        if (l == kEllipsis) has_ell = true;
+        else ++letters;
+      }
+      const int64_t rank = static_cast<int64_t>(t.rank());
+      if ((!has_ell && rank != letters) || (has_ell && rank < letters))
+        return InvalidArgument(node.describe(), ": input ", i, " of shape ", t.dims().to_string(),
+                               " does not match its einsum term");
+      ell_of[i] = has_ell ? rank - letters : 0;
+      ell = std::max(ell, ell_of[i]);
+    }
+    const int nlabels = kLetters + static_cast<int>(ell);
+    std::vector<int64_t> size(static_cast<size_t>(nlabels), -1);
+    std::vector<int> count(static_cast<size_t>(nlabels), 0);
+    // strides[i][label]: summed element stride of input i along label.
+    std::vector<std::vector<int64_t>> strides(nin, std::vector<int64_t>(static_cast<size_t>(nlabels), 0));
+    for (size_t i = 0; i < nin; ++i) {
+      const Tensor& t = ctx.input(i);
+      std::vector<int64_t> st(t.rank());
+      int64_t s = 1;
+      for (size_t k = t.rank(); k-- > 0;) {
+        st[k] = s;
+        s *= t.dim(k);
+      }
+      size_t dim = 0;
+      for (int l : spec_.inputs[i]) {
+        std::vector<std::pair<int, size_t>> dims_here;
+        if (l == kEllipsis) {
+          for (int64_t k = 0; k < ell_of[i]; ++k)
+            dims_here.push_back({kLetters + static_cast<int>(ell - ell_of[i] + k), dim++});
+        } else {
+          dims_here.push_back({l, dim++});
+          ++count[static_cast<size_t>(l)];
+        }
+        for (auto [lab, dd] : dims_here) {
+          const int64_t ds = t.dim(dd);
+          auto& sz = size[static_cast<size_t>(lab)];
+          const bool is_ell = lab >= kLetters;
+          if (sz < 0 || (is_ell && sz == 1)) {
+            sz = ds;
+          } else if (ds != sz && !(is_ell && ds == 1)) {
+            return InvalidArgument(node.describe(), ": einsum dimension mismatch for input ", i, " (", ds, " vs ",
+                                   sz, ")");
+          }
+          if (!(is_ell && ds == 1)) strides[i][static_cast<size_t>(lab)] += st[dd];
+        }
+      }
+    }
+    // Output labels.
+    std::vector<int> out_labels;
+    if (spec_.explicit_output) {
+      for (int l : spec_.output) {
+        if (l == kEllipsis) {
+          for (int64_t k = 0; k < ell; ++k) out_labels.push_back(kLetters + static_cast<int>(k));
+        } else {
+          if (size[static_cast<size_t>(l)] < 0)
+            return InvalidArgument(node.describe(), ": output label not present in any input");
+          if (std::find(out_labels.begin(), out_labels.end(), l) != out_labels.end())
+            return InvalidArgument(node.describe(), ": output label repeated");
+          out_labels.push_back(l);
+        }
+      }
+      // Ellipsis dims missing from an explicit output are summed over.
+    } else {
+      for (int64_t k = 0; k < ell; ++k) out_labels.push_back(kLetters + static_cast<int>(k));
+      for (int l = 0; l < kLetters; ++l)
+        if (count[static_cast<size_t>(l)] == 1) out_labels.push_back(l);
+    }
+    std::vector<int> sum_labels;
+    for (int l = 0; l < nlabels; ++l)
+      if (size[static_cast<size_t>(l)] >= 0 &&
+          std::find(out_labels.begin(), out_labels.end(), l) == out_labels.end())
+        sum_labels.push_back(l);
+    Dims out_dims;
+    for (int l : out_labels) out_dims.push_back(size[static_cast<size_t>(l)]);
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, dtype, out_dims));
+    const int64_t out_n = out_dims.numel();
+    int64_t sum_n = 1;
+    for (int l : sum_labels) sum_n *= size[static_cast<size_t>(l)];
+    // Per-input stride tables in output order and contraction order.
+    auto gather = [&](const std::vector<int>& labels) {
+      std::vector<std::vector<int64_t>> g(nin);
+      for (size_t i = 0; i < nin; ++i)
+        for (int l : labels) g[i].push_back(strides[i][static_cast<size_t>(l)]);
+      return g;
+    };
+    const auto out_st = gather(out_labels), sum_st = gather(sum_labels);
+    std::vector<int64_t> out_sz, sum_sz;
+    for (int l : out_labels) out_sz.push_back(size[static_cast<size_t>(l)]);
+    for (int l : sum_labels) sum_sz.push_back(size[static_cast<size_t>(l)]);
+
+    bool ok = visit_einsum_type(dtype, [&](auto tag) {
+      using T = decltype(tag);
+      using C = std::conditional_t<kIsFloatLike<T>, ComputeT<T>, int64_t>;
+      std::vector<const T*> ptr(nin);
+      for (size_t i = 0; i < nin; ++i) ptr[i] = ctx.input(i).data<T>();
+      T* out = y->data<T>();
+      parallel_rows(out_n, sum_n * static_cast<int64_t>(nin), [&](int64_t b, int64_t e) {
+        std::vector<int64_t> base(nin), off(nin), idx(sum_sz.size());
+        for (int64_t o = b; o < e; ++o) {
+          std::fill(base.begin(), base.end(), 0);
+          int64_t rem = o;
+          for (size_t k = out_sz.size(); k-- > 0;) {
+            const int64_t ik = rem % out_sz[k];
+            rem /= out_sz[k];
+            for (size_t i = 0; i < nin; ++i) base[i] += ik * out_st[i][k];
+          }
+          C acc = 0;
+          off = base;
+          std::fill(idx.begin(), idx.end(), 0);
+          for (int64_t s = 0; s < sum_n; ++s) {
+            C p = 1;
+            for (size_t i = 0; i < nin; ++i) p *= static_cast<C>(load(ptr[i][off[i]]));
+            acc += p;
+            for (size_t k = sum_sz.size(); k-- > 0;) {
+              for (size_t i = 0; i < nin; ++i) off[i] += sum_st[i][k];
+              if (++idx[k] < sum_sz[k]) break;
+              for (size_t i = 0; i < nin; ++i) off[i] -= sum_st[i][k] * sum_sz[k];
+              idx[k] = 0;
+            }
+          }
+          out[o] = store<T>(acc);
+        }
+      });
+    });
+    if (!ok) return InvalidArgument(node.describe(), ": unsupported input type ", dtype_name(dtype));
+    return OkStatus();
+  }
+
+ private:
+  EinsumSpec spec_;
+};
+
+// --------------------------------------------------------------------- Det
+
+class DetKernel final : public Kernel {
+ public:
+  Status compute(KernelContext& ctx) const override {
+    const Node& node = ctx.node();
+    const Tensor& x = ctx.input(0);
+    RETURN_IF_ERROR(check_float_input(node, x, "X"));
+    if (x.rank() < 2 || x.dim(x.rank() - 1) != x.dim(x.rank() - 2))
+      return InvalidArgument(node.describe(), ": input must be [..., M, M], got ", x.describe());
+    const int64_t m = x.dim(x.rank() - 1);
+    Dims od(std::span<const int64_t>(x.dims().data(), x.rank() - 2));
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), od));
+    const int64_t batch = od.numel();
+    visit_float(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* in = x.data<T>();
+      T* out = y->data<T>();
+      parallel_rows(batch, m * m * m, [&](int64_t b, int64_t e) {
+        std::vector<double> a(static_cast<size_t>(m * m));
+        for (int64_t bi = b; bi < e; ++bi) {
+          for (int64_t k = 0; k < m * m; ++k) a[static_cast<size_t>(k)] = static_cast<double>(load(in[bi * m * m + k]));
+          double det = 1;
+          for (int64_t c = 0; c < m && det != 0; ++c) {
+            int64_t piv = c;
+            for (int64_t r = c + 1; r < m; ++r)
+              if (std::abs(a[static_cast<size_t>(r * m + c)]) > std::abs(a[static_cast<size_t>(piv * m + c)])) piv = r;
+            const double pv = a[static_cast<size_t>(piv * m + c)];
+            if (pv == 0) {
+              det = 0;
+              break;
+            }
+            if (piv != c) {
+              for (int64_t k = 0; k < m; ++k) std::swap(a[static_cast<size_t>(piv * m + k)], a[static_cast<size_t>(c * m + k)]);
+              det = -det;
+            }
+            det *= pv;
+            for (int64_t r = c + 1; r < m; ++r) {
+              const double f = a[static_cast<size_t>(r * m + c)] / pv;
+              if (f == 0) continue;
+              for (int64_t k = c; k < m; ++k) a[static_cast<size_t>(r * m + k)] -= f * a[static_cast<size_t>(c * m + k)];
+            }
+          }
+          out[bi] = store<T>(det);
+        }
+      });
+    });
+    return OkStatus();
+  }
+};
+
+}  // namespace
+
+void register_cpu_einsum_kernels(KernelRegistry& r) {
+  r.add(cpu_def("Einsum", 12, INT_MAX, &make_kernel<EinsumKernel>,
+                {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16, DataType::kInt32,
+                 DataType::kInt64}));
+  r.add(cpu_def("Det", 11, INT_MAX, &make_kernel<DetKernel>, float_types()));
+}
+
+}  // namespace sy

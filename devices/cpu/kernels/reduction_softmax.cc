@@ -1,0 +1,305 @@
+// CPU Softmax, LogSoftmax, Hardmax, CumSum and TopK: ops that work along one
+// axis, viewing the input as [outer, D, inner].
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "devices/cpu/cpu_kernels.h"
+#include "devices/cpu/kernels/reduction_common.h"
+
+namespace sy {
+namespace {
+
+using namespace reduce_detail;
+
+// ------------------------------------------------- Softmax / LogSoftmax / Hardmax
+
+enum class SoftmaxKind { kSoftmax, kLogSoftmax, kHardmax };
+
+// Computes one [D, inner] block. `inner` rows are processed together so the
+// inner loops run over contiguous memory.
+template <typename T>
+void softmax_block(SoftmaxKind kind, const T* x, T* y, int64_t d, int64_t inner, std::vector<ComputeT<T>>& mx,
+                   std::vector<ComputeT<T>>& sum, std::vector<int64_t>& arg) {
+  using C = ComputeT<T>;
+  const auto n = static_cast<size_t>(inner);
+  mx.assign(n, -std::numeric_limits<C>::infinity());
+  arg.assign(n, 0);
+  for (int64_t k = 0; k < d; ++k) {
+    const T* row = x + k * inner;
+    for (size_t i = 0; i < n; ++i) {
+      C v = load(row[i]);
+      if (k == 0 || v > mx[i]) {  // first maximum wins (Hardmax)
+        mx[i] = v;
+        arg[i] = k;
+      }
+    }
+  }
+  if (kind == SoftmaxKind::kHardmax) {
+    for (int64_t k = 0; k < d; ++k) {
+      T* out = y + k * inner;
+      for (size_t i = 0; i < n; ++i) out[i] = store<T>(arg[i] == k ? C(1) : C(0));
+    }
+    return;
+  }
+  sum.assign(n, C(0));
+  for (int64_t k = 0; k < d; ++k) {
+    const T* row = x + k * inner;
+    for (size_t i = 0; i < n; ++i) sum[i] += std::exp(C(load(row[i])) - mx[i]);
+  }
+  if (kind == SoftmaxKind::kSoftmax) {
+    for (size_t i = 0; i < n; ++i) sum[i] = C(1) / sum[i];
+    for (int64_t k = 0; k < d; ++k) {
+      const T* row = x + k * inner;
+      T* out = y + k * inner;
+      for (size_t i = 0; i < n; ++i) out[i] = store<T>(std::exp(C(load(row[i])) - mx[i]) * sum[i]);
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i) sum[i] = std::log(sum[i]) + mx[i];
+    for (int64_t k = 0; k < d; ++k) {
+      const T* row = x + k * inner;
+      T* out = y + k * inner;
+      for (size_t i = 0; i < n; ++i) out[i] = store<T>(C(load(row[i])) - sum[i]);
+    }
+  }
+}
+
+class SoftmaxKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    kind_ = node.op_type == "Softmax" ? SoftmaxKind::kSoftmax
+            : node.op_type == "LogSoftmax" ? SoftmaxKind::kLogSoftmax
+                                           : SoftmaxKind::kHardmax;
+    coerce_2d_ = node.opset < 13;
+    axis_ = node.attr_int("axis", coerce_2d_ ? 1 : -1);
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Node& node = ctx.node();
+    const Tensor& x = ctx.input(0);
+    RETURN_IF_ERROR(check_float_input(node, x, "input"));
+    const int64_t rank = static_cast<int64_t>(x.rank());
+    int64_t outer = 1, d = 1, inner = 1;
+    if (rank > 0) {
+      // Before opset 13 the input is coerced to 2-D at axis; axis == rank is legal there.
+      ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, rank, node, coerce_2d_));
+      const auto a = static_cast<size_t>(axis);
+      outer = prod(x.dims(), 0, a);
+      if (coerce_2d_) {
+        d = prod(x.dims(), a, x.rank());
+      } else {
+        d = x.dim(a);
+        inner = prod(x.dims(), a + 1, x.rank());
+      }
+    } else if (axis_ < -1 || axis_ > 0) {
+      return InvalidArgument(node.describe(), ": axis ", axis_, " is out of range for a scalar");
+    }
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
+    if (x.numel() == 0) return OkStatus();
+    visit_float(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* in = x.data<T>();
+      T* out = y->data<T>();
+      parallel_rows(outer, d * inner * 4, [&](int64_t b, int64_t e) {
+        std::vector<ComputeT<T>> mx, sum;
+        std::vector<int64_t> arg;
+        for (int64_t o = b; o < e; ++o)
+          softmax_block(kind_, in + o * d * inner, out + o * d * inner, d, inner, mx, sum, arg);
+      });
+    });
+    return OkStatus();
+  }
+
+ private:
+  SoftmaxKind kind_ = SoftmaxKind::kSoftmax;
+  bool coerce_2d_ = false;
+  int64_t axis_ = -1;
+};
+
+// ------------------------------------------------------------------ CumSum
+
+template <typename F>
+bool visit_cumsum_type(DataType t, F&& f) {
+  switch (t) {
+    case DataType::kInt32: f(int32_t{}); return true;
+    case DataType::kInt64: f(int64_t{}); return true;
+    case DataType::kUInt32: f(uint32_t{}); return true;
+    case DataType::kUInt64: f(uint64_t{}); return true;
+    default: return visit_float(t, std::forward<F>(f));
+  }
+}
+
+class CumSumKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    exclusive_ = node.attr_int("exclusive", 0) != 0;
+    reverse_ = node.attr_int("reverse", 0) != 0;
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Node& node = ctx.node();
+    const Tensor& x = ctx.input(0);
+    const Tensor& at = ctx.input(1);
+    if (!x.defined() || !at.defined()) return InvalidArgument(node.describe(), ": needs inputs x and axis");
+    if (!dtype_is_integer(at.dtype()) || at.numel() != 1 || at.rank() > 1)
+      return InvalidArgument(node.describe(), ": axis must be an integer scalar, got ", at.describe());
+    const int64_t rank = static_cast<int64_t>(x.rank());
+    if (rank == 0) return InvalidArgument(node.describe(), ": input must have rank >= 1");
+    ASSIGN_OR_RETURN(int64_t axis, normalize_axis(at.int_at(0), rank, node));
+    const auto a = static_cast<size_t>(axis);
+    const int64_t outer = prod(x.dims(), 0, a), d = x.dim(a), inner = prod(x.dims(), a + 1, x.rank());
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
+    if (x.numel() == 0) return OkStatus();
+    bool ok = visit_cumsum_type(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      using Acc = ComputeT<T>;
+      const T* in = x.data<T>();
+      T* out = y->data<T>();
+      parallel_rows(outer, d * inner, [&](int64_t b, int64_t e) {
+        std::vector<Acc> acc(static_cast<size_t>(inner));
+        for (int64_t o = b; o < e; ++o) {
+          std::fill(acc.begin(), acc.end(), Acc(0));
+          for (int64_t s = 0; s < d; ++s) {
+            const int64_t k = reverse_ ? d - 1 - s : s;
+            const T* row = in + (o * d + k) * inner;
+            T* dst = out + (o * d + k) * inner;
+            for (int64_t i = 0; i < inner; ++i) {
+              auto& a_i = acc[static_cast<size_t>(i)];
+              if (exclusive_) {
+                dst[i] = store<T>(a_i);
+                a_i += load(row[i]);
+              } else {
+                a_i += load(row[i]);
+                dst[i] = store<T>(a_i);
+              }
+            }
+          }
+        }
+      });
+    });
+    if (!ok) return InvalidArgument(node.describe(), ": unsupported input type ", x.describe());
+    return OkStatus();
+  }
+
+ private:
+  bool exclusive_ = false;
+  bool reverse_ = false;
+};
+
+// -------------------------------------------------------------------- TopK
+
+template <typename F>
+bool visit_topk_type(DataType t, F&& f) {
+  switch (t) {
+    case DataType::kInt8: f(int8_t{}); return true;
+    case DataType::kUInt8: f(uint8_t{}); return true;
+    case DataType::kInt16: f(int16_t{}); return true;
+    case DataType::kUInt16: f(uint16_t{}); return true;
+    case DataType::kInt32: f(int32_t{}); return true;
+    case DataType::kInt64: f(int64_t{}); return true;
+    case DataType::kUInt32: f(uint32_t{}); return true;
+    case DataType::kUInt64: f(uint64_t{}); return true;
+    default: return visit_float(t, std::forward<F>(f));
+  }
+}
+
+class TopKKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    k_from_input_ = node.opset >= 10;
+    k_attr_ = node.attr_int("k", -1);
+    if (!k_from_input_ && !node.has_attr("k")) return InvalidArgument(node.describe(), ": missing attribute k");
+    axis_ = node.attr_int("axis", -1);
+    largest_ = node.attr_int("largest", 1) != 0;
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Node& node = ctx.node();
+    const Tensor& x = ctx.input(0);
+    if (!x.defined()) return InvalidArgument(node.describe(), ": missing input X");
+    int64_t k = k_attr_;
+    if (k_from_input_) {
+      const Tensor& kt = ctx.input(1);
+      if (!kt.defined() || !dtype_is_integer(kt.dtype()) || kt.numel() != 1)
+        return InvalidArgument(node.describe(), ": K must be a single integer, got ",
+                               kt.defined() ? kt.describe() : std::string("nothing"));
+      k = kt.int_at(0);
+    }
+    const int64_t rank = static_cast<int64_t>(x.rank());
+    if (rank == 0) return InvalidArgument(node.describe(), ": input must have rank >= 1");
+    ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, rank, node));
+    const auto a = static_cast<size_t>(axis);
+    const int64_t d = x.dim(a);
+    if (k < 0 || k > d)
+      return InvalidArgument(node.describe(), ": K = ", k, " is out of range for axis of size ", d);
+    const int64_t outer = prod(x.dims(), 0, a), inner = prod(x.dims(), a + 1, x.rank());
+    Dims od = x.dims();
+    od[a] = k;
+    ASSIGN_OR_RETURN(Tensor * values, ctx.allocate_output(0, x.dtype(), od));
+    // Values and indices are both needed to sort, so indices are always
+    // computed; only write them when the model wants them.
+    int64_t* idx_out = nullptr;
+    if (ctx.output_wanted(1)) {
+      ASSIGN_OR_RETURN(Tensor * indices, ctx.allocate_output(1, DataType::kInt64, od));
+      idx_out = indices->data<int64_t>();
+    }
+    if (values->numel() == 0) return OkStatus();
+    bool ok = visit_topk_type(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      using C = ComputeT<T>;
+      const T* in = x.data<T>();
+      T* vout = values->data<T>();
+      const bool largest = largest_;
+      parallel_rows(outer * inner, d * 8, [&](int64_t b, int64_t e) {
+        std::vector<std::pair<C, int64_t>> buf(static_cast<size_t>(d));
+        for (int64_t s = b; s < e; ++s) {
+          const int64_t o = s / inner, i = s % inner;
+          const T* p = in + o * d * inner + i;
+          for (int64_t j = 0; j < d; ++j) buf[static_cast<size_t>(j)] = {load(p[j * inner]), j};
+          // NaN ranks above every number; ties go to the lower index.
+          auto cmp = [largest](const std::pair<C, int64_t>& l, const std::pair<C, int64_t>& r) {
+            bool ln = l.first != l.first, rn = r.first != r.first;
+            if (ln || rn) {
+              if (ln && rn) return l.second < r.second;
+              return largest ? ln : rn;
+            }
+            if (l.first != r.first) return largest ? l.first > r.first : l.first < r.first;
+            return l.second < r.second;
+          };
+          std::partial_sort(buf.begin(), buf.begin() + k, buf.end(), cmp);
+          T* vo = vout + o * k * inner + i;
+          for (int64_t j = 0; j < k; ++j) vo[j * inner] = store<T>(buf[static_cast<size_t>(j)].first);
+          if (idx_out) {
+            int64_t* io = idx_out + o * k * inner + i;
+            for (int64_t j = 0; j < k; ++j) io[j * inner] = buf[static_cast<size_t>(j)].second;
+          }
+        }
+      });
+    });
+    if (!ok) return InvalidArgument(node.describe(), ": unsupported input type ", x.describe());
+    return OkStatus();
+  }
+
+ private:
+  bool k_from_input_ = true;
+  int64_t k_attr_ = -1;
+  int64_t axis_ = -1;
+  bool largest_ = true;
+};
+
+}  // namespace
+
+void register_cpu_softmax_kernels(KernelRegistry& r) {
+  for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"})
+    r.add(cpu_def(op, 1, INT_MAX, &make_kernel<SoftmaxKernel>, float_types()));
+  r.add(cpu_def("CumSum", 11, INT_MAX, &make_kernel<CumSumKernel>, {}, /*axis*/ 1u << 1));
+  r.add(cpu_def("TopK", 1, 9, &make_kernel<TopKKernel>));
+  r.add(cpu_def("TopK", 10, INT_MAX, &make_kernel<TopKKernel>, {}, /*K*/ 1u << 1));
+}
+
+}  // namespace sy

@@ -1,0 +1,612 @@
+// CPU indexing kernels: Gather, GatherElements, GatherND, Scatter,
+// ScatterElements, ScatterND, OneHot, NonZero, Compress, Unique. Every index
+// read from data is range-checked before any element is touched, so a bad
+// index yields OutOfRange instead of a wild read or write.
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "devices/broadcast.h"
+#include "devices/cpu/kernels/tensor_common.h"
+#include "devices/cpu/kernels/tensor_register.h"
+
+namespace sy::tensor_ops {
+namespace {
+
+Status check_index_tensor(const Tensor& t, const char* op) {
+  if (!t.defined()) return InvalidArgument(op, ": indices are missing");
+  if (t.dtype() != DataType::kInt32 && t.dtype() != DataType::kInt64)
+    return InvalidArgument(op, ": indices must be int32 or int64, got ", t.describe());
+  return OkStatus();
+}
+
+inline int64_t index_at(const Tensor& t, int64_t i) {
+  return t.dtype() == DataType::kInt64 ? t.data<int64_t>()[i] : t.data<int32_t>()[i];
+}
+
+// Returns idx normalised to [0, n) or OutOfRange naming the index and bound.
+inline StatusOr<int64_t> checked_index(int64_t idx, int64_t n, const char* op, int64_t pos) {
+  if (idx < -n || idx >= n)
+    return OutOfRange(op, ": index ", idx, " at position ", pos, " is out of range [", -n, ", ", n - 1, "]");
+  return idx < 0 ? idx + n : idx;
+}
+
+template <typename F>
+void parallel_rows(int64_t rows, int64_t work_per_row, F&& f) {
+  if (rows > 1 && rows * std::max<int64_t>(work_per_row, 1) >= kParallelElements) {
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows), [&](const tbb::blocked_range<int64_t>& r) {
+      for (int64_t i = r.begin(); i < r.end(); ++i) f(i);
+    });
+  } else {
+    for (int64_t i = 0; i < rows; ++i) f(i);
+  }
+}
+
+class GatherKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    axis_ = node.attr_int("axis", 0);
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& ind = ctx.input(1);
+    if (!x.defined()) return InvalidArgument("Gather: data is missing");
+    RETURN_IF_ERROR(check_index_tensor(ind, "Gather"));
+    int64_t r = static_cast<int64_t>(x.rank());
+    if (r == 0) return InvalidArgument("Gather: data must have rank >= 1");
+    ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, r, "Gather axis"));
+    int64_t n = x.dim(axis), nidx = ind.numel();
+    Dims out_dims;
+    for (int64_t k = 0; k < axis; ++k) out_dims.push_back(x.dim(k));
+    for (int64_t d : ind.dims()) out_dims.push_back(d);
+    for (int64_t k = axis + 1; k < r; ++k) out_dims.push_back(x.dim(k));
+    for (int64_t i = 0; i < nidx; ++i) RETURN_IF_ERROR(checked_index(index_at(ind, i), n, "Gather", i).status());
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
+    if (out->numel() == 0) return OkStatus();
+    int64_t outer = 1, inner = 1;
+    for (int64_t k = 0; k < axis; ++k) outer *= x.dim(k);
+    for (int64_t k = axis + 1; k < r; ++k) inner *= x.dim(k);
+    DataType dt = x.dtype();
+    void* dst = out->raw();
+    const void* src = x.raw();
+    parallel_rows(outer * nidx, inner, [&](int64_t row) {
+      int64_t o = row / nidx, i = row % nidx;
+      int64_t idx = index_at(ind, i);
+      if (idx < 0) idx += n;
+      copy_elements(dt, dst, row * inner, src, (o * n + idx) * inner, inner);
+    });
+    return OkStatus();
+  }
+
+ private:
+  int64_t axis_ = 0;
+};
+
+enum class Reduction { kNone, kAdd, kMul, kMax, kMin };
+
+StatusOr<Reduction> parse_reduction(const Node& node) {
+  std::string s = node.attr_string("reduction", "none");
+  if (s == "none") return Reduction::kNone;
+  if (s == "add") return Reduction::kAdd;
+  if (s == "mul") return Reduction::kMul;
+  if (s == "max") return Reduction::kMax;
+  if (s == "min") return Reduction::kMin;
+  return InvalidArgument(node.describe(), ": unknown reduction '", s, "'");
+}
+
+template <typename T>
+inline T combine(T a, T b, Reduction r) {
+  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+    return T(combine<float>(static_cast<float>(a), static_cast<float>(b), r));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    switch (r) {
+      case Reduction::kAdd: case Reduction::kMax: return a || b;
+      case Reduction::kMul: case Reduction::kMin: return a && b;
+      default: return b;
+    }
+  } else {
+    switch (r) {
+      case Reduction::kAdd: return static_cast<T>(a + b);
+      case Reduction::kMul: return static_cast<T>(a * b);
+      case Reduction::kMax: return std::max(a, b);
+      case Reduction::kMin: return std::min(a, b);
+      default: return b;
+    }
+  }
+}
+
+// Calls f(Tag<T>{}) with the arithmetic type when reducing, else the storage type.
+template <typename F>
+bool visit_for_reduction(DataType dt, Reduction r, F&& f) {
+  if (r == Reduction::kNone) return visit_storage(dt, f);
+  return visit_numeric(dt, [&](auto tag) { f(Tag<decltype(tag)>{}); });
+}
+
+// Shared walk for GatherElements and Scatter(Elements): calls f(i, data_offset)
+// for every element i of `ind`, after range-checking all of them.
+Status walk_elements(const Tensor& x, const Tensor& ind, int64_t axis, const char* op,
+                     std::vector<int64_t>* offsets) {
+  size_t r = x.rank();
+  if (ind.rank() != r) return InvalidArgument(op, ": indices rank ", ind.rank(), " differs from data rank ", r);
+  for (size_t k = 0; k < r; ++k)
+    if (static_cast<int64_t>(k) != axis && ind.dim(k) > x.dim(k))
+      return InvalidArgument(op, ": indices shape ", ind.dims().to_string(), " exceeds data shape ",
+                             x.dims().to_string(), " on axis ", k);
+  Dims strides = contiguous_strides(x.dims());
+  int64_t n = ind.numel();
+  offsets->resize(static_cast<size_t>(n));
+  Dims idx = Dims::of_rank(r, 0);
+  int64_t base = 0;  // offset of the current position with the axis coordinate at 0
+  for (int64_t i = 0; i < n; ++i) {
+    ASSIGN_OR_RETURN(int64_t a, checked_index(index_at(ind, i), x.dim(axis), op, i));
+    (*offsets)[i] = base + a * strides[axis];
+    for (size_t k = r; k-- > 0;) {
+      if (static_cast<int64_t>(k) != axis) base += strides[k];
+      if (++idx[k] < ind.dim(k)) break;
+      if (static_cast<int64_t>(k) != axis) base -= idx[k] * strides[k];
+      idx[k] = 0;
+    }
+  }
+  return OkStatus();
+}
+
+class GatherElementsKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    axis_ = node.attr_int("axis", 0);
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& ind = ctx.input(1);
+    if (!x.defined()) return InvalidArgument("GatherElements: data is missing");
+    RETURN_IF_ERROR(check_index_tensor(ind, "GatherElements"));
+    if (x.rank() == 0) return InvalidArgument("GatherElements: data must have rank >= 1");
+    ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, x.rank(), "GatherElements axis"));
+    std::vector<int64_t> offsets;
+    RETURN_IF_ERROR(walk_elements(x, ind, axis, "GatherElements", &offsets));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), ind.dims()));
+    visit_storage(x.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* s = x.data<T>();
+      T* d = out->data<T>();
+      for (size_t i = 0; i < offsets.size(); ++i) d[i] = s[offsets[i]];
+    });
+    return OkStatus();
+  }
+
+ private:
+  int64_t axis_ = 0;
+};
+
+class ScatterElementsKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    axis_ = node.attr_int("axis", 0);
+    ASSIGN_OR_RETURN(reduction_, parse_reduction(node));
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& ind = ctx.input(1);
+    const Tensor& upd = ctx.input(2);
+    if (!x.defined() || !upd.defined()) return InvalidArgument("ScatterElements: data and updates are required");
+    RETURN_IF_ERROR(check_index_tensor(ind, "ScatterElements"));
+    if (x.rank() == 0) return InvalidArgument("ScatterElements: data must have rank >= 1");
+    if (upd.dims() != ind.dims())
+      return InvalidArgument("ScatterElements: updates shape ", upd.dims().to_string(), " differs from indices shape ",
+                             ind.dims().to_string());
+    if (upd.dtype() != x.dtype()) return InvalidArgument("ScatterElements: updates type differs from data type");
+    if (reduction_ != Reduction::kNone && !visit_numeric(x.dtype(), [](auto) {}))
+      return InvalidArgument("ScatterElements: reduction needs a numeric type, got ", dtype_name(x.dtype()));
+    ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, x.rank(), "ScatterElements axis"));
+    std::vector<int64_t> offsets;
+    RETURN_IF_ERROR(walk_elements(x, ind, axis, "ScatterElements", &offsets));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), x.dims()));
+    copy_elements(x.dtype(), out->raw(), 0, x.raw(), 0, x.numel());
+    Reduction red = reduction_;
+    visit_for_reduction(x.dtype(), red, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* u = upd.data<T>();
+      T* d = out->data<T>();
+      for (size_t i = 0; i < offsets.size(); ++i) {
+        if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, Bytes16>) {
+          d[offsets[i]] = u[i];
+        } else if (red == Reduction::kNone) {
+          d[offsets[i]] = u[i];
+        } else {
+          d[offsets[i]] = combine<T>(d[offsets[i]], u[i], red);
+        }
+      }
+    });
+    return OkStatus();
+  }
+
+ private:
+  int64_t axis_ = 0;
+  Reduction reduction_ = Reduction::kNone;
+};
+
+class GatherNDKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    batch_dims_ = node.attr_int("batch_dims", 0);
+    if (batch_dims_ < 0) return InvalidArgument(node.describe(), ": batch_dims must be non-negative");
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& ind = ctx.input(1);
+    if (!x.defined()) return InvalidArgument("GatherND: data is missing");
+    RETURN_IF_ERROR(check_index_tensor(ind, "GatherND"));
+    int64_t r = static_cast<int64_t>(x.rank()), q = static_cast<int64_t>(ind.rank()), b = batch_dims_;
+    if (r < 1 || q < 1) return InvalidArgument("GatherND: data and indices must have rank >= 1");
+    if (b >= std::min(r, q)) return InvalidArgument("GatherND: batch_dims ", b, " must be less than both ranks");
+    int64_t k = ind.dim(q - 1);
+    if (k < 1 || b + k > r)
+      return InvalidArgument("GatherND: indices last dimension ", k, " must be in [1, ", r - b, "]");
+    for (int64_t i = 0; i < b; ++i)
+      if (ind.dim(i) != x.dim(i))
+        return InvalidArgument("GatherND: batch dimension ", i, " differs between data ", x.dims().to_string(),
+                               " and indices ", ind.dims().to_string());
+    Dims out_dims;
+    for (int64_t i = 0; i < q - 1; ++i) out_dims.push_back(ind.dim(i));
+    for (int64_t i = b + k; i < r; ++i) out_dims.push_back(x.dim(i));
+    Dims strides = contiguous_strides(x.dims());
+    int64_t slice = 1;
+    for (int64_t i = b + k; i < r; ++i) slice *= x.dim(i);
+    int64_t batch = 1;
+    for (int64_t i = 0; i < b; ++i) batch *= x.dim(i);
+    int64_t tuples = ind.numel() / std::max<int64_t>(k, 1);
+    int64_t per_batch = batch == 0 ? 0 : tuples / batch;
+    int64_t batch_stride = b > 0 ? strides[b - 1] : 0;
+    std::vector<int64_t> offsets(static_cast<size_t>(tuples));
+    for (int64_t t = 0; t < tuples; ++t) {
+      int64_t off = per_batch ? (t / per_batch) * batch_stride : 0;
+      for (int64_t j = 0; j < k; ++j) {
+        ASSIGN_OR_RETURN(int64_t a, checked_index(index_at(ind, t * k + j), x.dim(b + j), "GatherND", t * k + j));
+        off += a * strides[b + j];
+      }
+      offsets[t] = off;
+    }
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
+    DataType dt = x.dtype();
+    parallel_rows(tuples, slice, [&](int64_t t) { copy_elements(dt, out->raw(), t * slice, x.raw(), offsets[t], slice); });
+    return OkStatus();
+  }
+
+ private:
+  int64_t batch_dims_ = 0;
+};
+
+class ScatterNDKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    ASSIGN_OR_RETURN(reduction_, parse_reduction(node));
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& ind = ctx.input(1);
+    const Tensor& upd = ctx.input(2);
+    if (!x.defined() || !upd.defined()) return InvalidArgument("ScatterND: data and updates are required");
+    RETURN_IF_ERROR(check_index_tensor(ind, "ScatterND"));
+    if (upd.dtype() != x.dtype()) return InvalidArgument("ScatterND: updates type differs from data type");
+    if (reduction_ != Reduction::kNone && !visit_numeric(x.dtype(), [](auto) {}))
+      return InvalidArgument("ScatterND: reduction needs a numeric type, got ", dtype_name(x.dtype()));
+    int64_t r = static_cast<int64_t>(x.rank()), q = static_cast<int64_t>(ind.rank());
+    if (r < 1 || q < 1) return InvalidArgument("ScatterND: data and indices must have rank >= 1");
+    int64_t k = ind.dim(q - 1);
+    if (k > r) return InvalidArgument("ScatterND: indices last dimension ", k, " exceeds data rank ", r);
+    Dims want;
+    for (int64_t i = 0; i < q - 1; ++i) want.push_back(ind.dim(i));
+    for (int64_t i = k; i < r; ++i) want.push_back(x.dim(i));
+    if (upd.dims() != want)
+      return InvalidArgument("ScatterND: updates shape ", upd.dims().to_string(), " should be ", want.to_string());
+    Dims strides = contiguous_strides(x.dims());
+    int64_t slice = 1;
+    for (int64_t i = k; i < r; ++i) slice *= x.dim(i);
+    int64_t tuples = 1;
+    for (int64_t i = 0; i < q - 1; ++i) tuples *= ind.dim(i);
+    std::vector<int64_t> offsets(static_cast<size_t>(tuples));
+    for (int64_t t = 0; t < tuples; ++t) {
+      int64_t off = 0;
+      for (int64_t j = 0; j < k; ++j) {
+        ASSIGN_OR_RETURN(int64_t a, checked_index(index_at(ind, t * k + j), x.dim(j), "ScatterND", t * k + j));
+        off += a * strides[j];
+      }
+      offsets[t] = off;
+    }
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), x.dims()));
+    copy_elements(x.dtype(), out->raw(), 0, x.raw(), 0, x.numel());
+    Reduction red = reduction_;
+    visit_for_reduction(x.dtype(), red, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* u = upd.data<T>();
+      T* d = out->data<T>();
+      for (int64_t t = 0; t < tuples; ++t)
+        for (int64_t e = 0; e < slice; ++e) {
+          T& dst = d[offsets[t] + e];
+          if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, Bytes16>) {
+            dst = u[t * slice + e];
+          } else if (red == Reduction::kNone) {
+            dst = u[t * slice + e];
+          } else {
+            dst = combine<T>(dst, u[t * slice + e], red);
+          }
+        }
+    });
+    return OkStatus();
+  }
+
+ private:
+  Reduction reduction_ = Reduction::kNone;
+};
+
+// OneHot follows the ONNX spec: indices outside [-depth, depth-1] produce an
+// all-off row (they are never used to address memory).
+class OneHotKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    axis_ = node.attr_int("axis", -1);
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& ind = ctx.input(0);
+    const Tensor& depth_t = ctx.input(1);
+    const Tensor& values = ctx.input(2);
+    if (!ind.defined() || !depth_t.defined() || !values.defined())
+      return InvalidArgument("OneHot: indices, depth and values are required");
+    if (values.numel() != 2) return InvalidArgument("OneHot: values must have two elements, got ", values.describe());
+    if (depth_t.numel() != 1) return InvalidArgument("OneHot: depth must be a scalar");
+    RETURN_IF_ERROR(check_host(depth_t, "OneHot depth"));
+    if (!visit_numeric(ind.dtype(), [](auto) {})) return InvalidArgument("OneHot: indices must be numeric");
+    double dd = depth_t.double_at(0);
+    if (!std::isfinite(dd) || dd < 1 || dd > 9.0e18) return InvalidArgument("OneHot: invalid depth ", dd);
+    int64_t depth = static_cast<int64_t>(dd);
+    int64_t r = static_cast<int64_t>(ind.rank());
+    ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, r, "OneHot axis", true));
+    Dims out_dims = ind.dims();
+    out_dims.insert(static_cast<size_t>(axis), depth);
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, values.dtype(), out_dims));
+    ScalarValue off = scalar_from_tensor(values, 0), on = scalar_from_tensor(values, 1);
+    DataType dt = values.dtype();
+    fill_elements(dt, out->raw(), out->numel(), off.ptr(dt));
+    int64_t outer = 1, inner = 1;
+    for (int64_t k = 0; k < axis; ++k) outer *= ind.dim(k);
+    for (int64_t k = axis; k < r; ++k) inner *= ind.dim(k);
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        double v = ind.double_at(o * inner + i);
+        if (!(v >= -dd && v < dd)) continue;
+        int64_t idx = static_cast<int64_t>(v);
+        if (idx < 0) idx += depth;
+        if (idx < 0 || idx >= depth) continue;
+        copy_elements(dt, out->raw(), (o * depth + idx) * inner + i, on.ptr(dt), 0, 1);
+      }
+    return OkStatus();
+  }
+
+ private:
+  int64_t axis_ = -1;
+};
+
+template <typename T>
+inline bool is_nonzero(const T& v) {
+  if constexpr (std::is_same_v<T, std::string>) return !v.empty();
+  else if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) return static_cast<float>(v) != 0.f;
+  else return v != T(0);
+}
+
+// Calls f(Tag<T>{}) with the value type (numeric or string).
+template <typename F>
+bool visit_values(DataType dt, F&& f) {
+  if (dt == DataType::kString) {
+    f(Tag<std::string>{});
+    return true;
+  }
+  return visit_numeric(dt, [&](auto tag) { f(Tag<decltype(tag)>{}); });
+}
+
+class NonZeroKernel final : public Kernel {
+ public:
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    if (!x.defined()) return InvalidArgument("NonZero: input is missing");
+    int64_t n = x.numel();
+    std::vector<int64_t> hits;
+    bool ok = visit_values(x.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* p = x.data<T>();
+      for (int64_t i = 0; i < n; ++i)
+        if (is_nonzero(p[i])) hits.push_back(i);
+    });
+    if (!ok) return InvalidArgument("NonZero: unsupported type ", dtype_name(x.dtype()));
+    int64_t r = static_cast<int64_t>(x.rank());
+    int64_t rows = r == 0 ? 1 : r;  // a scalar reports one coordinate row, like ORT
+    int64_t nnz = static_cast<int64_t>(hits.size());
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, DataType::kInt64, Dims{rows, nnz}));
+    int64_t* o = out->data<int64_t>();
+    for (int64_t j = 0; j < nnz; ++j) {
+      int64_t rem = hits[j];
+      if (r == 0) o[j] = 0;
+      for (int64_t k = r; k-- > 0;) {
+        o[k * nnz + j] = rem % x.dim(k);
+        rem /= x.dim(k);
+      }
+    }
+    return OkStatus();
+  }
+};
+
+class CompressKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    has_axis_ = node.has_attr("axis");
+    axis_ = node.attr_int("axis", 0);
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& cond = ctx.input(1);
+    if (!x.defined() || !cond.defined()) return InvalidArgument("Compress: input and condition are required");
+    if (cond.dtype() != DataType::kBool || cond.rank() != 1)
+      return InvalidArgument("Compress: condition must be a 1-D bool tensor, got ", cond.describe());
+    int64_t axis = 0, outer = 1, dim = x.numel(), inner = 1;
+    if (has_axis_) {
+      if (x.rank() == 0) return InvalidArgument("Compress: cannot use axis on a scalar");
+      ASSIGN_OR_RETURN(axis, normalize_axis(axis_, x.rank(), "Compress axis"));
+      dim = x.dim(axis);
+      for (int64_t k = 0; k < axis; ++k) outer *= x.dim(k);
+      for (size_t k = axis + 1; k < x.rank(); ++k) inner *= x.dim(k);
+    }
+    const bool* c = cond.data<bool>();
+    std::vector<int64_t> keep;
+    for (int64_t i = 0; i < cond.numel(); ++i) {
+      if (!c[i]) continue;
+      if (i >= dim) return OutOfRange("Compress: condition selects index ", i, " but the axis has size ", dim);
+      keep.push_back(i);
+    }
+    int64_t m = static_cast<int64_t>(keep.size());
+    Dims out_dims;
+    if (has_axis_) {
+      out_dims = x.dims();
+      out_dims[axis] = m;
+    } else {
+      out_dims = Dims{m};
+    }
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t j = 0; j < m; ++j)
+        copy_elements(x.dtype(), out->raw(), (o * m + j) * inner, x.raw(), (o * dim + keep[j]) * inner, inner);
+    return OkStatus();
+  }
+
+ private:
+  bool has_axis_ = false;
+  int64_t axis_ = 0;
+};
+
+// A strict weak order on values, NaN sorted last and equal to itself, so
+// std::sort stays well-defined on any data.
+template <typename T>
+inline bool value_less(const T& a, const T& b) {
+  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+    return value_less<float>(static_cast<float>(a), static_cast<float>(b));
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a)) return false;
+    if (std::isnan(b)) return true;
+    return a < b;
+  } else {
+    return a < b;
+  }
+}
+
+class UniqueKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    has_axis_ = node.has_attr("axis");
+    axis_ = node.attr_int("axis", 0);
+    sorted_ = node.attr_int("sorted", 1) != 0;
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override;
+
+ private:
+  bool has_axis_ = false;
+  int64_t axis_ = 0;
+  bool sorted_ = true;
+};
+
+Status UniqueKernel::compute(KernelContext& ctx) const {
+  const Tensor& x = ctx.input(0);
+  if (!x.defined()) return InvalidArgument("Unique: input is missing");
+  int64_t axis = 0, outer = 1, items = x.numel(), inner = 1;
+  if (has_axis_) {
+    if (x.rank() == 0) return InvalidArgument("Unique: cannot use axis on a scalar");
+    ASSIGN_OR_RETURN(axis, normalize_axis(axis_, x.rank(), "Unique axis"));
+    items = x.dim(axis);
+    for (int64_t k = 0; k < axis; ++k) outer *= x.dim(k);
+    for (size_t k = axis + 1; k < x.rank(); ++k) inner *= x.dim(k);
+  }
+  std::vector<int64_t> order(static_cast<size_t>(items));
+  std::iota(order.begin(), order.end(), 0);
+  // Group ids per item after sorting; first occurrence per group.
+  std::vector<int64_t> group_of(static_cast<size_t>(items));
+  std::vector<int64_t> firsts, counts;
+  bool ok = visit_values(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = x.data<T>();
+    auto cmp = [&](int64_t a, int64_t b) {  // lexicographic over the slice
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i) {
+          const T& va = p[(o * items + a) * inner + i];
+          const T& vb = p[(o * items + b) * inner + i];
+          if (value_less(va, vb)) return -1;
+          if (value_less(vb, va)) return 1;
+        }
+      return 0;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return cmp(a, b) < 0; });
+    for (int64_t j = 0; j < items; ++j) {
+      if (j == 0 || cmp(order[j - 1], order[j]) != 0) {
+        firsts.push_back(order[j]);
+        counts.push_back(0);
+      }
+      group_of[order[j]] = static_cast<int64_t>(firsts.size()) - 1;
+      ++counts.back();
+    }
+  });
+  if (!ok) return InvalidArgument("Unique: unsupported type ", dtype_name(x.dtype()));
+  int64_t u = static_cast<int64_t>(firsts.size());
+  // Output position of each group: sorted order, or order of first occurrence.
+  std::vector<int64_t> pos(static_cast<size_t>(u));
+  std::iota(pos.begin(), pos.end(), 0);
+  if (!sorted_) {
+    std::vector<int64_t> by_first(static_cast<size_t>(u));
+    std::iota(by_first.begin(), by_first.end(), 0);
+    std::sort(by_first.begin(), by_first.end(), [&](int64_t a, int64_t b) { return firsts[a] < firsts[b]; });
+    for (int64_t j = 0; j < u; ++j) pos[by_first[j]] = j;
+  }
+  Dims y_dims = has_axis_ ? x.dims() : Dims{u};
+  if (has_axis_) y_dims[axis] = u;
+  ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), y_dims));
+  for (int64_t g = 0; g < u; ++g)
+    for (int64_t o = 0; o < outer; ++o)
+      copy_elements(x.dtype(), y->raw(), (o * u + pos[g]) * inner, x.raw(), (o * items + firsts[g]) * inner, inner);
+  if (ctx.num_outputs() > 1) {
+    ASSIGN_OR_RETURN(Tensor * idx, ctx.allocate_output(1, DataType::kInt64, Dims{u}));
+    for (int64_t g = 0; g < u; ++g) idx->data<int64_t>()[pos[g]] = firsts[g];
+  }
+  if (ctx.num_outputs() > 2) {
+    ASSIGN_OR_RETURN(Tensor * inv, ctx.allocate_output(2, DataType::kInt64, Dims{items}));
+    for (int64_t j = 0; j < items; ++j) inv->data<int64_t>()[j] = pos[group_of[j]];
+  }
+  if (ctx.num_outputs() > 3) {
+    ASSIGN_OR_RETURN(Tensor * cnt, ctx.allocate_output(3, DataType::kInt64, Dims{u}));
+    for (int64_t g = 0; g < u; ++g) cnt->data<int64_t>()[pos[g]] = counts[g];
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+void register_index_kernels(KernelRegistry& r) {
+  add_kernel<GatherKernel>(r, "Gather", 1);
+  add_kernel<GatherElementsKernel>(r, "GatherElements", 11);
+  add_kernel<GatherNDKernel>(r, "GatherND", 11);
+  add_kernel<ScatterElementsKernel>(r, "Scatter", 9, 0, false, 10);
+  add_kernel<ScatterElementsKernel>(r, "ScatterElements", 11);
+  add_kernel<ScatterNDKernel>(r, "ScatterND", 11);
+  add_kernel<OneHotKernel>(r, "OneHot", 9, kBit1);
+  add_kernel<NonZeroKernel>(r, "NonZero", 9, 0, true);
+  add_kernel<CompressKernel>(r, "Compress", 9, 0, true);
+  add_kernel<UniqueKernel>(r, "Unique", 11, 0, true);
+}
+
+}  // namespace sy::tensor_ops

@@ -1,0 +1,594 @@
+// CPU data-movement kernels: Transpose, Concat, Split, Slice, Tile, Pad,
+// DepthToSpace, SpaceToDepth, Trilu, ReverseSequence. Most reduce to
+// strided_copy with a computed view; all work for every element type.
+#include <algorithm>
+#include <limits>
+
+#include "devices/broadcast.h"
+#include "devices/cpu/kernels/tensor_common.h"
+#include "devices/cpu/kernels/tensor_register.h"
+
+namespace sy::tensor_ops {
+namespace {
+
+class TransposeKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    if (const Attribute* a = node.attr("perm"); a && a->kind == Attribute::Kind::kInts) {
+      perm_ = Dims(a->ints);
+      has_perm_ = true;
+    }
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    if (!x.defined()) return InvalidArgument("Transpose: input is missing");
+    size_t r = x.rank();
+    Dims perm = Dims::of_rank(r);
+    if (has_perm_) {
+      if (perm_.size() != r)
+        return InvalidArgument("Transpose: perm ", perm_.to_string(), " does not match input rank ", r);
+      Dims seen = Dims::of_rank(r, 0);
+      for (size_t i = 0; i < r; ++i) {
+        int64_t p = perm_[i];
+        if (p < 0) p += static_cast<int64_t>(r);
+        if (p < 0 || p >= static_cast<int64_t>(r) || seen[p])
+          return InvalidArgument("Transpose: perm ", perm_.to_string(), " is not a permutation of 0..", r - 1);
+        seen[p] = 1;
+        perm[i] = p;
+      }
+    } else {
+      for (size_t i = 0; i < r; ++i) perm[i] = static_cast<int64_t>(r - 1 - i);
+    }
+    Dims in_strides = contiguous_strides(x.dims());
+    Dims out_dims = Dims::of_rank(r), strides = Dims::of_rank(r);
+    for (size_t i = 0; i < r; ++i) {
+      out_dims[i] = x.dim(perm[i]);
+      strides[i] = in_strides[perm[i]];
+    }
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
+    strided_copy(x.dtype(), out->raw(), x.raw(), out_dims, strides);
+    return OkStatus();
+  }
+
+ private:
+  Dims perm_;
+  bool has_perm_ = false;
+};
+
+class ConcatKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    if (!node.has_attr("axis") && node.opset >= 4) return InvalidArgument(node.describe(), ": missing 'axis'");
+    axis_ = node.attr_int("axis", 1);
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    size_t n = ctx.num_inputs();
+    if (n == 0 || !ctx.input(0).defined()) return InvalidArgument("Concat: needs at least one input");
+    const Tensor& first = ctx.input(0);
+    int64_t r = static_cast<int64_t>(first.rank());
+    if (r == 0) return InvalidArgument("Concat: cannot concatenate scalars");
+    ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, r, "Concat axis"));
+    Dims out_dims = first.dims();
+    out_dims[axis] = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const Tensor& t = ctx.input(i);
+      if (!t.defined()) return InvalidArgument("Concat: input ", i, " is missing");
+      if (t.dtype() != first.dtype())
+        return InvalidArgument("Concat: input ", i, " is ", t.describe(), " but input 0 is ", first.describe());
+      if (static_cast<int64_t>(t.rank()) != r)
+        return InvalidArgument("Concat: input ", i, " ", t.describe(), " has a different rank than ", first.describe());
+      for (int64_t k = 0; k < r; ++k)
+        if (k != axis && t.dim(k) != first.dim(k))
+          return InvalidArgument("Concat: input ", i, " shape ", t.dims().to_string(), " does not match input 0 shape ",
+                                 first.dims().to_string(), " outside axis ", axis);
+      out_dims[axis] += t.dim(axis);
+    }
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, first.dtype(), out_dims));
+    int64_t outer = 1, inner = 1;
+    for (int64_t k = 0; k < axis; ++k) outer *= out_dims[k];
+    for (int64_t k = axis + 1; k < r; ++k) inner *= out_dims[k];
+    int64_t out_row = out_dims[axis] * inner;
+    int64_t offset = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const Tensor& t = ctx.input(i);
+      int64_t row = t.dim(axis) * inner;
+      if (row == 0) continue;
+      // View the input as [outer, row] placed at column `offset` of [outer, out_row].
+      char* dst = static_cast<char*>(out->raw());
+      if (outer == 1) {
+        copy_elements(t.dtype(), dst, offset, t.raw(), 0, row);
+      } else {
+        for (int64_t o = 0; o < outer; ++o) copy_elements(t.dtype(), dst, o * out_row + offset, t.raw(), o * row, row);
+      }
+      offset += row;
+    }
+    return OkStatus();
+  }
+
+ private:
+  int64_t axis_ = 0;
+};
+
+class SplitKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    axis_ = node.attr_int("axis", 0);
+    split_from_input_ = node.opset >= 13;
+    if (const Attribute* a = node.attr("split"); a && a->kind == Attribute::Kind::kInts) attr_split_ = Dims(a->ints);
+    num_outputs_attr_ = node.attr_int("num_outputs", 0);
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    if (!x.defined()) return InvalidArgument("Split: input is missing");
+    int64_t r = static_cast<int64_t>(x.rank());
+    ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, r, "Split axis"));
+    int64_t n_out = static_cast<int64_t>(ctx.num_outputs());
+    int64_t dim = x.dim(axis);
+    Dims split;
+    if (split_from_input_ && ctx.has_input(1)) {
+      ASSIGN_OR_RETURN(split, read_int_list(ctx.input(1), "Split split"));
+    } else if (!split_from_input_ && !attr_split_.empty()) {
+      split = attr_split_;
+    }
+    if (split.empty()) {
+      if (n_out == 0) return InvalidArgument("Split: no outputs");
+      split = Dims::of_rank(static_cast<size_t>(n_out));
+      if (num_outputs_attr_ > 0) {
+        // Opset 18: the last chunk may be smaller.
+        int64_t chunk = (dim + n_out - 1) / n_out;
+        for (int64_t i = 0; i < n_out; ++i) split[i] = std::max<int64_t>(0, std::min(chunk, dim - i * chunk));
+      } else {
+        if (dim % n_out != 0)
+          return InvalidArgument("Split: axis dimension ", dim, " is not divisible into ", n_out, " equal parts");
+        for (int64_t i = 0; i < n_out; ++i) split[i] = dim / n_out;
+      }
+    }
+    if (static_cast<int64_t>(split.size()) != n_out)
+      return InvalidArgument("Split: split ", split.to_string(), " has ", split.size(), " entries but the node has ",
+                             n_out, " outputs");
+    int64_t total = 0;
+    for (int64_t s : split) {
+      if (s < 0) return InvalidArgument("Split: negative size in split ", split.to_string());
+      total += s;
+      if (total > dim) break;
+    }
+    if (total != dim)
+      return InvalidArgument("Split: split ", split.to_string(), " does not sum to axis dimension ", dim);
+    int64_t outer = 1, inner = 1;
+    for (int64_t k = 0; k < axis; ++k) outer *= x.dim(k);
+    for (int64_t k = axis + 1; k < r; ++k) inner *= x.dim(k);
+    int64_t in_row = dim * inner;
+    int64_t offset = 0;
+    for (int64_t i = 0; i < n_out; ++i) {
+      Dims od = x.dims();
+      od[axis] = split[i];
+      int64_t row = split[i] * inner;
+      if (ctx.output_wanted(i)) {
+        ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(i, x.dtype(), od));
+        if (row > 0)
+          for (int64_t o = 0; o < outer; ++o)
+            copy_elements(x.dtype(), out->raw(), o * row, x.raw(), o * in_row + offset, row);
+      }
+      offset += row;
+    }
+    return OkStatus();
+  }
+
+ private:
+  int64_t axis_ = 0;
+  bool split_from_input_ = false;
+  Dims attr_split_;
+  int64_t num_outputs_attr_ = 0;
+};
+
+class SliceKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    from_inputs_ = node.opset >= 10;
+    if (!from_inputs_) {
+      starts_ = Dims(node.attr_ints("starts"));
+      ends_ = Dims(node.attr_ints("ends"));
+      axes_ = Dims(node.attr_ints("axes"));
+      has_axes_ = node.has_attr("axes");
+    }
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    if (!x.defined()) return InvalidArgument("Slice: data is missing");
+    Dims starts, ends, axes, steps;
+    bool has_axes = has_axes_, has_steps = false;
+    if (from_inputs_) {
+      ASSIGN_OR_RETURN(starts, read_int_list(ctx.input(1), "Slice starts"));
+      ASSIGN_OR_RETURN(ends, read_int_list(ctx.input(2), "Slice ends"));
+      if (ctx.has_input(3)) {
+        ASSIGN_OR_RETURN(axes, read_int_list(ctx.input(3), "Slice axes"));
+        has_axes = true;
+      }
+      if (ctx.has_input(4)) {
+        ASSIGN_OR_RETURN(steps, read_int_list(ctx.input(4), "Slice steps"));
+        has_steps = true;
+      }
+    } else {
+      starts = starts_;
+      ends = ends_;
+      axes = axes_;
+    }
+    size_t n = starts.size();
+    if (ends.size() != n || (has_axes && axes.size() != n) || (has_steps && steps.size() != n))
+      return InvalidArgument("Slice: starts, ends, axes and steps must have the same length");
+    int64_t r = static_cast<int64_t>(x.rank());
+    Dims out_dims = x.dims();
+    Dims in_strides = contiguous_strides(x.dims());
+    Dims strides = in_strides;
+    Dims begin = Dims::of_rank(static_cast<size_t>(r), 0);
+    Dims seen = Dims::of_rank(static_cast<size_t>(r), 0);
+    for (size_t i = 0; i < n; ++i) {
+      int64_t a = has_axes ? axes[i] : static_cast<int64_t>(i);
+      ASSIGN_OR_RETURN(a, normalize_axis(a, r, "Slice axis"));
+      if (seen[a]) return InvalidArgument("Slice: axis ", a, " is repeated");
+      seen[a] = 1;
+      int64_t step = has_steps ? steps[i] : 1;
+      if (step == 0) return InvalidArgument("Slice: step must not be zero");
+      int64_t dim = x.dim(a);
+      int64_t s = starts[i], e = ends[i];
+      if (s < 0) s = s < -dim ? -1 : s + dim;  // clamps below, avoiding overflow
+      if (e < 0) e = e < -dim ? -1 : e + dim;
+      if (step > 0) {
+        s = std::clamp<int64_t>(s, 0, dim);
+        e = std::clamp<int64_t>(e, 0, dim);
+      } else {
+        s = std::max<int64_t>(0, std::min(s, dim - 1));
+        e = std::clamp<int64_t>(e, -1, dim - 1);
+      }
+      int64_t count = 0;
+      if (dim == 0) {
+      } else if (step > 0 && e > s) count = (e - s - 1) / step + 1;
+      else if (step < 0 && s > e) count = (s - e - 1) / (step == std::numeric_limits<int64_t>::min() ? s - e : -step) + 1;
+      out_dims[a] = count;
+      begin[a] = count > 0 ? s : 0;
+      // |step| may be huge when count <= 1; the stride is never applied then.
+      strides[a] = count > 1 ? in_strides[a] * step : in_strides[a];
+    }
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
+    if (out->numel() == 0) return OkStatus();
+    int64_t off = 0;
+    for (int64_t k = 0; k < r; ++k) off += begin[k] * in_strides[k];
+    const char* src = static_cast<const char*>(x.raw()) + off * static_cast<int64_t>(dtype_size(x.dtype()));
+    strided_copy(x.dtype(), out->raw(), src, out_dims, strides);
+    return OkStatus();
+  }
+
+ private:
+  bool from_inputs_ = true;
+  bool has_axes_ = false;
+  Dims starts_, ends_, axes_;
+};
+
+// Tile views the input as [1, d0, 1, d1, ...] with zero strides on the repeat
+// axes, so it is one strided copy into [r0, d0, r1, d1, ...].
+class TileKernel final : public Kernel {
+ public:
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    if (!x.defined()) return InvalidArgument("Tile: input is missing");
+    ASSIGN_OR_RETURN(Dims reps, read_int_list(ctx.input(1), "Tile repeats"));
+    size_t r = x.rank();
+    if (reps.size() != r)
+      return InvalidArgument("Tile: repeats ", reps.to_string(), " must have one entry per input dimension (", r, ")");
+    Dims out_dims = Dims::of_rank(r);
+    for (size_t i = 0; i < r; ++i) {
+      if (reps[i] < 0) return InvalidArgument("Tile: negative repeat in ", reps.to_string());
+      if (!checked_mul(x.dim(i), reps[i], &out_dims[i]))
+        return ResourceExhausted("Tile: output dimension ", i, " overflows (", x.dim(i), " x ", reps[i], ")");
+    }
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
+    if (out->numel() == 0) return OkStatus();
+    Dims in_strides = contiguous_strides(x.dims());
+    Dims view = Dims::of_rank(2 * r), strides = Dims::of_rank(2 * r);
+    for (size_t i = 0; i < r; ++i) {
+      view[2 * i] = reps[i];
+      strides[2 * i] = 0;
+      view[2 * i + 1] = x.dim(i);
+      strides[2 * i + 1] = in_strides[i];
+    }
+    strided_copy(x.dtype(), out->raw(), x.raw(), view, strides);
+    return OkStatus();
+  }
+};
+
+enum class PadMode { kConstant, kReflect, kEdge, kWrap };
+
+class PadKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    std::string mode = node.attr_string("mode", "constant");
+    if (mode == "constant") mode_ = PadMode::kConstant;
+    else if (mode == "reflect") mode_ = PadMode::kReflect;
+    else if (mode == "edge") mode_ = PadMode::kEdge;
+    else if (mode == "wrap") mode_ = PadMode::kWrap;
+    else return InvalidArgument(node.describe(), ": unknown pad mode '", mode, "'");
+    from_inputs_ = node.opset >= 11;
+    if (!from_inputs_) {
+      pads_ = Dims(node.opset < 2 ? node.attr_ints("paddings") : node.attr_ints("pads"));
+      value_ = node.attr_float("value", 0.f);
+    }
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override;
+
+ private:
+  PadMode mode_ = PadMode::kConstant;
+  bool from_inputs_ = true;
+  Dims pads_;
+  float value_ = 0;
+};
+
+// Maps an output coordinate to an input coordinate; -1 means "constant".
+inline int64_t pad_source(int64_t o, int64_t before, int64_t dim, PadMode mode) {
+  int64_t c = o - before;
+  if (c >= 0 && c < dim) return c;
+  switch (mode) {
+    case PadMode::kConstant: return -1;
+    case PadMode::kEdge: return c < 0 ? 0 : dim - 1;
+    case PadMode::kWrap: {
+      int64_t m = c % dim;
+      return m < 0 ? m + dim : m;
+    }
+    case PadMode::kReflect: {
+      if (dim == 1) return 0;
+      int64_t period = 2 * (dim - 1);
+      int64_t m = c % period;
+      if (m < 0) m += period;
+      return m < dim ? m : period - m;
+    }
+  }
+  return -1;
+}
+
+Status PadKernel::compute(KernelContext& ctx) const {
+  const Tensor& x = ctx.input(0);
+  if (!x.defined()) return InvalidArgument("Pad: data is missing");
+  size_t r = x.rank();
+  Dims pads;
+  ScalarValue cval;
+  if (from_inputs_) {
+    ASSIGN_OR_RETURN(Dims p, read_int_list(ctx.input(1), "Pad pads"));
+    if (ctx.has_input(3)) {
+      // Opset 18 axes: pads cover only the listed axes.
+      ASSIGN_OR_RETURN(Dims axes, read_int_list(ctx.input(3), "Pad axes"));
+      if (p.size() != 2 * axes.size()) return InvalidArgument("Pad: pads must have 2 entries per axis");
+      pads = Dims::of_rank(2 * r, 0);
+      for (size_t i = 0; i < axes.size(); ++i) {
+        ASSIGN_OR_RETURN(int64_t a, normalize_axis(axes[i], static_cast<int64_t>(r), "Pad axis"));
+        pads[a] = p[i];
+        pads[a + r] = p[i + axes.size()];
+      }
+    } else {
+      pads = std::move(p);
+    }
+    if (ctx.has_input(2)) {
+      const Tensor& c = ctx.input(2);
+      if (c.dtype() != x.dtype()) return InvalidArgument("Pad: constant_value type differs from data type");
+      RETURN_IF_ERROR(check_host(c, "Pad constant_value"));
+      if (c.numel() >= 1) cval = scalar_from_tensor(c, 0);
+    } else if (x.dtype() != DataType::kString) {
+      cval = scalar_from_double(x.dtype(), 0.0);
+    }
+  } else {
+    pads = pads_;
+    cval = scalar_from_double(x.dtype(), value_);
+  }
+  if (pads.size() != 2 * r)
+    return InvalidArgument("Pad: pads ", pads.to_string(), " must have 2 * rank (", 2 * r, ") entries");
+  Dims out_dims = Dims::of_rank(r);
+  for (size_t i = 0; i < r; ++i) {
+    int64_t b = pads[i], e = pads[i + r];
+    const int64_t lim = std::numeric_limits<int64_t>::max() / 4;
+    if (b > lim || e > lim || b < -lim || e < -lim) return ResourceExhausted("Pad: pads ", pads.to_string(), " are too large");
+    out_dims[i] = x.dim(i) + b + e;
+    if (out_dims[i] < 0) return InvalidArgument("Pad: pads ", pads.to_string(), " remove more than input ", x.dims().to_string());
+    if (mode_ != PadMode::kConstant && x.dim(i) == 0 && out_dims[i] > 0)
+      return InvalidArgument("Pad: cannot pad an empty axis in non-constant mode");
+  }
+  ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
+  if (out->numel() == 0) return OkStatus();
+  if (r == 0) {
+    copy_elements(x.dtype(), out->raw(), 0, x.raw(), 0, 1);
+    return OkStatus();
+  }
+  Dims in_strides = contiguous_strides(x.dims());
+  int64_t inner_out = out_dims[r - 1], inner_in = x.dim(r - 1), before_inner = pads[r - 1];
+  int64_t rows = out->numel() / inner_out;
+  // The inner-dimension source map is the same for every row.
+  std::vector<int64_t> inner_map(static_cast<size_t>(inner_out));
+  for (int64_t j = 0; j < inner_out; ++j) inner_map[j] = pad_source(j, before_inner, inner_in, mode_);
+  DataType dt = x.dtype();
+  visit_storage(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = x.data<T>();
+    T* dst = out->data<T>();
+    const T c = *static_cast<const T*>(cval.ptr(dt));
+    Dims idx = Dims::of_rank(r - 1, 0);
+    for (int64_t row = 0; row < rows; ++row) {
+      T* d = dst + row * inner_out;
+      int64_t off = 0;
+      bool constant_row = false;
+      for (size_t k = 0; k + 1 < r; ++k) {
+        int64_t s = pad_source(idx[k], pads[k], x.dim(k), mode_);
+        if (s < 0) {
+          constant_row = true;
+          break;
+        }
+        off += s * in_strides[k];
+      }
+      if (constant_row) {
+        for (int64_t j = 0; j < inner_out; ++j) d[j] = c;
+      } else {
+        const T* s = src + off;
+        for (int64_t j = 0; j < inner_out; ++j) d[j] = inner_map[j] < 0 ? c : s[inner_map[j]];
+      }
+      for (size_t k = r - 1; k-- > 0;) {
+        if (++idx[k] < out_dims[k]) break;
+        idx[k] = 0;
+      }
+    }
+  });
+  return OkStatus();
+}
+
+class DepthSpaceKernel final : public Kernel {
+ public:
+  explicit DepthSpaceKernel(bool to_space) : to_space_(to_space) {}
+  Status init(const Node& node) override {
+    block_ = node.attr_int("blocksize", 0);
+    if (block_ <= 0) return InvalidArgument(node.describe(), ": blocksize must be positive");
+    std::string mode = node.attr_string("mode", "DCR");
+    if (mode != "DCR" && mode != "CRD") return InvalidArgument(node.describe(), ": unknown mode '", mode, "'");
+    crd_ = mode == "CRD";
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    if (!x.defined() || x.rank() != 4) return InvalidArgument(to_space_ ? "DepthToSpace" : "SpaceToDepth", ": input must be 4-D");
+    int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3), b = block_;
+    if (block_ > (1 << 20)) return InvalidArgument("blocksize ", block_, " is too large");
+    Dims out_dims, view, strides;
+    if (to_space_) {
+      if (c % (b * b) != 0) return InvalidArgument("DepthToSpace: channels ", c, " not divisible by blocksize^2");
+      int64_t c2 = c / (b * b);
+      out_dims = Dims{n, c2, h * b, w * b};
+      // Output index order: n, c2, h, b1, w, b2.
+      view = Dims{n, c2, h, b, w, b};
+      int64_t sw = 1, sh = w, sc = h * w;
+      if (crd_)  // input channel = c2 * b*b + b1 * b + b2
+        strides = Dims{c * sc, b * b * sc, sh, b * sc, sw, sc};
+      else  // DCR: input channel = b1 * b * c2 + b2 * c2 + c2
+        strides = Dims{c * sc, sc, sh, b * c2 * sc, sw, c2 * sc};
+    } else {
+      if (h % b != 0 || w % b != 0) return InvalidArgument("SpaceToDepth: spatial dims not divisible by blocksize");
+      int64_t h2 = h / b, w2 = w / b;
+      out_dims = Dims{n, c * b * b, h2, w2};
+      // Output channel = b1 * b * c + b2 * c + c; index order n, b1, b2, c, h2, w2.
+      view = Dims{n, b, b, c, h2, w2};
+      strides = Dims{c * h * w, w, 1, h * w, b * w, b};
+    }
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
+    strided_copy(x.dtype(), out->raw(), x.raw(), view, strides);
+    return OkStatus();
+  }
+
+ private:
+  bool to_space_;
+  bool crd_ = false;
+  int64_t block_ = 0;
+};
+
+class DepthToSpaceKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override { return impl_.init(node); }
+  Status compute(KernelContext& ctx) const override { return impl_.compute(ctx); }
+
+ private:
+  DepthSpaceKernel impl_{true};
+};
+class SpaceToDepthKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override { return impl_.init(node); }
+  Status compute(KernelContext& ctx) const override { return impl_.compute(ctx); }
+
+ private:
+  DepthSpaceKernel impl_{false};
+};
+
+class TriluKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    upper_ = node.attr_int("upper", 1) != 0;
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    if (!x.defined() || x.rank() < 2) return InvalidArgument("Trilu: input must have rank >= 2");
+    int64_t k = 0;
+    if (ctx.has_input(1)) {
+      ASSIGN_OR_RETURN(k, read_int_scalar(ctx.input(1), "Trilu k"));
+    }
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), x.dims()));
+    int64_t rows = x.dim(x.rank() - 2), cols = x.dim(x.rank() - 1);
+    int64_t mats = rows * cols == 0 ? 0 : x.numel() / (rows * cols);
+    visit_storage(x.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* s = x.data<T>();
+      T* d = out->data<T>();
+      for (int64_t m = 0; m < mats; ++m)
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 0; j < cols; ++j) {
+            int64_t at = (m * rows + i) * cols + j;
+            // Compare j - i with k without overflow for huge k.
+            __int128 diff = static_cast<__int128>(j) - i;
+            bool keep = upper_ ? diff >= k : diff <= k;
+            d[at] = keep ? s[at] : T{};
+          }
+    });
+    return OkStatus();
+  }
+
+ private:
+  bool upper_ = true;
+};
+
+class ReverseSequenceKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    batch_axis_ = node.attr_int("batch_axis", 1);
+    time_axis_ = node.attr_int("time_axis", 0);
+    if (!((batch_axis_ == 0 && time_axis_ == 1) || (batch_axis_ == 1 && time_axis_ == 0)))
+      return InvalidArgument(node.describe(), ": batch_axis and time_axis must be 0 and 1 in some order");
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    if (!x.defined() || x.rank() < 2) return InvalidArgument("ReverseSequence: input must have rank >= 2");
+    ASSIGN_OR_RETURN(Dims lens, read_int_list(ctx.input(1), "ReverseSequence sequence_lens"));
+    int64_t batch = x.dim(batch_axis_), time = x.dim(time_axis_);
+    if (static_cast<int64_t>(lens.size()) != batch)
+      return InvalidArgument("ReverseSequence: sequence_lens has ", lens.size(), " entries for batch size ", batch);
+    for (int64_t b = 0; b < batch; ++b)
+      if (lens[b] < 0 || lens[b] > time)
+        return OutOfRange("ReverseSequence: sequence_lens[", b, "] = ", lens[b], " is outside [0, ", time, "]");
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), x.dims()));
+    int64_t inner = 1;
+    for (size_t k = 2; k < x.rank(); ++k) inner *= x.dim(k);
+    int64_t bstride = (batch_axis_ == 0 ? time : 1) * inner, tstride = (time_axis_ == 0 ? batch : 1) * inner;
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t t = 0; t < time; ++t) {
+        int64_t src_t = t < lens[b] ? lens[b] - 1 - t : t;
+        copy_elements(x.dtype(), out->raw(), b * bstride + t * tstride, x.raw(), b * bstride + src_t * tstride, inner);
+      }
+    return OkStatus();
+  }
+
+ private:
+  int64_t batch_axis_ = 1, time_axis_ = 0;
+};
+
+}  // namespace
+
+void register_movement_kernels(KernelRegistry& r) {
+  add_kernel<TransposeKernel>(r, "Transpose", 1);
+  add_kernel<ConcatKernel>(r, "Concat", 1);
+  add_kernel<SplitKernel>(r, "Split", 1, kBit1);
+  add_kernel<SliceKernel>(r, "Slice", 1, kBit1 | kBit2 | kBit3 | kBit4);
+  add_kernel<TileKernel>(r, "Tile", 1, kBit1);
+  add_kernel<PadKernel>(r, "Pad", 1, kBit1 | kBit2 | kBit3);
+  add_kernel<DepthToSpaceKernel>(r, "DepthToSpace", 1);
+  add_kernel<SpaceToDepthKernel>(r, "SpaceToDepth", 1);
+  add_kernel<TriluKernel>(r, "Trilu", 14, kBit1);
+  add_kernel<ReverseSequenceKernel>(r, "ReverseSequence", 10, kBit1);
+}
+
+}  // namespace sy::tensor_ops

@@ -1,0 +1,111 @@
+#include "executor/execution_plan.h"
+
+#include <algorithm>
+#include <map>
+
+namespace sy {
+
+bool is_control_flow_op(const Node& n) {
+  return n.domain.empty() &&
+         (n.op_type == "If" || n.op_type == "Loop" || n.op_type == "Scan" || n.op_type == "SequenceMap");
+}
+
+namespace {
+NodeKind kind_of(const Node& n) {
+  if (!is_control_flow_op(n)) return NodeKind::kKernel;
+  if (n.op_type == "If") return NodeKind::kIf;
+  if (n.op_type == "Loop") return NodeKind::kLoop;
+  if (n.op_type == "Scan") return NodeKind::kScan;
+  return NodeKind::kSequenceMap;
+}
+
+template <typename T>
+void push_unique(std::vector<T>& v, T x) {
+  if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+}
+}  // namespace
+
+StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::build(const Graph& graph, const std::vector<Device*>& devices,
+                                                              const KernelRegistry& registry) {
+  std::unique_ptr<ExecutionPlan> plan(new ExecutionPlan(graph));
+  RETURN_IF_ERROR(plan->build_nodes(devices, registry));
+  return plan;
+}
+
+Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const KernelRegistry& registry) {
+  const Graph& g = graph_;
+  nodes_.resize(g.nodes().size());
+  initial_uses_.assign(g.num_values(), 0);
+  pinned_.assign(g.num_values(), 0);
+  for (ValueId v : g.outputs()) pinned_[v] = 1;
+  for (ValueId v : g.captures()) pinned_[v] = 1;
+  for (size_t i = 0; i < g.initializers().size(); ++i) {
+    for (ValueId v = 0; v < static_cast<ValueId>(g.num_values()); ++v)
+      if (g.value(v).initializer == static_cast<int>(i)) initializers_.emplace_back(v, Tensor::borrow(g.initializers()[i]));
+  }
+
+  std::map<const Graph*, const ExecutionPlan*> sub_of;
+  for (const Node& n : g.nodes()) {
+    NodePlan& np = nodes_[n.id];
+    np.kind = kind_of(n);
+    max_arity_ = std::max({max_arity_, n.inputs.size(), n.outputs.size()});
+    for (ValueId v : n.inputs)
+      if (v != kNoValue) push_unique(np.releases, v);
+    for (ValueId v : n.implicit_inputs) push_unique(np.releases, v);
+    for (ValueId v : np.releases) initial_uses_[v]++;
+    std::vector<NodeId> preds;
+    for (ValueId v : np.releases)
+      if (g.value(v).producer >= 0) push_unique(preds, g.value(v).producer);
+    np.initial_pending = static_cast<int32_t>(preds.size());
+    for (NodeId p : preds) nodes_[p].successors.push_back(n.id);
+    if (preds.empty()) initial_ready_.push_back(n.id);
+
+    if (np.kind != NodeKind::kKernel) {
+      auto add_sub = [&](const Graph* sg) -> Status {
+        auto sp = ExecutionPlan::build(*sg, devices, registry);
+        if (!sp.ok()) return sp.status();
+        np.subplans.push_back(sp->get());
+        subplans_.push_back(std::move(sp).value());
+        return OkStatus();
+      };
+      if (np.kind == NodeKind::kIf) {
+        ASSIGN_OR_RETURN(const Graph* t, n.required_graph("then_branch"));
+        ASSIGN_OR_RETURN(const Graph* e, n.required_graph("else_branch"));
+        RETURN_IF_ERROR(add_sub(t));
+        RETURN_IF_ERROR(add_sub(e));
+      } else {
+        ASSIGN_OR_RETURN(const Graph* b, n.required_graph("body"));
+        RETURN_IF_ERROR(add_sub(b));
+      }
+      continue;
+    }
+    DataType first = DataType::kUndefined;
+    if (!n.inputs.empty() && n.inputs[0] != kNoValue) {
+      const TypeInfo& t = g.value(n.inputs[0]).type;
+      if (t.kind == TypeInfo::Kind::kTensor) first = t.elem;
+    }
+    np.kernels.resize(devices.size());
+    np.defs.resize(devices.size(), nullptr);
+    for (size_t d = 0; d < devices.size(); ++d) {
+      DeviceKind kind = devices[d]->id().kind;
+      const KernelDef* def = registry.find(n.domain, n.op_type, n.opset, kind, first);
+      if (!def && first != DataType::kUndefined) def = registry.find(n.domain, n.op_type, n.opset, kind);
+      if (!def) continue;
+      std::unique_ptr<Kernel> k = def->factory();
+      Status s = k->init(n);
+      if (!s.ok()) return s.with_context(n.describe());
+      np.kernels[d] = std::move(k);
+      np.defs[d] = def;
+      Candidate c;
+      c.device = devices[d]->id();
+      c.device_index = static_cast<int>(d);
+      np.candidates.push_back(c);
+    }
+    if (np.candidates.empty())
+      return Unimplemented(n.describe(), ": no kernel for ", n.domain.empty() ? "" : n.domain + "::", n.op_type,
+                           " (opset ", n.opset, ", input type ", dtype_name(first), ") on any device");
+  }
+  return OkStatus();
+}
+
+}  // namespace sy

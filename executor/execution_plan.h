@@ -1,0 +1,70 @@
+// ExecutionPlan: what the run loop needs about one graph, computed once per
+// session: each node's kernels per device, dependency counts, successors,
+// value use counts, and the plans of its subgraphs. Immutable after build,
+// so concurrent runs share it.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "devices/device.h"
+#include "devices/kernel_registry.h"
+#include "ir/graph.h"
+#include "placer/placement_policy.h"
+
+namespace sy {
+
+class ExecutionPlan;
+
+enum class NodeKind : uint8_t { kKernel, kIf, kLoop, kScan, kSequenceMap };
+
+struct NodePlan {
+  NodeKind kind = NodeKind::kKernel;
+  // Per session device: the kernel, or null when that device has none.
+  std::vector<std::unique_ptr<Kernel>> kernels;
+  std::vector<const KernelDef*> defs;
+  // Devices that have a kernel, in session order. Costs are filled per request.
+  std::vector<Candidate> candidates;
+  int32_t initial_pending = 0;     // distinct producer nodes it waits for
+  std::vector<NodeId> successors;  // distinct nodes waiting for it
+  std::vector<ValueId> releases;   // distinct values it reads (incl. implicit)
+  std::vector<const ExecutionPlan*> subplans;  // If: then, else; others: body
+};
+
+class ExecutionPlan {
+ public:
+  // Builds the plan for `graph` and its subgraphs. Fails if a node has no
+  // kernel on any of `devices`.
+  static StatusOr<std::unique_ptr<ExecutionPlan>> build(const Graph& graph, const std::vector<Device*>& devices,
+                                                        const KernelRegistry& registry);
+
+  const Graph& graph() const { return graph_; }
+  const NodePlan& node(NodeId id) const { return nodes_[static_cast<size_t>(id)]; }
+  const std::vector<NodePlan>& nodes() const { return nodes_; }
+  const std::vector<int32_t>& initial_uses() const { return initial_uses_; }
+  // Values the run loop must not free when their uses reach zero: graph
+  // outputs and captures (owned by the enclosing frame).
+  const std::vector<uint8_t>& pinned() const { return pinned_; }
+  const std::vector<NodeId>& initial_ready() const { return initial_ready_; }
+  // (value id, borrowed tensor) for each initializer.
+  const std::vector<std::pair<ValueId, Tensor>>& initializers() const { return initializers_; }
+  size_t max_arity() const { return max_arity_; }
+
+ private:
+  explicit ExecutionPlan(const Graph& g) : graph_(g) {}
+  Status build_nodes(const std::vector<Device*>& devices, const KernelRegistry& registry);
+
+  const Graph& graph_;
+  std::vector<NodePlan> nodes_;
+  std::vector<int32_t> initial_uses_;
+  std::vector<uint8_t> pinned_;
+  std::vector<NodeId> initial_ready_;
+  std::vector<std::pair<ValueId, Tensor>> initializers_;
+  std::vector<std::unique_ptr<ExecutionPlan>> subplans_;
+  size_t max_arity_ = 0;
+};
+
+// Ops the executor runs itself because they own subgraphs.
+bool is_control_flow_op(const Node& node);
+
+}  // namespace sy

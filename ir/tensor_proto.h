@@ -1,0 +1,24 @@
+// Conversion of onnx::TensorProto / TypeProto into IR types, with the size
+// checks that keep a malformed file from making us allocate what it claims.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "ir/status.h"
+#include "ir/tensor_data.h"
+#include "ir/type_info.h"
+
+namespace onnx {
+class TensorProto;
+class TypeProto;
+}  // namespace onnx
+
+namespace sy {
+
+// `base_dir` is the folder external data must live in ("" forbids external
+// data). Errors are prefixed by the caller.
+StatusOr<std::shared_ptr<TensorData>> tensor_from_proto(const onnx::TensorProto& proto, const std::string& base_dir);
+TypeInfo type_from_proto(const onnx::TypeProto& proto);
+
+}  // namespace sy

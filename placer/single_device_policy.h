@@ -1,0 +1,20 @@
+// SingleDevicePolicy ("single", alias "cpu"): every node on the first
+// candidate, which is the session's first device that has a kernel. It is
+// the baseline and the fast path: place() is one branch.
+#pragma once
+
+#include "placer/placement_policy.h"
+
+namespace sy {
+
+class SingleDevicePolicy final : public PlacementPolicy {
+ public:
+  explicit SingleDevicePolicy(std::string_view name = "single") : name_(name) {}
+  std::string_view name() const override { return name_; }
+  PlacementDecision place(const PlacementRequest&) override { return {0}; }
+
+ private:
+  std::string name_;
+};
+
+}  // namespace sy

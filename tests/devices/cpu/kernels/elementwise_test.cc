@@ -1,0 +1,768 @@
+// Unit tests for the CPU elementwise kernel family. Expected values are hand
+// calculations or numpy results hard-coded here.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "devices/cpu/cpu_kernels.h"
+#include "tests/devices/kernel_test_util.h"
+
+namespace sy {
+namespace {
+
+using testing::attr_float;
+using testing::attr_int;
+using testing::attr_string;
+using testing::make_tensor;
+using testing::run_kernel;
+using testing::to_vector;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+RuntimeValue T(const Tensor& t) { return RuntimeValue(t); }
+
+template <typename V>
+Tensor F(const Dims& d, std::vector<V> v) {
+  return make_tensor<V>(d, v);
+}
+
+Tensor F16(const Dims& d, const std::vector<float>& v) {
+  std::vector<Float16> h;
+  for (float f : v) h.push_back(Float16(f));
+  return make_tensor<Float16>(d, h);
+}
+
+// Like run_kernel but finds the kernel without filtering on the input type,
+// so the kernel's own compute-time type checks are exercised.
+testing::KernelRun run_untyped(const std::string& op, std::vector<RuntimeValue> inputs, size_t num_outputs,
+                               std::vector<Attribute> attrs = {}, int opset = 17) {
+  testing::KernelRun run;
+  Node node;
+  node.op_type = op;
+  node.opset = opset;
+  node.attributes = std::move(attrs);
+  for (size_t i = 0; i < inputs.size(); ++i) node.inputs.push_back(inputs[i].is_none() ? kNoValue : ValueId(i));
+  for (size_t i = 0; i < num_outputs; ++i) node.outputs.push_back(ValueId(100 + i));
+  const KernelDef* def = KernelRegistry::builtin().find("", op, opset, DeviceKind::kCpu);
+  if (!def) {
+    run.status = NotFound("no kernel");
+    return run;
+  }
+  auto kernel = def->factory();
+  run.status = kernel->init(node);
+  if (!run.status.ok()) return run;
+  static CpuDevice device;
+  std::vector<const RuntimeValue*> in;
+  for (auto& v : inputs) in.push_back(&v);
+  run.outputs.resize(num_outputs);
+  std::vector<RuntimeValue*> out;
+  for (auto& v : run.outputs) out.push_back(&v);
+  KernelContext ctx(node, device, in, out);
+  run.status = kernel->compute(ctx);
+  return run;
+}
+
+template <typename V>
+std::vector<V> out(const testing::KernelRun& r, size_t i = 0) {
+  EXPECT_TRUE(r.status.ok()) << r.status.to_string();
+  if (!r.status.ok() || i >= r.outputs.size() || !r.outputs[i].is_tensor()) return {};
+  return to_vector<V>(r.outputs[i].tensor());
+}
+
+Dims out_dims(const testing::KernelRun& r, size_t i = 0) {
+  if (!r.status.ok() || !r.outputs[i].is_tensor()) return Dims{-1};
+  return r.outputs[i].tensor().dims();
+}
+
+void expect_near(const std::vector<float>& got, const std::vector<float>& want, float tol = 1e-5f) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(want[i]))
+      EXPECT_TRUE(std::isnan(got[i])) << "at " << i;
+    else if (std::isinf(want[i]))
+      EXPECT_EQ(got[i], want[i]) << "at " << i;
+    else
+      EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
+  }
+}
+
+std::vector<float> unary_f(const std::string& op, const std::vector<float>& x, std::vector<Attribute> attrs = {},
+                           int opset = 17) {
+  auto r = run_kernel(op, {T(F<float>({static_cast<int64_t>(x.size())}, x))}, 1, std::move(attrs), opset);
+  return out<float>(r);
+}
+
+const std::vector<float> kX = {-2.f, -0.5f, 0.f, 0.5f, 2.f};
+
+// ---- binary arithmetic & broadcasting ----------------------------------------
+
+TEST(Elementwise, Add_SameShape) {
+  auto r = run_kernel("Add", {T(F<float>({2, 2}, {1, 2, 3, 4})), T(F<float>({2, 2}, {10, 20, 30, 40}))}, 1);
+  EXPECT_EQ(out<float>(r), (std::vector<float>{11, 22, 33, 44}));
+  EXPECT_EQ(out_dims(r), (Dims{2, 2}));
+}
+
+TEST(Elementwise, Add_BroadcastsRowVector) {
+  auto r = run_kernel("Add", {T(F<float>({2, 3}, {1, 2, 3, 4, 5, 6})), T(F<float>({3}, {10, 20, 30}))}, 1);
+  EXPECT_EQ(out<float>(r), (std::vector<float>{11, 22, 33, 14, 25, 36}));
+  EXPECT_EQ(out_dims(r), (Dims{2, 3}));
+}
+
+TEST(Elementwise, Add_BroadcastsColumnAgainstRow) {
+  auto r = run_kernel("Add", {T(F<int32_t>({3, 1}, {1, 2, 3})), T(F<int32_t>({1, 4}, {10, 20, 30, 40}))}, 1);
+  EXPECT_EQ(out<int32_t>(r), (std::vector<int32_t>{11, 21, 31, 41, 12, 22, 32, 42, 13, 23, 33, 43}));
+  EXPECT_EQ(out_dims(r), (Dims{3, 4}));
+}
+
+TEST(Elementwise, Add_ScalarOperandEitherSide) {
+  auto r = run_kernel("Add", {T(F<double>({}, {0.5})), T(F<double>({3}, {1, 2, 3}))}, 1);
+  EXPECT_EQ(out<double>(r), (std::vector<double>{1.5, 2.5, 3.5}));
+  auto r2 = run_kernel("Sub", {T(F<double>({3}, {1, 2, 3})), T(F<double>({1}, {1}))}, 1);
+  EXPECT_EQ(out<double>(r2), (std::vector<double>{0, 1, 2}));
+}
+
+TEST(Elementwise, Add_SingleElementHotPath) {
+  auto a = T(F<float>({1}, {1.5f}));
+  auto b = T(F<float>({1}, {2.25f}));
+  for (int i = 0; i < 1000; ++i) {
+    auto r = run_kernel("Add", {a, b}, 1);
+    ASSERT_TRUE(r.status.ok());
+    ASSERT_EQ(r.outputs[0].tensor().data<float>()[0], 3.75f);
+  }
+}
+
+TEST(Elementwise, Mul_StridedMiddleBroadcast) {
+  // [2,1,3] * [1,2,1] -> [2,2,3]: neither operand is flat.
+  auto r = run_kernel("Mul", {T(F<int64_t>({2, 1, 3}, {1, 2, 3, 4, 5, 6})), T(F<int64_t>({1, 2, 1}, {10, 100}))}, 1);
+  EXPECT_EQ(out<int64_t>(r),
+            (std::vector<int64_t>{10, 20, 30, 100, 200, 300, 40, 50, 60, 400, 500, 600}));
+  EXPECT_EQ(out_dims(r), (Dims{2, 2, 3}));
+}
+
+TEST(Elementwise, Add_LargeBroadcastRunsInParallelCorrectly) {
+  const int64_t rows = 513, cols = 257;  // > 64K elements: oneTBB path
+  std::vector<float> a(rows * cols), b(cols);
+  for (int64_t i = 0; i < rows * cols; ++i) a[i] = static_cast<float>(i % 1000);
+  for (int64_t j = 0; j < cols; ++j) b[j] = static_cast<float>(j) * 0.5f;
+  auto r = run_kernel("Add", {T(F<float>({rows, cols}, a)), T(F<float>({cols}, b))}, 1);
+  auto got = out<float>(r);
+  ASSERT_EQ(got.size(), a.size());
+  for (int64_t i = 0; i < rows * cols; ++i) ASSERT_EQ(got[i], a[i] + b[i % cols]) << i;
+  // Column broadcast too (strided general loop under parallel split).
+  std::vector<float> c(rows);
+  for (int64_t i = 0; i < rows; ++i) c[i] = static_cast<float>(i);
+  auto r2 = run_kernel("Sub", {T(F<float>({rows, cols}, a)), T(F<float>({rows, 1}, c))}, 1);
+  auto got2 = out<float>(r2);
+  ASSERT_EQ(got2.size(), a.size());
+  for (int64_t i = 0; i < rows * cols; ++i) ASSERT_EQ(got2[i], a[i] - c[i / cols]) << i;
+}
+
+TEST(Elementwise, Add_Int8Wraps) {
+  auto r = run_kernel("Add", {T(F<int8_t>({2}, {127, -128})), T(F<int8_t>({2}, {1, -1}))}, 1);
+  EXPECT_EQ(out<int8_t>(r), (std::vector<int8_t>{-128, 127}));
+}
+
+TEST(Elementwise, Add_Float16AndBFloat16) {
+  auto r = run_kernel("Add", {T(F16({2}, {1.5f, -2.f})), T(F16({2}, {0.25f, 4.f}))}, 1);
+  ASSERT_TRUE(r.status.ok());
+  EXPECT_EQ(r.outputs[0].tensor().dtype(), DataType::kFloat16);
+  EXPECT_EQ(static_cast<float>(r.outputs[0].tensor().data<Float16>()[0]), 1.75f);
+  EXPECT_EQ(static_cast<float>(r.outputs[0].tensor().data<Float16>()[1]), 2.f);
+  auto rb = run_kernel("Mul", {T(F<BFloat16>({1}, {BFloat16(3.f)})), T(F<BFloat16>({1}, {BFloat16(-0.5f)}))}, 1);
+  ASSERT_TRUE(rb.status.ok());
+  EXPECT_EQ(static_cast<float>(rb.outputs[0].tensor().data<BFloat16>()[0]), -1.5f);
+}
+
+TEST(Elementwise, Add_MismatchedShapesFail) {
+  auto r = run_kernel("Add", {T(F<float>({2, 3}, {1, 2, 3, 4, 5, 6})), T(F<float>({2}, {1, 2}))}, 1);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status.message().find("broadcast"), std::string::npos) << r.status.message();
+}
+
+TEST(Elementwise, Add_MixedTypesFail) {
+  auto r = run_kernel("Add", {T(F<float>({1}, {1})), T(F<int32_t>({1}, {1}))}, 1);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Elementwise, Add_MissingInputFails) {
+  auto r = run_kernel("Add", {T(F<float>({1}, {1})), RuntimeValue()}, 1);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Elementwise, Add_UnsupportedTypeIsUnimplemented) {
+  auto r = run_untyped("Add", {T(F<bool>({1}, {true})), T(F<bool>({1}, {true}))}, 1);
+  EXPECT_EQ(r.status.code(), StatusCode::kUnimplemented) << r.status.to_string();
+  auto r2 = run_untyped("Sqrt", {T(F<int32_t>({1}, {4}))}, 1);
+  EXPECT_EQ(r2.status.code(), StatusCode::kUnimplemented);
+}
+
+TEST(Elementwise, Add_LegacyBroadcastAxis) {
+  // Opset 6: B of shape [3] aligned to axis 0 of A [3,2].
+  auto r = run_kernel("Add", {T(F<float>({3, 2}, {1, 2, 3, 4, 5, 6})), T(F<float>({3}, {10, 20, 30}))}, 1,
+                      {attr_int("broadcast", 1), attr_int("axis", 0)}, 6);
+  EXPECT_EQ(out<float>(r), (std::vector<float>{11, 12, 23, 24, 35, 36}));
+}
+
+TEST(Elementwise, Div_IntegerTruncatesAndZeroDivisorIsDefined) {
+  auto r = run_kernel("Div", {T(F<int32_t>({4}, {7, -7, 5, std::numeric_limits<int32_t>::min()})),
+                              T(F<int32_t>({4}, {2, 2, 0, -1}))},
+                      1);
+  EXPECT_EQ(out<int32_t>(r), (std::vector<int32_t>{3, -3, 0, std::numeric_limits<int32_t>::min()}));
+  auto rf = run_kernel("Div", {T(F<float>({2}, {1, -1})), T(F<float>({2}, {0, 4}))}, 1);
+  expect_near(out<float>(rf), {kInf, -0.25f});
+}
+
+TEST(Elementwise, Mod_IntegerFollowsDivisorSign) {
+  // numpy.mod([-4, 7, 5, -3], [3, -3, 2, -2]) = [2, -2, 1, -1]
+  auto r = run_kernel("Mod", {T(F<int32_t>({4}, {-4, 7, 5, -3})), T(F<int32_t>({4}, {3, -3, 2, -2}))}, 1);
+  EXPECT_EQ(out<int32_t>(r), (std::vector<int32_t>{2, -2, 1, -1}));
+}
+
+TEST(Elementwise, Mod_FmodFollowsDividendSign) {
+  // numpy.fmod([-4.5, 7, 5, -3], [3, -3, 2, -2]) = [-1.5, 1, 1, -1]
+  auto r = run_kernel("Mod", {T(F<float>({4}, {-4.5f, 7, 5, -3})), T(F<float>({4}, {3, -3, 2, -2}))}, 1,
+                      {attr_int("fmod", 1)});
+  expect_near(out<float>(r), {-1.5f, 1, 1, -1});
+  auto ri = run_kernel("Mod", {T(F<int64_t>({3}, {-4, 7, 1})), T(F<int64_t>({3}, {3, -3, 0}))}, 1,
+                       {attr_int("fmod", 1)});
+  EXPECT_EQ(out<int64_t>(ri), (std::vector<int64_t>{-1, 1, 0}));
+}
+
+TEST(Elementwise, Mod_BadFmodAttrFails) {
+  auto r = run_kernel("Mod", {T(F<int32_t>({1}, {1})), T(F<int32_t>({1}, {1}))}, 1, {attr_int("fmod", 2)});
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Elementwise, Pow_FloatAndMixedTypes) {
+  auto r = run_kernel("Pow", {T(F<float>({3}, {1, 2, 3})), T(F<float>({3}, {4, 5, 0.5f}))}, 1);
+  expect_near(out<float>(r), {1, 32, 1.7320508f});
+  auto ri = run_kernel("Pow", {T(F<int64_t>({3}, {2, -3, 10})), T(F<int64_t>({3}, {10, 3, 0}))}, 1);
+  EXPECT_EQ(out<int64_t>(ri), (std::vector<int64_t>{1024, -27, 1}));
+  auto rm = run_kernel("Pow", {T(F<int32_t>({3}, {1, 2, 3})), T(F<float>({3}, {4, 5, 6}))}, 1);
+  EXPECT_EQ(out<int32_t>(rm), (std::vector<int32_t>{1, 32, 729}));
+  auto rf = run_kernel("Pow", {T(F<float>({2, 2}, {1, 2, 3, 4})), T(F<int64_t>({}, {2}))}, 1);
+  expect_near(out<float>(rf), {1, 4, 9, 16});
+}
+
+TEST(Elementwise, BitShift_LeftAndRight) {
+  auto l = run_kernel("BitShift", {T(F<uint8_t>({3}, {16, 4, 1})), T(F<uint8_t>({3}, {1, 2, 9}))}, 1,
+                      {attr_string("direction", "LEFT")});
+  EXPECT_EQ(out<uint8_t>(l), (std::vector<uint8_t>{32, 16, 0}));
+  auto rr = run_kernel("BitShift", {T(F<uint32_t>({3}, {16, 4, 1})), T(F<uint32_t>({}, {2}))}, 1,
+                       {attr_string("direction", "RIGHT")});
+  EXPECT_EQ(out<uint32_t>(rr), (std::vector<uint32_t>{4, 1, 0}));
+  auto bad = run_kernel("BitShift", {T(F<uint8_t>({1}, {1})), T(F<uint8_t>({1}, {1}))}, 1,
+                        {attr_string("direction", "UP")});
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Elementwise, Bitwise_AndOrXorNot) {
+  auto a = T(F<int32_t>({2}, {12, -1}));
+  auto b = T(F<int32_t>({2}, {10, 5}));
+  EXPECT_EQ(out<int32_t>(run_kernel("BitwiseAnd", {a, b}, 1, {}, 18)), (std::vector<int32_t>{8, 5}));
+  EXPECT_EQ(out<int32_t>(run_kernel("BitwiseOr", {a, b}, 1, {}, 18)), (std::vector<int32_t>{14, -1}));
+  EXPECT_EQ(out<int32_t>(run_kernel("BitwiseXor", {a, b}, 1, {}, 18)), (std::vector<int32_t>{6, -6}));
+  EXPECT_EQ(out<int32_t>(run_kernel("BitwiseNot", {a}, 1, {}, 18)), (std::vector<int32_t>{-13, 0}));
+}
+
+TEST(Elementwise, Logic_BroadcastAndNot) {
+  auto a = T(F<bool>({2, 2}, {true, false, true, false}));
+  auto b = T(F<bool>({2}, {true, false}));
+  EXPECT_EQ(out<bool>(run_kernel("And", {a, b}, 1)), (std::vector<bool>{true, false, true, false}));
+  EXPECT_EQ(out<bool>(run_kernel("Or", {a, b}, 1)), (std::vector<bool>{true, false, true, false}));
+  EXPECT_EQ(out<bool>(run_kernel("Xor", {a, b}, 1)), (std::vector<bool>{false, false, false, false}));
+  EXPECT_EQ(out<bool>(run_kernel("Not", {a}, 1)), (std::vector<bool>{false, true, false, true}));
+  auto bad = run_untyped("And", {T(F<float>({1}, {1})), T(F<float>({1}, {1}))}, 1);
+  EXPECT_FALSE(bad.status.ok());
+}
+
+TEST(Elementwise, Compare_AllFive) {
+  auto a = T(F<float>({3}, {1, 2, 3}));
+  auto b = T(F<float>({}, {2}));
+  EXPECT_EQ(out<bool>(run_kernel("Equal", {a, b}, 1)), (std::vector<bool>{false, true, false}));
+  EXPECT_EQ(out<bool>(run_kernel("Less", {a, b}, 1)), (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(out<bool>(run_kernel("LessOrEqual", {a, b}, 1)), (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(out<bool>(run_kernel("Greater", {a, b}, 1)), (std::vector<bool>{false, false, true}));
+  EXPECT_EQ(out<bool>(run_kernel("GreaterOrEqual", {a, b}, 1)), (std::vector<bool>{false, true, true}));
+  auto eb = run_kernel("Equal", {T(F<bool>({2}, {true, false})), T(F<bool>({2}, {true, true}))}, 1);
+  EXPECT_EQ(out<bool>(eb), (std::vector<bool>{true, false}));
+  auto nan = run_kernel("Equal", {T(F<float>({1}, {kNaN})), T(F<float>({1}, {kNaN}))}, 1);
+  EXPECT_EQ(out<bool>(nan), (std::vector<bool>{false}));
+}
+
+// ---- unary --------------------------------------------------------------------
+
+TEST(Elementwise, Unary_MathFloat) {
+  expect_near(unary_f("Abs", kX), {2, 0.5f, 0, 0.5f, 2});
+  expect_near(unary_f("Neg", kX), {2, 0.5f, 0, -0.5f, -2});
+  expect_near(unary_f("Reciprocal", {2, -4}), {0.5f, -0.25f});
+  expect_near(unary_f("Sqrt", {4, 2, -1}), {2, 1.4142135f, kNaN});
+  expect_near(unary_f("Exp", {0, 1}), {1, 2.7182817f});
+  expect_near(unary_f("Log", {1, 2.7182817f, 0}), {0, 1, -kInf});
+  expect_near(unary_f("Floor", {-1.5f, 1.5f}), {-2, 1});
+  expect_near(unary_f("Ceil", {-1.5f, 1.5f}), {-1, 2});
+  expect_near(unary_f("Round", {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 2.4f}), {0, 2, 2, -0.f, -2, 2});
+  expect_near(unary_f("Sign", {-3, 0, 2, kNaN}), {-1, 0, 1, kNaN});
+  expect_near(unary_f("Erf", {0.5f, -2}), {0.5204999f, -0.9953223f});
+  expect_near(unary_f("Sin", {0, 1.5707964f}), {0, 1});
+  expect_near(unary_f("Cos", {0}), {1});
+  expect_near(unary_f("Tan", {0.7853982f}), {1});
+  expect_near(unary_f("Asin", {1}), {1.5707964f});
+  expect_near(unary_f("Acos", {1}), {0});
+  expect_near(unary_f("Atan", {1}), {0.7853982f});
+  expect_near(unary_f("Sinh", {1}), {1.1752012f});
+  expect_near(unary_f("Cosh", {1}), {1.5430806f});
+  expect_near(unary_f("Asinh", {1}), {0.8813736f});
+  expect_near(unary_f("Acosh", {2}), {1.3169579f});
+  expect_near(unary_f("Atanh", {0.5f}), {0.5493061f});
+  expect_near(unary_f("Tanh", kX), {-0.9640276f, -0.4621172f, 0, 0.4621172f, 0.9640276f});
+}
+
+TEST(Elementwise, Unary_IntegerTypes) {
+  auto r = run_kernel("Abs", {T(F<int8_t>({3}, {-128, -5, 7}))}, 1);
+  EXPECT_EQ(out<int8_t>(r), (std::vector<int8_t>{-128, 5, 7}));  // wraps like numpy
+  auto n = run_kernel("Neg", {T(F<int64_t>({2}, {3, -4}))}, 1);
+  EXPECT_EQ(out<int64_t>(n), (std::vector<int64_t>{-3, 4}));
+  auto s = run_kernel("Sign", {T(F<uint16_t>({2}, {0, 9}))}, 1);
+  EXPECT_EQ(out<uint16_t>(s), (std::vector<uint16_t>{0, 1}));
+  auto relu = run_kernel("Relu", {T(F<int8_t>({3}, {-3, 0, 4}))}, 1, {}, 14);
+  EXPECT_EQ(out<int8_t>(relu), (std::vector<int8_t>{0, 0, 4}));
+}
+
+TEST(Elementwise, Unary_Float16ComputesInFloat) {
+  auto r = run_kernel("Sqrt", {T(F16({2}, {4.f, 2.25f}))}, 1);
+  ASSERT_TRUE(r.status.ok());
+  EXPECT_EQ(static_cast<float>(r.outputs[0].tensor().data<Float16>()[0]), 2.f);
+  EXPECT_EQ(static_cast<float>(r.outputs[0].tensor().data<Float16>()[1]), 1.5f);
+}
+
+TEST(Elementwise, IsNaNAndIsInf) {
+  auto x = T(F<float>({4}, {1, kNaN, kInf, -kInf}));
+  EXPECT_EQ(out<bool>(run_kernel("IsNaN", {x}, 1)), (std::vector<bool>{false, true, false, false}));
+  EXPECT_EQ(out<bool>(run_kernel("IsInf", {x}, 1)), (std::vector<bool>{false, false, true, true}));
+  EXPECT_EQ(out<bool>(run_kernel("IsInf", {x}, 1, {attr_int("detect_negative", 0)})),
+            (std::vector<bool>{false, false, true, false}));
+  EXPECT_EQ(out<bool>(run_kernel("IsInf", {x}, 1, {attr_int("detect_positive", 0)})),
+            (std::vector<bool>{false, false, false, true}));
+}
+
+TEST(Elementwise, Activations) {
+  expect_near(unary_f("Relu", kX), {0, 0, 0, 0.5f, 2});
+  expect_near(unary_f("LeakyRelu", kX, {attr_float("alpha", 0.1f)}), {-0.2f, -0.05f, 0, 0.5f, 2});
+  expect_near(unary_f("Elu", kX), {-0.86466473f, -0.39346933f, 0, 0.5f, 2});
+  expect_near(unary_f("Selu", kX), {-1.5201665f, -0.6917582f, 0, 0.5253505f, 2.101402f});
+  expect_near(unary_f("Celu", kX, {attr_float("alpha", 2.f)}), {-1.2642412f, -0.44239855f, 0, 0.5f, 2});
+  expect_near(unary_f("Sigmoid", kX), {0.119202934f, 0.37754068f, 0.5f, 0.62245935f, 0.880797f});
+  expect_near(unary_f("HardSigmoid", kX), {0.1f, 0.4f, 0.5f, 0.6f, 0.9f});
+  expect_near(unary_f("HardSwish", kX), {-0.3333333f, -0.20833333f, 0, 0.29166666f, 1.6666667f});
+  expect_near(unary_f("Softplus", kX), {0.126928f, 0.474077f, 0.6931472f, 0.974077f, 2.1269279f});
+  expect_near(unary_f("Softsign", kX), {-0.6666667f, -0.33333334f, 0, 0.33333334f, 0.6666667f});
+  expect_near(unary_f("ThresholdedRelu", kX, {attr_float("alpha", 0.4f)}), {0, 0, 0, 0.5f, 2});
+  expect_near(unary_f("Mish", kX, {}, 18), {-0.25250146f, -0.22074378f, 0, 0.37524518f, 1.9439589f});
+  expect_near(unary_f("Shrink", kX, {attr_float("lambd", 1.f), attr_float("bias", 0.5f)}), {-1.5f, 0, 0, 0, 1.5f});
+  expect_near(unary_f("Sigmoid", {-1000.f, 1000.f}), {0, 1});
+  expect_near(unary_f("Softplus", {-1000.f, 1000.f}), {0, 1000});
+}
+
+TEST(Elementwise, Shrink_IntegerInput) {
+  auto r = run_kernel("Shrink", {T(F<int8_t>({5}, {-3, -1, 0, 1, 3}))}, 1,
+                      {attr_float("lambd", 1.5f), attr_float("bias", 1.5f)});
+  EXPECT_EQ(out<int8_t>(r), (std::vector<int8_t>{-1, 0, 0, 0, 1}));
+}
+
+TEST(Elementwise, PRelu_BroadcastsSlope) {
+  auto r = run_kernel("PRelu", {T(F<float>({2, 2}, {-1, 2, -3, 4})), T(F<float>({2}, {0.5f, 0.25f}))}, 1);
+  expect_near(out<float>(r), {-0.5f, 2, -1.5f, 4});
+}
+
+// ---- Clip -----------------------------------------------------------------------
+
+TEST(Elementwise, Clip_AttributesBeforeOpset11) {
+  auto r = run_kernel("Clip", {T(F<float>({4}, {-3, -1, 1, 3}))}, 1, {attr_float("min", -2), attr_float("max", 2)},
+                      6);
+  expect_near(out<float>(r), {-2, -1, 1, 2});
+}
+
+TEST(Elementwise, Clip_InputsFromOpset11) {
+  auto x = T(F<float>({5}, {-3, -1, 1, 3, kNaN}));
+  auto r = run_kernel("Clip", {x, T(F<float>({}, {-2})), T(F<float>({}, {2}))}, 1, {}, 13);
+  expect_near(out<float>(r), {-2, -1, 1, 2, kNaN});
+  auto only_max = run_kernel("Clip", {x, RuntimeValue(), T(F<float>({}, {0}))}, 1, {}, 13);
+  expect_near(out<float>(only_max), {-3, -1, 0, 0, kNaN});
+  auto none = run_kernel("Clip", {x}, 1, {}, 13);
+  expect_near(out<float>(none), {-3, -1, 1, 3, kNaN});
+}
+
+TEST(Elementwise, Clip_Int8AndBadBounds) {
+  auto r = run_kernel("Clip", {T(F<int8_t>({3}, {-100, 0, 100})), T(F<int8_t>({}, {-10})), T(F<int8_t>({}, {10}))},
+                      1, {}, 13);
+  EXPECT_EQ(out<int8_t>(r), (std::vector<int8_t>{-10, 0, 10}));
+  auto bad = run_kernel("Clip", {T(F<float>({1}, {1})), T(F<int8_t>({}, {0}))}, 1, {}, 13);
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+  auto bad2 = run_kernel("Clip", {T(F<float>({1}, {1})), T(F<float>({2}, {0, 1}))}, 1, {}, 13);
+  EXPECT_EQ(bad2.status.code(), StatusCode::kInvalidArgument);
+}
+
+// ---- Where and variadic ------------------------------------------------------
+
+TEST(Elementwise, Where_BroadcastsAllThree) {
+  auto r = run_kernel("Where", {T(F<bool>({2, 1}, {true, false})), T(F<float>({2}, {1, 2})), T(F<float>({}, {9}))},
+                      1);
+  EXPECT_EQ(out<float>(r), (std::vector<float>{1, 2, 9, 9}));
+  EXPECT_EQ(out_dims(r), (Dims{2, 2}));
+}
+
+TEST(Elementwise, Where_Strings) {
+  auto r = run_kernel("Where", {T(F<bool>({2}, {true, false})), T(F<std::string>({2}, {"a", "b"})),
+                                T(F<std::string>({2}, {"c", "d"}))},
+                      1);
+  EXPECT_EQ(out<std::string>(r), (std::vector<std::string>{"a", "d"}));
+}
+
+TEST(Elementwise, Where_BadConditionType) {
+  auto r = run_untyped("Where", {T(F<int32_t>({1}, {1})), T(F<float>({1}, {1})), T(F<float>({1}, {2}))}, 1);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Elementwise, Variadic_MaxMinSumMeanBroadcast) {
+  auto a = T(F<float>({3}, {1, 5, 3}));
+  auto b = T(F<float>({2, 1}, {2, 4}));
+  auto c = T(F<float>({}, {0}));
+  EXPECT_EQ(out<float>(run_kernel("Max", {a, b, c}, 1)), (std::vector<float>{2, 5, 3, 4, 5, 4}));
+  EXPECT_EQ(out<float>(run_kernel("Min", {a, b, c}, 1)), (std::vector<float>{0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(out<float>(run_kernel("Sum", {a, b, c}, 1)), (std::vector<float>{3, 7, 5, 5, 9, 7}));
+  expect_near(out<float>(run_kernel("Mean", {a, b}, 1)), {1.5f, 3.5f, 2.5f, 2.5f, 4.5f, 3.5f});
+  // A later input can grow the output shape.
+  auto grown = run_kernel("Sum", {c, c, a}, 1);
+  EXPECT_EQ(out<float>(grown), (std::vector<float>{1, 5, 3}));
+}
+
+TEST(Elementwise, Variadic_SingleInputAndInts) {
+  EXPECT_EQ(out<float>(run_kernel("Max", {T(F<float>({2}, {1, 2}))}, 1)), (std::vector<float>{1, 2}));
+  auto r = run_kernel("Max", {T(F<int32_t>({2}, {1, -2})), T(F<int32_t>({2}, {0, -1}))}, 1);
+  EXPECT_EQ(out<int32_t>(r), (std::vector<int32_t>{1, -1}));
+  auto nan = run_kernel("Max", {T(F<float>({2}, {kNaN, 1})), T(F<float>({2}, {0, kNaN}))}, 1);
+  expect_near(out<float>(nan), {kNaN, kNaN});
+  auto bad = run_kernel("Sum", {T(F<float>({2}, {1, 2})), T(F<float>({3}, {1, 2, 3}))}, 1);
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+}
+
+// ---- Cast ---------------------------------------------------------------------
+
+TEST(Elementwise, Cast_FloatToIntTruncatesAndBool) {
+  auto r = run_kernel("Cast", {T(F<float>({4}, {1.7f, -1.7f, 0, kNaN}))}, 1,
+                      {attr_int("to", static_cast<int>(DataType::kInt32))});
+  EXPECT_EQ(out<int32_t>(r), (std::vector<int32_t>{1, -1, 0, 0}));
+  auto b = run_kernel("Cast", {T(F<float>({3}, {0, 2, -0.5f}))}, 1, {attr_int("to", static_cast<int>(DataType::kBool))});
+  EXPECT_EQ(out<bool>(b), (std::vector<bool>{false, true, true}));
+  auto u = run_kernel("Cast", {T(F<bool>({2}, {true, false}))}, 1, {attr_int("to", static_cast<int>(DataType::kDouble))});
+  EXPECT_EQ(out<double>(u), (std::vector<double>{1, 0}));
+}
+
+TEST(Elementwise, Cast_HalfTypesRoundTrip) {
+  auto h = run_kernel("Cast", {T(F<float>({3}, {1.5f, 65504.f, 1e6f}))}, 1,
+                      {attr_int("to", static_cast<int>(DataType::kFloat16))});
+  ASSERT_TRUE(h.status.ok());
+  auto back = run_kernel("Cast", {h.outputs[0]}, 1, {attr_int("to", static_cast<int>(DataType::kFloat))});
+  expect_near(out<float>(back), {1.5f, 65504.f, kInf});
+  auto bf = run_kernel("Cast", {T(F<float>({1}, {3.0f}))}, 1, {attr_int("to", static_cast<int>(DataType::kBFloat16))});
+  ASSERT_TRUE(bf.status.ok());
+  EXPECT_EQ(bf.outputs[0].tensor().data<BFloat16>()[0].bits, 0x4040);
+}
+
+TEST(Elementwise, Cast_NumberToStringLikeNumpy) {
+  auto r = run_kernel("Cast", {T(F<float>({8}, {0.9767611f, 0.039187793f, 1e-5f, 123456.f, -2.5f, kNaN, kInf, -kInf}))},
+                      1, {attr_int("to", static_cast<int>(DataType::kString))});
+  EXPECT_EQ(out<std::string>(r), (std::vector<std::string>{"0.9767611", "0.039187793", "1e-05", "123456.0", "-2.5",
+                                                           "NaN", "INF", "-INF"}));
+  auto d = run_kernel("Cast", {T(F<double>({3}, {0.1, 1e20, 0.0}))}, 1,
+                      {attr_int("to", static_cast<int>(DataType::kString))});
+  EXPECT_EQ(out<std::string>(d), (std::vector<std::string>{"0.1", "1e+20", "0.0"}));
+  auto i = run_kernel("Cast", {T(F<int64_t>({2}, {-42, 7}))}, 1, {attr_int("to", static_cast<int>(DataType::kString))});
+  EXPECT_EQ(out<std::string>(i), (std::vector<std::string>{"-42", "7"}));
+  auto h = run_kernel("Cast", {T(F16({1}, {0.1f}))}, 1, {attr_int("to", static_cast<int>(DataType::kString))});
+  EXPECT_EQ(out<std::string>(h), (std::vector<std::string>{"0.1"}));
+}
+
+TEST(Elementwise, Cast_StringToNumber) {
+  auto r = run_kernel("Cast", {T(F<std::string>({6}, {"0.47892547", "NaN", "INF", "+INF", "-INF", "-3"}))}, 1,
+                      {attr_int("to", static_cast<int>(DataType::kFloat))});
+  expect_near(out<float>(r), {0.47892547f, kNaN, kInf, kInf, -kInf, -3});
+  auto i = run_kernel("Cast", {T(F<std::string>({2}, {"9007199254740993", "-5"}))}, 1,
+                      {attr_int("to", static_cast<int>(DataType::kInt64))});
+  EXPECT_EQ(out<int64_t>(i), (std::vector<int64_t>{9007199254740993LL, -5}));
+  auto bad = run_kernel("Cast", {T(F<std::string>({1}, {"abc"}))}, 1, {attr_int("to", static_cast<int>(DataType::kFloat))});
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Elementwise, Cast_OldStringAttrAndBadTarget) {
+  auto r = run_kernel("Cast", {T(F<int32_t>({2}, {1, 2}))}, 1, {attr_string("to", "FLOAT")}, 1);
+  EXPECT_EQ(out<float>(r), (std::vector<float>{1, 2}));
+  auto bad = run_kernel("Cast", {T(F<int32_t>({1}, {1}))}, 1, {attr_int("to", 99)});
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+  auto cplx = run_kernel("Cast", {T(F<int32_t>({1}, {1}))}, 1, {attr_int("to", static_cast<int>(DataType::kComplex64))});
+  EXPECT_EQ(cplx.status.code(), StatusCode::kUnimplemented);
+}
+
+TEST(Elementwise, CastLike_UsesTargetType) {
+  auto r = run_kernel("CastLike", {T(F<double>({2}, {1.25, -3})), T(F<int16_t>({}, {0}))}, 1);
+  EXPECT_EQ(out<int16_t>(r), (std::vector<int16_t>{1, -3}));
+  EXPECT_EQ(r.outputs[0].tensor().dtype(), DataType::kInt16);
+}
+
+// ---- quantization & Dropout -----------------------------------------------------
+
+TEST(Elementwise, QuantizeLinear_PerTensorRoundsHalfToEven) {
+  auto r = run_kernel("QuantizeLinear", {T(F<float>({6}, {0, 2, 3, 1000, -254, -1000})), T(F<float>({}, {2})),
+                                         T(F<uint8_t>({}, {128}))},
+                      1, {}, 13);
+  // numpy: clip(rint(x/2) + 128, 0, 255) = [128, 129, 130, 255, 1, 0]
+  EXPECT_EQ(out<uint8_t>(r), (std::vector<uint8_t>{128, 129, 130, 255, 1, 0}));
+  auto i8 = run_kernel("QuantizeLinear", {T(F<float>({3}, {-300, 5, 300})), T(F<float>({}, {1})),
+                                          T(F<int8_t>({}, {1}))},
+                       1, {}, 13);
+  EXPECT_EQ(out<int8_t>(i8), (std::vector<int8_t>{-128, 6, 127}));
+  auto nozp = run_kernel("QuantizeLinear", {T(F<float>({2}, {2.5f, 3.5f})), T(F<float>({}, {1}))}, 1, {}, 13);
+  EXPECT_EQ(out<uint8_t>(nozp), (std::vector<uint8_t>{2, 4}));
+}
+
+TEST(Elementwise, QuantizeLinear_PerAxis) {
+  auto r = run_kernel("QuantizeLinear", {T(F<float>({1, 2, 2}, {2, 4, 9, 12})), T(F<float>({2}, {2, 3})),
+                                         T(F<uint8_t>({2}, {0, 10}))},
+                      1, {attr_int("axis", 1)}, 13);
+  EXPECT_EQ(out<uint8_t>(r), (std::vector<uint8_t>{1, 2, 13, 14}));
+  auto bad = run_kernel("QuantizeLinear", {T(F<float>({1, 2, 2}, {2, 4, 9, 12})), T(F<float>({3}, {2, 3, 4}))}, 1,
+                        {attr_int("axis", 1)}, 13);
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Elementwise, DequantizeLinear_PerTensorAndAxis) {
+  auto r = run_kernel("DequantizeLinear", {T(F<uint8_t>({4}, {0, 3, 128, 255})), T(F<float>({}, {2})),
+                                           T(F<uint8_t>({}, {128}))},
+                      1, {}, 13);
+  EXPECT_EQ(out<float>(r), (std::vector<float>{-256, -250, 0, 254}));
+  auto ax = run_kernel("DequantizeLinear", {T(F<int8_t>({2, 2}, {1, 2, 3, 4})), T(F<float>({2}, {1, 10})),
+                                            T(F<int8_t>({2}, {0, 1}))},
+                       1, {attr_int("axis", 0)}, 13);
+  EXPECT_EQ(out<float>(ax), (std::vector<float>{1, 2, 20, 30}));
+  auto i32 = run_kernel("DequantizeLinear", {T(F<int32_t>({2}, {-5, 7})), T(F<float>({}, {0.5f}))}, 1, {}, 13);
+  EXPECT_EQ(out<float>(i32), (std::vector<float>{-2.5f, 3.5f}));
+}
+
+TEST(Elementwise, DynamicQuantizeLinear_MatchesReference) {
+  auto r = run_kernel("DynamicQuantizeLinear", {T(F<float>({6}, {0, 2, -3, -2.5f, 1.34f, 0.5f}))}, 3, {}, 11);
+  EXPECT_EQ(out<uint8_t>(r, 0), (std::vector<uint8_t>{153, 255, 0, 26, 221, 179}));
+  expect_near(out<float>(r, 1), {0.019607844f}, 1e-8f);
+  EXPECT_EQ(out<uint8_t>(r, 2), (std::vector<uint8_t>{153}));
+  EXPECT_EQ(out_dims(r, 1), Dims{});
+  auto neg = run_kernel("DynamicQuantizeLinear", {T(F<float>({6}, {-1, -2.1f, -1.3f, -2.5f, -3.34f, -4}))}, 3, {}, 11);
+  EXPECT_EQ(out<uint8_t>(neg, 0), (std::vector<uint8_t>{191, 121, 172, 96, 42, 0}));
+  EXPECT_EQ(out<uint8_t>(neg, 2), (std::vector<uint8_t>{255}));
+  auto zeros = run_kernel("DynamicQuantizeLinear", {T(F<float>({2}, {0, 0}))}, 3, {}, 11);
+  EXPECT_EQ(out<uint8_t>(zeros, 0), (std::vector<uint8_t>{0, 0}));
+}
+
+TEST(Elementwise, Dropout_InferenceIsIdentityWithTrueMask) {
+  auto x = F<float>({2, 2}, {1, 2, 3, 4});
+  auto r = run_kernel("Dropout", {T(x)}, 2, {}, 13);
+  EXPECT_EQ(out<float>(r), (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(out<bool>(r, 1), (std::vector<bool>{true, true, true, true}));
+  auto zero_ratio = run_kernel("Dropout", {T(x), T(F<float>({}, {0.f})), T(F<bool>({}, {true}))}, 2, {}, 13);
+  EXPECT_EQ(out<float>(zero_ratio), (std::vector<float>{1, 2, 3, 4}));
+  auto old = run_kernel("Dropout", {T(x)}, 2, {attr_float("ratio", 0.2f)}, 7);
+  EXPECT_EQ(out<float>(old), (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(out<float>(old, 1), (std::vector<float>{1, 1, 1, 1}));  // mask has type T before opset 10
+}
+
+TEST(Elementwise, Dropout_TrainingScalesKeptValues) {
+  std::vector<float> v(1000, 1.0f);
+  auto r = run_kernel("Dropout", {T(F<float>({1000}, v)), T(F<float>({}, {0.75f})), T(F<bool>({}, {true}))}, 2,
+                      {attr_int("seed", 3)}, 13);
+  auto y = out<float>(r);
+  auto m = out<bool>(r, 1);
+  ASSERT_EQ(y.size(), 1000u);
+  ASSERT_EQ(m.size(), 1000u);
+  int kept = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    EXPECT_EQ(y[i], m[i] ? 4.0f : 0.0f);
+    kept += m[i];
+  }
+  EXPECT_GT(kept, 150);
+  EXPECT_LT(kept, 350);
+  auto bad = run_kernel("Dropout", {T(F<float>({1}, {1})), T(F<float>({}, {1.5f}))}, 1, {}, 13);
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace sy
+
+// ---- ONNX node test data ------------------------------------------------------
+// Runs every single-node case under the ONNX backend test data whose op is in
+// this family and compares with the stored outputs.
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "ir/onnx_loader.h"
+#include "ir/tensor_proto.h"
+#include "onnx/onnx_pb.h"
+
+namespace sy {
+namespace {
+
+const std::set<std::string>& family_ops() {
+  static const std::set<std::string> ops = {
+      "Add", "Sub", "Mul", "Div", "Pow", "Mod", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot",
+      "And", "Or", "Xor", "Not", "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "Abs", "Neg",
+      "Reciprocal", "Sqrt", "Exp", "Log", "Floor", "Ceil", "Round", "Sign", "Erf", "Sin", "Cos", "Tan", "Asin",
+      "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "IsNaN", "IsInf", "Relu", "LeakyRelu", "Elu",
+      "Selu", "Celu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Softplus", "Softsign", "ThresholdedRelu",
+      "Mish", "Shrink", "PRelu", "Clip", "Where", "Max", "Min", "Sum", "Mean", "Cast", "CastLike", "Dropout",
+      "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear"};
+  return ops;
+}
+
+StatusOr<Tensor> read_pb(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  onnx::TensorProto proto;
+  if (!proto.ParseFromString(ss.str())) return InvalidArgument("cannot parse ", path);
+  ASSIGN_OR_RETURN(std::shared_ptr<TensorData> td, tensor_from_proto(proto, ""));
+  return Tensor::borrow(std::move(td));
+}
+
+// Old test data stores bfloat16 tensors as uint16: view them as the graph's
+// declared type.
+Tensor as_declared(Tensor t, const ValueInfo& vi) {
+  DataType d = vi.type.elem;
+  if (vi.type.kind == TypeInfo::Kind::kTensor && d != DataType::kUndefined && d != t.dtype() &&
+      dtype_size(d) == dtype_size(t.dtype()) && d != DataType::kString && t.dtype() != DataType::kString)
+    return Tensor(d, t.dims(), t.buffer());
+  return t;
+}
+
+// Empty string when equal.
+std::string compare(const Tensor& got, const Tensor& want, bool random) {
+  if (got.dtype() != want.dtype())
+    return std::string("dtype ") + dtype_name(got.dtype()) + " vs " + dtype_name(want.dtype());
+  if (got.dims() != want.dims()) return "dims " + got.dims().to_string() + " vs " + want.dims().to_string();
+  if (random) return "";
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    if (got.dtype() == DataType::kString) {
+      if (got.data<std::string>()[i] != want.data<std::string>()[i])
+        return "at " + std::to_string(i) + ": '" + got.data<std::string>()[i] + "' vs '" +
+               want.data<std::string>()[i] + "'";
+      continue;
+    }
+    double g = got.double_at(i), w = want.double_at(i);
+    if (std::isnan(w) && std::isnan(g)) continue;
+    double tol = dtype_is_float(got.dtype()) ? 1e-4 + 1e-3 * std::fabs(w) : 0;
+    if (got.dtype() == DataType::kFloat16 || got.dtype() == DataType::kBFloat16) tol = 1e-2 + 1e-2 * std::fabs(w);
+    if (!(std::fabs(g - w) <= tol) && g != w)
+      return "at " + std::to_string(i) + ": " + std::to_string(g) + " vs " + std::to_string(w);
+  }
+  return "";
+}
+
+TEST(Elementwise, Conformance_OnnxNodeTestData) {
+  const std::string root = "/usr/share/libonnx-testdata/data/node";
+  if (!std::filesystem::exists(root)) GTEST_SKIP() << "no ONNX test data at " << root;
+  LoadOptions opts;
+  opts.run_onnx_checker = false;
+  opts.infer_shapes = false;
+  OnnxLoader loader(opts);
+  std::vector<std::filesystem::path> dirs;
+  for (const auto& e : std::filesystem::directory_iterator(root)) dirs.push_back(e.path());
+  std::sort(dirs.begin(), dirs.end());
+  int passed = 0, skipped = 0;
+  std::vector<std::string> failures;
+  static CpuDevice device;
+  for (const auto& dir : dirs) {
+    const std::string name = dir.filename().string();
+    auto model = loader.load_file((dir / "model.onnx").string());
+    if (!model.ok()) continue;  // other families' problems, or opset > 17
+    const Graph& g = *(*model)->graph;
+    if (g.nodes().size() != 1 || !family_ops().count(g.nodes()[0].op_type)) continue;
+    const Node& node = g.nodes()[0];
+    const std::string data = (dir / "test_data_set_0").string();
+    std::vector<RuntimeValue> inputs;
+    bool ok = true;
+    for (ValueId v : node.inputs) {
+      if (v == kNoValue) {
+        inputs.emplace_back();
+        continue;
+      }
+      const ValueInfo& vi = g.value(v);
+      if (vi.initializer >= 0) {
+        inputs.emplace_back(Tensor::borrow(g.initializers()[vi.initializer]));
+        continue;
+      }
+      auto it = std::find(g.inputs().begin(), g.inputs().end(), v);
+      size_t idx = static_cast<size_t>(it - g.inputs().begin());
+      auto t = read_pb(data + "/input_" + std::to_string(idx) + ".pb");
+      if (!t.ok()) {
+        ok = false;
+        break;
+      }
+      inputs.emplace_back(as_declared(std::move(t).value(), vi));
+    }
+    if (!ok) {
+      ++skipped;
+      continue;
+    }
+    DataType first = inputs.empty() || !inputs[0].is_tensor() ? DataType::kUndefined : inputs[0].tensor().dtype();
+    const KernelDef* def = KernelRegistry::builtin().find(node.domain, node.op_type, node.opset, DeviceKind::kCpu, first);
+    if (!def) {
+      failures.push_back(name + ": no kernel");
+      continue;
+    }
+    auto kernel = def->factory();
+    Status st = kernel->init(node);
+    std::vector<RuntimeValue> outputs(node.outputs.size());
+    if (st.ok()) {
+      std::vector<const RuntimeValue*> in;
+      for (auto& v : inputs) in.push_back(&v);
+      std::vector<RuntimeValue*> out;
+      for (size_t i = 0; i < outputs.size(); ++i) out.push_back(node.outputs[i] == kNoValue ? nullptr : &outputs[i]);
+      KernelContext ctx(node, device, in, out);
+      st = kernel->compute(ctx);
+    }
+    if (!st.ok()) {
+      failures.push_back(name + ": " + st.to_string());
+      continue;
+    }
+    const bool random = name.find("training_dropout") != std::string::npos && name.find("zero_ratio") == std::string::npos;
+    std::string err;
+    for (size_t i = 0; i < node.outputs.size() && err.empty(); ++i) {
+      if (node.outputs[i] == kNoValue) continue;
+      auto it = std::find(g.outputs().begin(), g.outputs().end(), node.outputs[i]);
+      size_t idx = static_cast<size_t>(it - g.outputs().begin());
+      auto want = read_pb(data + "/output_" + std::to_string(idx) + ".pb");
+      if (!want.ok() || !outputs[i].is_tensor()) {
+        err = "missing output " + std::to_string(i);
+        break;
+      }
+      err = compare(outputs[i].tensor(), as_declared(*want, g.value(node.outputs[i])), random);
+      if (!err.empty()) err = "output " + std::to_string(i) + " " + err;
+    }
+    if (err.empty())
+      ++passed;
+    else
+      failures.push_back(name + ": " + err);
+  }
+  std::string all;
+  for (const auto& f : failures) all += "\n  " + f;
+  EXPECT_TRUE(failures.empty()) << failures.size() << " failing cases:" << all;
+  std::printf("[ elementwise conformance ] %d passed, %zu failed, %d skipped\n", passed, failures.size(), skipped);
+  EXPECT_GT(passed, 100);
+}
+
+}  // namespace
+}  // namespace sy

@@ -1,0 +1,488 @@
+// Unit tests for the CPU neural-network kernels (nn_*.cc, rnn_*.cc).
+// Hand-computed cases first, then a runner over the ONNX reference cases
+// in /usr/share/libonnx-testdata (skipped when that folder is absent).
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "devices/cpu/cpu_device.h"
+#include "ir/onnx_loader.h"
+#include "ir/tensor_proto.h"
+#include "onnx/onnx_pb.h"
+#include "tests/devices/kernel_test_util.h"
+
+namespace sy {
+namespace {
+
+using testing::attr_float;
+using testing::attr_int;
+using testing::attr_ints;
+using testing::attr_string;
+using testing::make_tensor;
+using testing::run_kernel;
+using testing::to_vector;
+
+void expect_near(const std::vector<float>& got, const std::vector<float>& want, float tol = 1e-4f) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
+}
+
+// ---------------------------------------------------------------- MatMul
+
+TEST(Nn, MatMul_2D) {
+  auto r = run_kernel("MatMul", {make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}), make_tensor<float>({3, 2}, {1, 2, 3, 4, 5, 6})}, 1);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{2, 2}));
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {22, 28, 49, 64});
+}
+
+TEST(Nn, MatMul_BatchBroadcastAnd1D) {
+  // A [2,1,2,2] x B [3,2,1]: batch broadcasts to [2,3].
+  std::vector<float> a = {1, 2, 3, 4, 5, 6, 7, 8};
+  auto r = run_kernel("MatMul", {make_tensor<float>({2, 1, 2, 2}, a), make_tensor<float>({3, 2, 1}, {1, 0, 0, 1, 1, 1})}, 1);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{2, 3, 2, 1}));
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {1, 3, 2, 4, 3, 7, 5, 7, 6, 8, 11, 15});
+  // 1-D x 1-D is a scalar dot product.
+  auto d = run_kernel("MatMul", {make_tensor<double>({3}, {1, 2, 3}), make_tensor<double>({3}, {4, 5, 6})}, 1);
+  ASSERT_TRUE(d.status.ok());
+  EXPECT_EQ(d.outputs[0].tensor().rank(), 0u);
+  EXPECT_DOUBLE_EQ(d.outputs[0].tensor().data<double>()[0], 32.0);
+  // 1-D x 3-D: prepended 1 is removed.
+  auto v = run_kernel("MatMul", {make_tensor<int64_t>({2}, {1, 2}), make_tensor<int64_t>({2, 2, 1}, {1, 2, 3, 4})}, 1);
+  ASSERT_TRUE(v.status.ok());
+  EXPECT_EQ(v.outputs[0].tensor().dims(), (Dims{2, 1}));
+  EXPECT_EQ(to_vector<int64_t>(v.outputs[0].tensor()), (std::vector<int64_t>{5, 11}));
+}
+
+TEST(Nn, MatMul_FoldedBatch) {
+  auto r = run_kernel("MatMul", {make_tensor<float>({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}), make_tensor<float>({2, 1}, {1, -1})}, 1);
+  ASSERT_TRUE(r.status.ok());
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {-1, -1, -1, -1});
+}
+
+TEST(Nn, MatMul_InnerDimMismatchIsError) {
+  auto r = run_kernel("MatMul", {make_tensor<float>({2, 3}, std::vector<float>(6)), make_tensor<float>({2, 2}, std::vector<float>(4))}, 1);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+  auto b = run_kernel("MatMul", {make_tensor<float>({2, 1, 1}, {1, 2}), make_tensor<float>({3, 1, 1}, {1, 2, 3})}, 1);
+  EXPECT_EQ(b.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Nn, Gemm_TransposeAlphaBetaBroadcastC) {
+  // A^T: A stored [3,2]; B^T: B stored [2,3]. C is a row vector [2].
+  auto A = make_tensor<float>({3, 2}, {1, 4, 2, 5, 3, 6});  // A^T = [[1,2,3],[4,5,6]]
+  auto B = make_tensor<float>({2, 3}, {1, 3, 5, 2, 4, 6});  // B^T = [[1,2],[3,4],[5,6]]
+  auto C = make_tensor<float>({2}, {1, 2});
+  auto r = run_kernel("Gemm", {A, B, C}, 1,
+                      {attr_int("transA", 1), attr_int("transB", 1), attr_float("alpha", 2.f), attr_float("beta", 3.f)});
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {47, 62, 101, 134});
+  auto d = run_kernel("Gemm", {make_tensor<double>({1, 2}, {1, 2}), make_tensor<double>({2, 1}, {3, 4}),
+                               make_tensor<double>({1, 1}, {10})},
+                      1, {attr_float("beta", 0.5f)});
+  ASSERT_TRUE(d.status.ok());
+  EXPECT_DOUBLE_EQ(d.outputs[0].tensor().data<double>()[0], 16.0);
+}
+
+TEST(Nn, Gemm_BadCIsError) {
+  auto r = run_kernel("Gemm", {make_tensor<float>({2, 2}, std::vector<float>(4)), make_tensor<float>({2, 2}, std::vector<float>(4)),
+                               make_tensor<float>({3}, std::vector<float>(3))},
+                      1);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Nn, MatMulInteger_ZeroPoints) {
+  auto r = run_kernel("MatMulInteger", {make_tensor<uint8_t>({2, 2}, {10, 12, 14, 16}), make_tensor<int8_t>({2, 1}, {1, -1}),
+                                        make_tensor<uint8_t>({}, {10}), make_tensor<int8_t>({}, {1})},
+                      1);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  // (A-10) = [[0,2],[4,6]], (B-1) = [[0],[-2]]
+  EXPECT_EQ(to_vector<int32_t>(r.outputs[0].tensor()), (std::vector<int32_t>{-4, -12}));
+}
+
+TEST(Nn, QLinearMatMul_Scalar) {
+  auto r = run_kernel("QLinearMatMul",
+                      {make_tensor<uint8_t>({1, 2}, {2, 4}), make_tensor<float>({}, {0.5f}), make_tensor<uint8_t>({}, {0}),
+                       make_tensor<uint8_t>({2, 1}, {3, 5}), make_tensor<float>({}, {1.f}), make_tensor<uint8_t>({}, {1}),
+                       make_tensor<float>({}, {2.f}), make_tensor<uint8_t>({}, {10})},
+                      1);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  // acc = 2*2 + 4*4 = 20; 20 * 0.5 * 1 / 2 = 5; + 10 = 15
+  EXPECT_EQ(to_vector<uint8_t>(r.outputs[0].tensor()), (std::vector<uint8_t>{15}));
+}
+
+// ------------------------------------------------------------------ Conv
+
+TEST(Nn, Conv_PadsAndStrides) {
+  std::vector<float> x(25);
+  for (int i = 0; i < 25; ++i) x[i] = static_cast<float>(i);
+  auto r = run_kernel("Conv", {make_tensor<float>({1, 1, 5, 5}, x), make_tensor<float>({1, 1, 3, 3}, std::vector<float>(9, 1.f))}, 1,
+                      {attr_ints("pads", {1, 1, 1, 1}), attr_ints("strides", {2, 2}), attr_ints("kernel_shape", {3, 3})});
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{1, 1, 3, 3}));
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {12, 27, 24, 63, 108, 81, 72, 117, 84});
+}
+
+TEST(Nn, Conv_AsymmetricPadsGroupBiasDouble) {
+  // Two groups, 1 channel each, 1-D, kernel 2, pads (1, 0).
+  auto x = make_tensor<double>({1, 2, 3}, {1, 2, 3, 4, 5, 6});
+  auto w = make_tensor<double>({2, 1, 2}, {1, 1, 1, -1});
+  auto b = make_tensor<double>({2}, {0.5, -0.5});
+  auto r = run_kernel("Conv", {x, w, b}, 1, {attr_int("group", 2), attr_ints("pads", {1, 0})});
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{1, 2, 3}));
+  EXPECT_EQ(to_vector<double>(r.outputs[0].tensor()), (std::vector<double>{1.5, 3.5, 5.5, -4.5, -1.5, -1.5}));
+  // The float path (oneDNN) gives the same.
+  auto rf = run_kernel("Conv", {make_tensor<float>({1, 2, 3}, {1, 2, 3, 4, 5, 6}), make_tensor<float>({2, 1, 2}, {1, 1, 1, -1}),
+                                make_tensor<float>({2}, {0.5f, -0.5f})},
+                       1, {attr_int("group", 2), attr_ints("pads", {1, 0})});
+  ASSERT_TRUE(rf.status.ok());
+  expect_near(to_vector<float>(rf.outputs[0].tensor()), {1.5f, 3.5f, 5.5f, -4.5f, -1.5f, -1.5f});
+}
+
+TEST(Nn, Conv_SameUpperDilations) {
+  std::vector<float> x = {1, 2, 3, 4, 5};
+  auto r = run_kernel("Conv", {make_tensor<float>({1, 1, 5}, x), make_tensor<float>({1, 1, 2}, {1, 1})}, 1,
+                      {attr_string("auto_pad", "SAME_UPPER"), attr_ints("dilations", {2})});
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  // dk = 3, total pad 2 -> (1, 1): windows [0,x0,x2]... -> 0+2, 1+3, 2+4, 3+5, 4+0
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {2, 4, 6, 8, 4});
+}
+
+TEST(Nn, Conv_MismatchesAreErrors) {
+  auto x = make_tensor<float>({1, 3, 4, 4}, std::vector<float>(48));
+  auto w = make_tensor<float>({2, 2, 3, 3}, std::vector<float>(36));
+  EXPECT_EQ(run_kernel("Conv", {x, w}, 1).status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(run_kernel("Conv", {x, w}, 1, {attr_int("group", 2)}).status.code(), StatusCode::kInvalidArgument);
+  auto big = make_tensor<float>({1, 3, 5, 5}, std::vector<float>(75));
+  EXPECT_EQ(run_kernel("Conv", {x, big}, 1).status.code(), StatusCode::kInvalidArgument);
+  auto w1 = make_tensor<float>({1, 3, 1, 1}, std::vector<float>(3));
+  EXPECT_EQ(run_kernel("Conv", {x, w1, make_tensor<float>({2}, {0, 0})}, 1).status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(run_kernel("Conv", {make_tensor<float>({3, 4}, std::vector<float>(12)), w1}, 1).status.code(),
+            StatusCode::kInvalidArgument);
+}
+
+// compute() is const and must be safe to call from several runs at once
+// (the oneDNN primitive cache is shared by the kernel object).
+TEST(Nn, Conv_ConcurrentComputeIsThreadSafe) {
+  Node node;
+  node.op_type = "Conv";
+  node.opset = 17;
+  node.attributes = {attr_ints("pads", {1, 1, 1, 1})};
+  node.inputs = {0, 1};
+  node.outputs = {100};
+  const KernelDef* def = KernelRegistry::builtin().find("", "Conv", 17, DeviceKind::kCpu, DataType::kFloat);
+  ASSERT_NE(def, nullptr);
+  auto kernel = def->factory();
+  ASSERT_TRUE(kernel->init(node).ok());
+  static CpuDevice device;
+  std::vector<float> xv(2 * 3 * 8 * 8), wv(4 * 3 * 3 * 3);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i % 7) - 3.f;
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>(i % 5) * 0.25f - 0.5f;
+  RuntimeValue x(make_tensor<float>({2, 3, 8, 8}, xv)), w(make_tensor<float>({4, 3, 3, 3}, wv));
+  auto run_once = [&]() {
+    std::vector<const RuntimeValue*> in = {&x, &w};
+    RuntimeValue out;
+    std::vector<RuntimeValue*> outs = {&out};
+    KernelContext ctx(node, device, in, outs);
+    Status st = kernel->compute(ctx);
+    return st.ok() ? to_vector<float>(out.tensor()) : std::vector<float>{};
+  };
+  const std::vector<float> want = run_once();
+  ASSERT_EQ(want.size(), 2u * 4 * 8 * 8);
+  std::vector<std::vector<float>> got(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int rep = 0; rep < 5; ++rep) got[t] = run_once();
+    });
+  for (auto& th : threads) th.join();
+  for (const auto& g : got) EXPECT_EQ(g, want);
+}
+
+TEST(Nn, ConvTranspose_StridesOutputPadding) {
+  auto x = make_tensor<float>({1, 1, 2}, {1, 2});
+  auto w = make_tensor<float>({1, 2, 2}, {1, 1, 1, 2});
+  auto r = run_kernel("ConvTranspose", {x, w}, 1, {attr_ints("strides", {2}), attr_ints("output_padding", {1})});
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{1, 2, 5}));
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {1, 1, 2, 2, 0, 1, 2, 2, 4, 0});
+  auto bad = run_kernel("ConvTranspose", {make_tensor<float>({1, 2, 2}, {1, 2, 3, 4}), w}, 1);
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Nn, ConvInteger_ZeroPoint) {
+  auto r = run_kernel("ConvInteger", {make_tensor<uint8_t>({1, 1, 3}, {2, 3, 4}), make_tensor<uint8_t>({1, 1, 2}, {1, 2}),
+                                      make_tensor<uint8_t>({}, {1})},
+                      1);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(to_vector<int32_t>(r.outputs[0].tensor()), (std::vector<int32_t>{5, 8}));
+}
+
+// --------------------------------------------------------------- Pooling
+
+TEST(Nn, MaxPool_IndicesStorageOrder) {
+  auto x = make_tensor<float>({1, 1, 2, 3}, {1, 6, 3, 4, 5, 2});
+  auto r = run_kernel("MaxPool", {x}, 2, {attr_ints("kernel_shape", {2, 2})});
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {6, 6});
+  EXPECT_EQ(to_vector<int64_t>(r.outputs[1].tensor()), (std::vector<int64_t>{1, 1}));
+  auto c = run_kernel("MaxPool", {x}, 2, {attr_ints("kernel_shape", {2, 2}), attr_int("storage_order", 1)});
+  ASSERT_TRUE(c.status.ok());
+  EXPECT_EQ(to_vector<int64_t>(c.outputs[1].tensor()), (std::vector<int64_t>{2, 2}));
+}
+
+TEST(Nn, MaxPool_CeilModeDilations) {
+  auto x = make_tensor<float>({1, 1, 5}, {1, 5, 2, 4, 3});
+  auto r = run_kernel("MaxPool", {x}, 1, {attr_ints("kernel_shape", {2}), attr_ints("strides", {2}), attr_int("ceil_mode", 1)});
+  ASSERT_TRUE(r.status.ok());
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {5, 4, 3});
+  auto d = run_kernel("MaxPool", {x}, 1, {attr_ints("kernel_shape", {2}), attr_ints("dilations", {2})});
+  ASSERT_TRUE(d.status.ok());
+  expect_near(to_vector<float>(d.outputs[0].tensor()), {2, 5, 3});
+}
+
+TEST(Nn, AveragePool_CountIncludePad) {
+  auto x = make_tensor<float>({1, 1, 3}, {3, 6, 9});
+  auto r = run_kernel("AveragePool", {x}, 1, {attr_ints("kernel_shape", {2}), attr_ints("pads", {1, 1})});
+  ASSERT_TRUE(r.status.ok());
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {3, 4.5f, 7.5f, 9});
+  auto c = run_kernel("AveragePool", {x}, 1,
+                      {attr_ints("kernel_shape", {2}), attr_ints("pads", {1, 1}), attr_int("count_include_pad", 1)});
+  ASSERT_TRUE(c.status.ok());
+  expect_near(to_vector<float>(c.outputs[0].tensor()), {1.5f, 4.5f, 7.5f, 4.5f});
+}
+
+TEST(Nn, Pool_KernelLargerThanInputIsError) {
+  auto x = make_tensor<float>({1, 1, 2, 2}, {1, 2, 3, 4});
+  EXPECT_EQ(run_kernel("MaxPool", {x}, 1, {attr_ints("kernel_shape", {3, 3})}).status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(run_kernel("AveragePool", {x}, 1, {attr_ints("kernel_shape", {3})}).status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Nn, GlobalPools_AndLpPool) {
+  auto x = make_tensor<float>({1, 2, 2}, {1, 3, -4, 2});
+  auto a = run_kernel("GlobalAveragePool", {x}, 1);
+  ASSERT_TRUE(a.status.ok());
+  EXPECT_EQ(a.outputs[0].tensor().dims(), (Dims{1, 2, 1}));
+  expect_near(to_vector<float>(a.outputs[0].tensor()), {2, -1});
+  auto m = run_kernel("GlobalMaxPool", {x}, 1);
+  expect_near(to_vector<float>(m.outputs[0].tensor()), {3, 2});
+  auto lp = run_kernel("LpPool", {make_tensor<float>({1, 1, 2}, {3, -4})}, 1, {attr_ints("kernel_shape", {2})});
+  ASSERT_TRUE(lp.status.ok());
+  expect_near(to_vector<float>(lp.outputs[0].tensor()), {5});
+}
+
+TEST(Nn, MaxUnpool_OutputShape) {
+  auto x = make_tensor<float>({1, 1, 2}, {5, 7});
+  auto i = make_tensor<int64_t>({1, 1, 2}, {1, 2});
+  auto r = run_kernel("MaxUnpool", {x, i}, 1, {attr_ints("kernel_shape", {2}), attr_ints("strides", {2})});
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {0, 5, 7, 0});
+  auto bad = run_kernel("MaxUnpool", {x, make_tensor<int64_t>({1, 1, 2}, {1, 9})}, 1, {attr_ints("kernel_shape", {2}), attr_ints("strides", {2})});
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+}
+
+// ------------------------------------------------------------- Recurrent
+
+TEST(Nn, RNN_DefaultTanh) {
+  auto r = run_kernel("RNN", {make_tensor<float>({2, 1, 1}, {1, 2}), make_tensor<float>({1, 1, 1}, {0.5f}),
+                              make_tensor<float>({1, 1, 1}, {0.5f})},
+                      2, {attr_int("hidden_size", 1)});
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {0.4621172f, 0.8428861f});
+  expect_near(to_vector<float>(r.outputs[1].tensor()), {0.8428861f});
+}
+
+TEST(Nn, RNN_SequenceLensReverse) {
+  // Batch 1 has length 1, so its step-1 input (99) is never read.
+  auto X = make_tensor<float>({2, 2, 1}, {1, 1, 2, 99});
+  auto W = make_tensor<float>({1, 1, 1}, {0.5f});
+  auto R = make_tensor<float>({1, 1, 1}, {0.5f});
+  auto lens = make_tensor<int32_t>({2}, {2, 1});
+  auto f = run_kernel("RNN", {X, W, R, RuntimeValue(), lens}, 2, {attr_int("hidden_size", 1)});
+  ASSERT_TRUE(f.status.ok()) << f.status.to_string();
+  expect_near(to_vector<float>(f.outputs[0].tensor()), {0.4621172f, 0.4621172f, 0.8428861f, 0});
+  expect_near(to_vector<float>(f.outputs[1].tensor()), {0.8428861f, 0.4621172f});
+  auto rv = run_kernel("RNN", {X, W, R, RuntimeValue(), lens}, 2, {attr_int("hidden_size", 1), attr_string("direction", "reverse")});
+  ASSERT_TRUE(rv.status.ok());
+  expect_near(to_vector<float>(rv.outputs[0].tensor()), {0.7068184f, 0.4621172f, 0.7615942f, 0});
+  expect_near(to_vector<float>(rv.outputs[1].tensor()), {0.7068184f, 0.4621172f});
+  auto bad = run_kernel("RNN", {X, W, R, RuntimeValue(), make_tensor<int32_t>({2}, {3, 1})}, 2, {attr_int("hidden_size", 1)});
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Nn, GRU_LinearBeforeReset) {
+  auto X = make_tensor<float>({2, 1, 1}, {1.f, -0.5f});
+  auto W = make_tensor<float>({1, 6, 1}, {0.1f, 0.2f, 0.3f, -0.1f, 0.5f, 0.4f});
+  std::vector<float> rv(12), bv(12);
+  for (int i = 0; i < 12; ++i) {
+    rv[i] = i * 0.05f - 0.2f;
+    bv[i] = i * 0.03f;
+  }
+  auto R = make_tensor<float>({1, 6, 2}, rv);
+  auto B = make_tensor<float>({1, 12}, bv);
+  auto a = run_kernel("GRU", {X, W, R, B}, 2, {attr_int("hidden_size", 2), attr_int("linear_before_reset", 1)});
+  ASSERT_TRUE(a.status.ok()) << a.status.to_string();
+  expect_near(to_vector<float>(a.outputs[0].tensor()), {0.2891034f, 0.2455913f, 0.1943954f, 0.2497417f});
+  auto b = run_kernel("GRU", {X, W, R, B}, 2, {attr_int("hidden_size", 2)});
+  ASSERT_TRUE(b.status.ok());
+  expect_near(to_vector<float>(b.outputs[0].tensor()), {0.3124653f, 0.2767334f, 0.2775446f, 0.322048f});
+  expect_near(to_vector<float>(b.outputs[1].tensor()), {0.2775446f, 0.322048f});
+}
+
+TEST(Nn, LSTM_BidirectionalPeepholes) {
+  auto X = make_tensor<float>({2, 2, 1}, {1.f, 0.5f, -1.f, 2.f});
+  auto W = make_tensor<float>({2, 4, 1}, {0.1f, 0.2f, 0.3f, 0.4f, -0.1f, 0.2f, -0.3f, 0.4f});
+  auto R = make_tensor<float>({2, 4, 1}, {0.5f, 0.1f, -0.2f, 0.3f, 0.2f, 0.2f, 0.2f, 0.2f});
+  std::vector<float> bv(16, 0.f);
+  bv[0] = bv[8] = 0.1f;
+  bv[7] = bv[15] = -0.1f;
+  auto B = make_tensor<float>({2, 8}, bv);
+  auto h0 = make_tensor<float>({2, 2, 1}, {0, 0, 0, 0});
+  auto c0 = make_tensor<float>({2, 2, 1}, {0.5f, 0.5f, 0.5f, 0.5f});
+  auto P = make_tensor<float>({2, 3}, {0.1f, 0.2f, 0.3f, -0.1f, -0.2f, -0.3f});
+  auto r = run_kernel("LSTM", {X, W, R, B, RuntimeValue(), h0, c0, P}, 3,
+                      {attr_int("hidden_size", 1), attr_string("direction", "bidirectional")});
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()),
+              {0.2506357f, 0.1784712f, 0.0834992f, 0.1378263f, -0.0034803f, 0.3442885f, 0.0091433f, 0.238815f});
+  expect_near(to_vector<float>(r.outputs[1].tensor()), {-0.0034803f, 0.3442885f, 0.0834992f, 0.1378263f});
+  expect_near(to_vector<float>(r.outputs[2].tensor()), {-0.0076323f, 0.6111101f, 0.1551202f, 0.2696599f});
+  auto bad = run_kernel("LSTM", {X, W, R, make_tensor<float>({2, 4}, std::vector<float>(8))}, 3,
+                        {attr_int("hidden_size", 1), attr_string("direction", "bidirectional")});
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+}
+
+// ------------------------------------------------------------- Detection
+
+TEST(Nn, NonMaxSuppression_SuppressesOverlap) {
+  auto boxes = make_tensor<float>({1, 3, 4}, {0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 0, 2, 1, 3});
+  auto scores = make_tensor<float>({1, 1, 3}, {0.9f, 0.8f, 0.7f});
+  auto r = run_kernel("NonMaxSuppression", {boxes, scores, make_tensor<int64_t>({1}, {3}), make_tensor<float>({1}, {0.5f})}, 1);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{2, 3}));
+  EXPECT_EQ(to_vector<int64_t>(r.outputs[0].tensor()), (std::vector<int64_t>{0, 0, 0, 0, 0, 2}));
+  auto none = run_kernel("NonMaxSuppression", {boxes, scores}, 1);
+  ASSERT_TRUE(none.status.ok());
+  EXPECT_EQ(none.outputs[0].tensor().dims(), (Dims{0, 3}));
+  auto bad = run_kernel("NonMaxSuppression", {boxes, make_tensor<float>({1, 1, 2}, {1, 2})}, 1);
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Nn, RoiAlign_AvgOneBin) {
+  // 2x2 image, ROI covering it with half_pixel: samples at pixel centres.
+  auto x = make_tensor<float>({1, 1, 2, 2}, {1, 2, 3, 4});
+  auto rois = make_tensor<float>({1, 4}, {0, 0, 2, 2});
+  auto bi = make_tensor<int64_t>({1}, {0});
+  auto r = run_kernel("RoiAlign", {x, rois, bi}, 1, {attr_int("sampling_ratio", 2)}, 16);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {2.5f});
+  auto bad = run_kernel("RoiAlign", {x, rois, make_tensor<int64_t>({1}, {1})}, 1, {}, 16);
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+}
+
+// ------------------------------------------------- ONNX reference cases
+
+constexpr const char* kNodeData = "/usr/share/libonnx-testdata/data/node";
+
+StatusOr<Tensor> read_pb(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return NotFound("cannot open ", path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  onnx::TensorProto proto;
+  if (!proto.ParseFromString(ss.str())) return InvalidArgument("bad TensorProto ", path);
+  ASSIGN_OR_RETURN(std::shared_ptr<TensorData> td, tensor_from_proto(proto, ""));
+  return Tensor::borrow(td);
+}
+
+// Runs the single node of <dir>/model.onnx on test_data_set_0 and compares.
+void check_reference_case(const std::string& dir) {
+  SCOPED_TRACE(dir);
+  LoadOptions opts;
+  // Generated cases may use attributes newer than opset 17 (e.g. pooling
+  // dilations); the kernels support them, the checker would not.
+  opts.run_onnx_checker = std::getenv("SY_NN_NODE_DATA") == nullptr;
+  OnnxLoader loader(opts);
+  auto model = loader.load_file(dir + "/model.onnx");
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  const Graph& g = *(*model)->graph;
+  ASSERT_EQ(g.nodes().size(), 1u);
+  const Node& node = g.nodes()[0];
+  std::vector<RuntimeValue> values(g.num_values());
+  for (size_t i = 0; i < g.inputs().size(); ++i) {
+    auto t = read_pb(dir + "/test_data_set_0/input_" + std::to_string(i) + ".pb");
+    if (!t.ok()) continue;
+    values[g.inputs()[i]] = RuntimeValue(*t);
+  }
+  for (ValueId id = 0; id < static_cast<ValueId>(g.num_values()); ++id)
+    if (g.value(id).initializer >= 0) values[id] = RuntimeValue(Tensor::borrow(g.initializers()[g.value(id).initializer]));
+  std::vector<const RuntimeValue*> in;
+  static const RuntimeValue kNone{};
+  for (ValueId id : node.inputs) in.push_back(id == kNoValue ? &kNone : &values[id]);
+  std::vector<RuntimeValue> outs(node.outputs.size());
+  std::vector<RuntimeValue*> out;
+  for (size_t i = 0; i < outs.size(); ++i) out.push_back(node.outputs[i] == kNoValue ? nullptr : &outs[i]);
+  DataType first = in.empty() || !in[0]->is_tensor() ? DataType::kUndefined : in[0]->tensor().dtype();
+  const KernelDef* def = KernelRegistry::builtin().find(node.domain, node.op_type, node.opset, DeviceKind::kCpu, first);
+  ASSERT_NE(def, nullptr) << "no kernel for " << node.op_type;
+  auto kernel = def->factory();
+  Status st = kernel->init(node);
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  static CpuDevice device;
+  KernelContext ctx(node, device, in, out);
+  st = kernel->compute(ctx);
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  for (size_t gi = 0; gi < g.outputs().size(); ++gi) {
+    auto want_or = read_pb(dir + "/test_data_set_0/output_" + std::to_string(gi) + ".pb");
+    ASSERT_TRUE(want_or.ok());
+    const Tensor& want = *want_or;
+    size_t k = 0;
+    while (k < node.outputs.size() && node.outputs[k] != g.outputs()[gi]) ++k;
+    ASSERT_LT(k, node.outputs.size());
+    ASSERT_TRUE(outs[k].is_tensor()) << "output " << k;
+    const Tensor& got = outs[k].tensor();
+    ASSERT_EQ(got.dtype(), want.dtype()) << "output " << k;
+    ASSERT_EQ(got.dims(), want.dims()) << "output " << k << " got " << got.describe() << " want " << want.describe();
+    int bad = 0;
+    for (int64_t e = 0; e < want.numel() && bad < 5; ++e) {
+      const double a = got.double_at(e), b = want.double_at(e);
+      if (std::isnan(b) && std::isnan(a)) continue;
+      if (std::abs(a - b) > 1e-4 + 1e-3 * std::abs(b)) {
+        ADD_FAILURE() << "output " << k << " element " << e << ": got " << a << " want " << b;
+        ++bad;
+      }
+    }
+  }
+}
+
+void check_reference_cases(const std::string& pattern) {
+  // SY_NN_NODE_DATA points the runner at another folder of node cases
+  // (e.g. freshly generated by onnx.backend.test) for manual checks.
+  const char* env = std::getenv("SY_NN_NODE_DATA");
+  const std::string root = env && *env ? env : kNodeData;
+  if (!std::filesystem::exists(root)) GTEST_SKIP() << "no ONNX reference data at " << root;
+  std::regex re(pattern);
+  std::vector<std::string> dirs;
+  for (const auto& e : std::filesystem::directory_iterator(root))
+    if (std::regex_match(e.path().filename().string(), re)) dirs.push_back(e.path().string());
+  std::sort(dirs.begin(), dirs.end());
+  ASSERT_FALSE(dirs.empty()) << pattern;
+  for (const auto& d : dirs) check_reference_case(d);
+}
+
+TEST(Nn, Reference_MatMulGemm) { check_reference_cases("test_(matmul|gemm|matmulinteger|qlinearmatmul).*"); }
+TEST(Nn, Reference_Conv) { check_reference_cases("test_(conv|convtranspose|convinteger|qlinearconv)(_.*)?"); }
+TEST(Nn, Reference_Recurrent) { check_reference_cases("test_(rnn|simple_rnn|gru|lstm)_.*"); }
+TEST(Nn, Reference_Detection) { check_reference_cases("test_(roialign|nonmaxsuppression)_.*"); }
+TEST(Nn, Reference_Pool) {
+  check_reference_cases("test_(maxpool|averagepool|globalaveragepool|globalmaxpool|lppool|maxunpool).*");
+}
+
+}  // namespace
+}  // namespace sy

@@ -1,0 +1,270 @@
+// Unit tests for the CPU normalisation, loss, Einsum and Det kernels.
+// Expected values are from numpy, hard-coded.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "tests/devices/kernel_test_util.h"
+
+namespace sy {
+namespace {
+
+using testing::attr_float;
+using testing::attr_int;
+using testing::attr_ints;
+using testing::attr_string;
+using testing::make_tensor;
+using testing::run_kernel;
+using testing::to_vector;
+
+void expect_near(const std::vector<float>& got, const std::vector<float>& want, float tol = 1e-5f) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol * std::max(1.0f, std::abs(want[i]))) << i;
+}
+
+Attribute attr_str(const std::string& n, const std::string& v) { return attr_string(n, v); }
+
+// ------------------------------------------------------- LayerNormalization
+
+TEST(ReduceNorm, LayerNorm_LastAxisWithStats) {
+  Tensor x = make_tensor<float>({2, 4}, {1, 2, 3, 4, 2, 4, 6, 8});
+  Tensor scale = make_tensor<float>({4}, {1, 2, 1, 2});
+  Tensor bias = make_tensor<float>({4}, {0, 0, 1, 1});
+  auto r = run_kernel("LayerNormalization", {x, scale, bias}, 3, {}, 17);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()),
+              {-1.3416355f, -0.8944237f, 1.4472119f, 3.683271f, -1.3416395f, -0.8944263f, 1.4472132f, 3.683279f});
+  EXPECT_EQ(r.outputs[1].tensor().dims(), (Dims{2, 1}));
+  expect_near(to_vector<float>(r.outputs[1].tensor()), {2.5f, 5.0f});
+  expect_near(to_vector<float>(r.outputs[2].tensor()), {0.8944237f, 0.4472132f});
+}
+
+TEST(ReduceNorm, LayerNorm_Axis0NoBiasNoStats) {
+  // axis 0 normalises the whole tensor; scale has the full shape.
+  Tensor x = make_tensor<float>({2, 2}, {1, 1, 3, 3});
+  Tensor scale = make_tensor<float>({2, 2}, {1, 1, 1, 1});
+  auto r = run_kernel("LayerNormalization", {x, scale}, 1, {attr_int("axis", 0), attr_float("epsilon", 0.0f)}, 17);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {-1, -1, 1, 1});
+}
+
+TEST(ReduceNorm, LayerNorm_AxisOutOfRange) {
+  Tensor x = make_tensor<float>({2, 2}, {1, 1, 3, 3});
+  Tensor scale = make_tensor<float>({2}, {1, 1});
+  auto r = run_kernel("LayerNormalization", {x, scale}, 1, {attr_int("axis", 2)}, 17);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(ReduceNorm, LayerNorm_BadScaleShape) {
+  Tensor x = make_tensor<float>({2, 2}, {1, 1, 3, 3});
+  Tensor scale = make_tensor<float>({3}, {1, 1, 1});
+  auto r = run_kernel("LayerNormalization", {x, scale}, 1, {}, 17);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+}
+
+// ------------------------------------------------------- BatchNormalization
+
+Tensor bn_x() { return make_tensor<float>({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 9}); }
+
+TEST(ReduceNorm, BatchNorm_Inference) {
+  auto r = run_kernel("BatchNormalization",
+                      {bn_x(), make_tensor<float>({2}, {1, 2}), make_tensor<float>({2}, {0.5f, -1}),
+                       make_tensor<float>({2}, {1, 2}), make_tensor<float>({2}, {4, 1})},
+                      1, {}, 15);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {0.5f, 0.9999994f, 0.99999f, 2.99998f, 2.4999976f, 2.999997f,
+                                                        8.99995f, 12.99993f});
+}
+
+TEST(ReduceNorm, BatchNorm_TrainingMode) {
+  auto r = run_kernel("BatchNormalization",
+                      {bn_x(), make_tensor<float>({2}, {1, 2}), make_tensor<float>({2}, {0.5f, -1}),
+                       make_tensor<float>({2}, {1, 2}), make_tensor<float>({2}, {4, 1})},
+                      3, {attr_int("training_mode", 1)}, 15);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {-0.71267676f, -0.22760606f, -3.3062246f, -2.4675975f,
+                                                        1.227606f, 1.7126768f, 0.04828393f, 1.7255383f});
+  expect_near(to_vector<float>(r.outputs[1].tensor()), {1.25f, 2.375f});
+  expect_near(to_vector<float>(r.outputs[2].tensor()), {4.025f, 1.46875f});
+}
+
+TEST(ReduceNorm, BatchNorm_WrongChannelCount) {
+  auto r = run_kernel("BatchNormalization",
+                      {bn_x(), make_tensor<float>({3}, {1, 2, 3}), make_tensor<float>({2}, {0.5f, -1}),
+                       make_tensor<float>({2}, {1, 2}), make_tensor<float>({2}, {4, 1})},
+                      1, {}, 15);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(ReduceNorm, InstanceNorm_Basic) {
+  auto r = run_kernel("InstanceNormalization",
+                      {bn_x(), make_tensor<float>({2}, {1, 2}), make_tensor<float>({2}, {0.5f, -1})}, 1, {}, 6);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()),
+              {-0.49998f, 1.49998f, -2.99996f, 0.99996f, -0.49998f, 1.49998f, -2.99999f, 0.99999f}, 1e-4f);
+}
+
+TEST(ReduceNorm, Lrn_Size3) {
+  std::vector<float> v{1, 2, 3, 4, 5, 6, 7, 8};
+  auto r = run_kernel("LRN", {make_tensor<float>({1, 4, 2, 1}, v)}, 1, {attr_int("size", 3)}, 13);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()),
+              {0.99975008f, 1.9990005f, 2.9973776f, 3.9944088f, 4.9896502f, 5.9826589f, 6.9870782f, 7.9800582f});
+}
+
+TEST(ReduceNorm, Mvn_DefaultAxes) {
+  std::vector<float> v;
+  for (int i = 1; i <= 8; ++i) v.push_back(std::pow(static_cast<float>(i), 1.5f));
+  auto r = run_kernel("MeanVarianceNormalization", {make_tensor<float>({2, 2, 2, 1}, v)}, 1, {}, 13);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()),
+              {-1.1299115f, -0.8084325f, -1.1643326f, -0.775216f, 0.66002327f, 1.2783211f, 0.68477994f, 1.254769f},
+              1e-4f);
+}
+
+TEST(ReduceNorm, LpNorm_L2AndZeroVector) {
+  auto r = run_kernel("LpNormalization", {make_tensor<float>({2, 2}, {3, 4, 0, 0})}, 1, {}, 1);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {0.6f, 0.8f, 0, 0});
+  auto l1 = run_kernel("LpNormalization", {make_tensor<float>({2, 2}, {1, 3, -2, 2})}, 1,
+                       {attr_int("p", 1), attr_int("axis", 0)}, 1);
+  ASSERT_TRUE(l1.status.ok());
+  expect_near(to_vector<float>(l1.outputs[0].tensor()), {1.f / 3, 0.6f, -2.f / 3, 0.4f});
+}
+
+// ------------------------------------------------------------------ Losses
+
+Tensor nll_input() {
+  return make_tensor<float>({2, 3, 2}, {-1, -2, -3, -4, -5, -6, -0.5f, -1.5f, -2.5f, -3.5f, -4.5f, -5.5f});
+}
+Tensor nll_target() { return make_tensor<int64_t>({2, 2}, {0, 2, 1, 1}); }
+
+TEST(ReduceLoss, Nll_Reductions) {
+  auto none = run_kernel("NegativeLogLikelihoodLoss", {nll_input(), nll_target()}, 1, {attr_str("reduction", "none")}, 13);
+  auto sum = run_kernel("NegativeLogLikelihoodLoss", {nll_input(), nll_target()}, 1, {attr_str("reduction", "sum")}, 13);
+  auto mean = run_kernel("NegativeLogLikelihoodLoss", {nll_input(), nll_target()}, 1, {}, 13);
+  ASSERT_TRUE(none.status.ok() && sum.status.ok() && mean.status.ok()) << none.status.to_string();
+  EXPECT_EQ(none.outputs[0].tensor().dims(), (Dims{2, 2}));
+  expect_near(to_vector<float>(none.outputs[0].tensor()), {1, 6, 2.5f, 3.5f});
+  EXPECT_EQ(sum.outputs[0].tensor().rank(), 0u);
+  expect_near(to_vector<float>(sum.outputs[0].tensor()), {13});
+  expect_near(to_vector<float>(mean.outputs[0].tensor()), {3.25f});
+}
+
+TEST(ReduceLoss, Nll_WeightedMean) {
+  auto r = run_kernel("NegativeLogLikelihoodLoss",
+                      {nll_input(), nll_target(), make_tensor<float>({3}, {0.2f, 0.3f, 0.5f})}, 1, {}, 13);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {3.846154f});
+}
+
+TEST(ReduceLoss, Nll_IgnoreIndex) {
+  auto mean = run_kernel("NegativeLogLikelihoodLoss", {nll_input(), nll_target()}, 1, {attr_int("ignore_index", 1)}, 13);
+  auto none = run_kernel("NegativeLogLikelihoodLoss", {nll_input(), nll_target()}, 1,
+                         {attr_int("ignore_index", 1), attr_str("reduction", "none")}, 13);
+  ASSERT_TRUE(mean.status.ok() && none.status.ok());
+  expect_near(to_vector<float>(mean.outputs[0].tensor()), {3.5f});
+  expect_near(to_vector<float>(none.outputs[0].tensor()), {1, 6, 0, 0});
+}
+
+TEST(ReduceLoss, Nll_LabelOutOfRange) {
+  Tensor bad = make_tensor<int64_t>({2, 2}, {0, 3, 1, 1});
+  auto r = run_kernel("NegativeLogLikelihoodLoss", {nll_input(), bad}, 1, {}, 13);
+  EXPECT_EQ(r.status.code(), StatusCode::kOutOfRange);
+  Tensor neg = make_tensor<int64_t>({2, 2}, {0, -1, 1, 1});
+  r = run_kernel("NegativeLogLikelihoodLoss", {nll_input(), neg}, 1, {}, 13);
+  EXPECT_EQ(r.status.code(), StatusCode::kOutOfRange);
+  // An out-of-range value equal to ignore_index is fine.
+  r = run_kernel("NegativeLogLikelihoodLoss", {nll_input(), neg}, 1, {attr_int("ignore_index", -1)}, 13);
+  EXPECT_TRUE(r.status.ok()) << r.status.to_string();
+}
+
+TEST(ReduceLoss, Sce_MeanWithLogProb) {
+  Tensor s = make_tensor<float>({2, 3}, {1, 2, 3, 1, 1, 1});
+  Tensor lab = make_tensor<int32_t>({2}, {2, 0});
+  auto r = run_kernel("SoftmaxCrossEntropyLoss", {s, lab}, 2, {}, 13);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {0.7531091f});
+  expect_near(to_vector<float>(r.outputs[1].tensor()),
+              {-2.4076059f, -1.4076059f, -0.4076059f, -1.0986123f, -1.0986123f, -1.0986123f});
+  auto w = run_kernel("SoftmaxCrossEntropyLoss", {s, lab, make_tensor<float>({3}, {1, 2, 3})}, 1, {}, 13);
+  ASSERT_TRUE(w.status.ok());
+  expect_near(to_vector<float>(w.outputs[0].tensor()), {0.5803575f});
+  auto none = run_kernel("SoftmaxCrossEntropyLoss", {s, lab}, 1, {attr_str("reduction", "none")}, 13);
+  ASSERT_TRUE(none.status.ok());
+  expect_near(to_vector<float>(none.outputs[0].tensor()), {0.4076059f, 1.0986123f});
+}
+
+TEST(ReduceLoss, Sce_LabelOutOfRange) {
+  Tensor s = make_tensor<float>({2, 3}, {1, 2, 3, 1, 1, 1});
+  auto r = run_kernel("SoftmaxCrossEntropyLoss", {s, make_tensor<int64_t>({2}, {2, 5})}, 1, {}, 13);
+  EXPECT_EQ(r.status.code(), StatusCode::kOutOfRange);
+  r = run_kernel("SoftmaxCrossEntropyLoss", {s, make_tensor<int64_t>({3}, {2, 0, 1})}, 1, {}, 13);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+}
+
+// ------------------------------------------------------------ Einsum / Det
+
+TEST(ReduceEinsum, MatMulAndImplicit) {
+  Tensor a = make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor b = make_tensor<float>({3, 2}, {1, 0, 0, 1, 1, 1});
+  auto r = run_kernel("Einsum", {a, b}, 1, {attr_str("equation", "ij, jk -> ik")}, 12);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {4, 5, 10, 11});
+  auto imp = run_kernel("Einsum", {a, b}, 1, {attr_str("equation", "ij,jk")}, 12);
+  ASSERT_TRUE(imp.status.ok());
+  expect_near(to_vector<float>(imp.outputs[0].tensor()), {4, 5, 10, 11});
+}
+
+TEST(ReduceEinsum, TransposeSumInnerDiagonal) {
+  Tensor a = make_tensor<double>({2, 2}, {1, 2, 3, 4});
+  auto t = run_kernel("Einsum", {a}, 1, {attr_str("equation", "ij->ji")}, 12);
+  auto s = run_kernel("Einsum", {a}, 1, {attr_str("equation", "ij->i")}, 12);
+  auto d = run_kernel("Einsum", {a}, 1, {attr_str("equation", "ii->i")}, 12);
+  auto tr = run_kernel("Einsum", {a}, 1, {attr_str("equation", "ii")}, 12);
+  Tensor v = make_tensor<double>({3}, {1, 2, 3});
+  auto ip = run_kernel("Einsum", {v, v}, 1, {attr_str("equation", "i,i")}, 12);
+  ASSERT_TRUE(t.status.ok() && s.status.ok() && d.status.ok() && tr.status.ok() && ip.status.ok());
+  EXPECT_EQ(to_vector<double>(t.outputs[0].tensor()), (std::vector<double>{1, 3, 2, 4}));
+  EXPECT_EQ(to_vector<double>(s.outputs[0].tensor()), (std::vector<double>{3, 7}));
+  EXPECT_EQ(to_vector<double>(d.outputs[0].tensor()), (std::vector<double>{1, 4}));
+  EXPECT_EQ(to_vector<double>(tr.outputs[0].tensor()), (std::vector<double>{5}));
+  EXPECT_EQ(ip.outputs[0].tensor().rank(), 0u);
+  EXPECT_EQ(to_vector<double>(ip.outputs[0].tensor()), (std::vector<double>{14}));
+}
+
+TEST(ReduceEinsum, EllipsisBatchDiagonal) {
+  Tensor a = make_tensor<double>({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  auto r = run_kernel("Einsum", {a}, 1, {attr_str("equation", "...ii ->...i")}, 12);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{2, 2}));
+  EXPECT_EQ(to_vector<double>(r.outputs[0].tensor()), (std::vector<double>{1, 4, 5, 8}));
+}
+
+TEST(ReduceEinsum, ShapeMismatch) {
+  Tensor a = make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  auto r = run_kernel("Einsum", {a, a}, 1, {attr_str("equation", "ij,jk->ik")}, 12);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+  r = run_kernel("Einsum", {a}, 1, {attr_str("equation", "ijk->i")}, 12);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(ReduceDet, TwoByTwoAndBatched) {
+  auto r = run_kernel("Det", {make_tensor<float>({2, 2}, {2, 1, 1, 3})}, 1, {}, 11);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().rank(), 0u);
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {5});
+  auto b = run_kernel("Det", {make_tensor<float>({2, 3, 3}, {0, 2, 1, 1, 0, 3, 4, 1, 0, 1, 2, 3, 2, 4, 6, 0, 1, 1})},
+                      1, {}, 11);
+  ASSERT_TRUE(b.status.ok());
+  expect_near(to_vector<float>(b.outputs[0].tensor()), {25, 0});
+}
+
+TEST(ReduceDet, NotSquare) {
+  auto r = run_kernel("Det", {make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})}, 1, {}, 11);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace sy

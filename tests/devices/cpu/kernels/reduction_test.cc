@@ -1,0 +1,359 @@
+// Unit tests for the CPU reduction family: Reduce*, ArgMax/ArgMin, Softmax,
+// LogSoftmax, Hardmax, CumSum, TopK. Expected values are hand-computed or
+// from numpy and hard-coded.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "tests/devices/kernel_test_util.h"
+
+namespace sy {
+namespace {
+
+using testing::attr_int;
+using testing::attr_ints;
+using testing::make_tensor;
+using testing::run_kernel;
+using testing::to_vector;
+
+void expect_near(const std::vector<float>& got, const std::vector<float>& want, float tol = 1e-5f) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol * std::max(1.0f, std::abs(want[i]))) << i;
+}
+
+std::vector<float> iota_f(int n, float start = 1) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) v[static_cast<size_t>(i)] = start + static_cast<float>(i);
+  return v;
+}
+
+Tensor x234() { return make_tensor<float>({2, 3, 4}, iota_f(24)); }
+
+TEST(Reduce, Sum_KeepDimsFalse) {
+  auto r = run_kernel("ReduceSum", {x234(), make_tensor<int64_t>({1}, {1})}, 1, {attr_int("keepdims", 0)}, 13);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  const Tensor& y = r.outputs[0].tensor();
+  EXPECT_EQ(y.dims(), (Dims{2, 4}));
+  expect_near(to_vector<float>(y), {15, 18, 21, 24, 51, 54, 57, 60});
+}
+
+TEST(Reduce, Sum_TwoAxesKeepDims) {
+  auto r = run_kernel("ReduceSum", {x234(), make_tensor<int64_t>({2}, {0, -1})}, 1, {}, 13);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{1, 3, 1}));
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {68, 100, 132});
+}
+
+TEST(Reduce, Sum_NoAxesReducesAll) {
+  auto r = run_kernel("ReduceSum", {x234()}, 1, {attr_int("keepdims", 0)}, 13);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().rank(), 0u);
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {300});
+}
+
+TEST(Reduce, Sum_EmptyAxesNoop) {
+  auto r = run_kernel("ReduceSum", {x234(), make_tensor<int64_t>({0}, {})}, 1, {attr_int("noop_with_empty_axes", 1)}, 13);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{2, 3, 4}));
+  expect_near(to_vector<float>(r.outputs[0].tensor()), iota_f(24));
+}
+
+TEST(Reduce, Sum_AttributeAxesBeforeOpset13) {
+  auto r = run_kernel("ReduceSum", {x234()}, 1, {attr_ints("axes", {1}), attr_int("keepdims", 0)}, 11);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {15, 18, 21, 24, 51, 54, 57, 60});
+}
+
+TEST(Reduce, Sum_Int32) {
+  auto r = run_kernel("ReduceSum", {make_tensor<int32_t>({2, 2}, {1, 2, 3, 4}), make_tensor<int64_t>({1}, {0})}, 1,
+                      {attr_int("keepdims", 0)}, 13);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(to_vector<int32_t>(r.outputs[0].tensor()), (std::vector<int32_t>{4, 6}));
+}
+
+TEST(Reduce, Sum_AxisOutOfRange) {
+  auto r = run_kernel("ReduceSum", {x234(), make_tensor<int64_t>({1}, {3})}, 1, {}, 13);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+  r = run_kernel("ReduceMean", {x234()}, 1, {attr_ints("axes", {-4})}, 13);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Reduce, Sum_RepeatedAxis) {
+  auto r = run_kernel("ReduceSum", {x234(), make_tensor<int64_t>({2}, {1, -2})}, 1, {}, 13);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Reduce, Sum_EmptySet) {
+  auto r = run_kernel("ReduceSum", {make_tensor<float>({2, 0, 3}, {}), make_tensor<int64_t>({1}, {1})}, 1, {}, 13);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{2, 1, 3}));
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {0, 0, 0, 0, 0, 0});
+}
+
+TEST(Reduce, EmptySet_IdentityValues) {
+  Tensor e = make_tensor<float>({0, 2}, {});
+  auto prod = run_kernel("ReduceProd", {e}, 1, {attr_ints("axes", {0})}, 13);
+  ASSERT_TRUE(prod.status.ok());
+  expect_near(to_vector<float>(prod.outputs[0].tensor()), {1, 1});
+  auto mx = run_kernel("ReduceMax", {e}, 1, {attr_ints("axes", {0})}, 13);
+  ASSERT_TRUE(mx.status.ok());
+  EXPECT_EQ(to_vector<float>(mx.outputs[0].tensor())[0], -std::numeric_limits<float>::infinity());
+  auto lse = run_kernel("ReduceLogSumExp", {e}, 1, {attr_ints("axes", {0})}, 13);
+  ASSERT_TRUE(lse.status.ok());
+  EXPECT_EQ(to_vector<float>(lse.outputs[0].tensor())[0], -std::numeric_limits<float>::infinity());
+}
+
+TEST(Reduce, Mean_AllAxes) {
+  auto r = run_kernel("ReduceMean", {x234()}, 1, {}, 13);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{1, 1, 1}));
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {12.5f});
+}
+
+TEST(Reduce, MaxMin_OuterAxis) {
+  Tensor x = make_tensor<float>({3, 2}, {1, 9, -4, 2, 7, 3});
+  auto mx = run_kernel("ReduceMax", {x}, 1, {attr_ints("axes", {0}), attr_int("keepdims", 0)}, 13);
+  auto mn = run_kernel("ReduceMin", {x}, 1, {attr_ints("axes", {0}), attr_int("keepdims", 0)}, 13);
+  ASSERT_TRUE(mx.status.ok() && mn.status.ok());
+  expect_near(to_vector<float>(mx.outputs[0].tensor()), {7, 9});
+  expect_near(to_vector<float>(mn.outputs[0].tensor()), {-4, 2});
+}
+
+TEST(Reduce, Max_Int64AndUInt8) {
+  auto r = run_kernel("ReduceMax", {make_tensor<int64_t>({2, 2}, {-5, -7, 3, -1})}, 1,
+                      {attr_ints("axes", {1}), attr_int("keepdims", 0)}, 13);
+  ASSERT_TRUE(r.status.ok());
+  EXPECT_EQ(to_vector<int64_t>(r.outputs[0].tensor()), (std::vector<int64_t>{-5, 3}));
+  auto u = run_kernel("ReduceMin", {make_tensor<uint8_t>({3}, {200, 7, 255})}, 1, {attr_int("keepdims", 0)}, 13);
+  ASSERT_TRUE(u.status.ok());
+  EXPECT_EQ(to_vector<uint8_t>(u.outputs[0].tensor()), (std::vector<uint8_t>{7}));
+}
+
+TEST(Reduce, Prod_Axis0) {
+  auto r = run_kernel("ReduceProd", {x234()}, 1, {attr_ints("axes", {0}), attr_int("keepdims", 0)}, 13);
+  ASSERT_TRUE(r.status.ok());
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {13, 28, 45, 64, 85, 108, 133, 160, 189, 220, 253, 288});
+}
+
+TEST(Reduce, L1L2SumSquare_LastAxis) {
+  Tensor x = make_tensor<float>({2, 2}, {3, -4, -1, 1});
+  auto l1 = run_kernel("ReduceL1", {x}, 1, {attr_ints("axes", {1}), attr_int("keepdims", 0)}, 13);
+  auto l2 = run_kernel("ReduceL2", {x}, 1, {attr_ints("axes", {1}), attr_int("keepdims", 0)}, 13);
+  auto ss = run_kernel("ReduceSumSquare", {x}, 1, {attr_ints("axes", {1}), attr_int("keepdims", 0)}, 13);
+  ASSERT_TRUE(l1.status.ok() && l2.status.ok() && ss.status.ok());
+  expect_near(to_vector<float>(l1.outputs[0].tensor()), {7, 2});
+  expect_near(to_vector<float>(l2.outputs[0].tensor()), {5, std::sqrt(2.0f)});
+  expect_near(to_vector<float>(ss.outputs[0].tensor()), {25, 2});
+}
+
+TEST(Reduce, LogSumExp_LargeValuesStable) {
+  Tensor x = make_tensor<float>({1, 3}, {1000, 1000, 1000});
+  auto r = run_kernel("ReduceLogSumExp", {x}, 1, {attr_ints("axes", {1}), attr_int("keepdims", 0)}, 13);
+  ASSERT_TRUE(r.status.ok());
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {1000 + std::log(3.0f)});
+  auto s = run_kernel("ReduceLogSumExp", {x234()}, 1, {attr_ints("axes", {-1}), attr_int("keepdims", 0)}, 13);
+  ASSERT_TRUE(s.status.ok());
+  expect_near(to_vector<float>(s.outputs[0].tensor()),
+              {4.4401898f, 8.4401894f, 12.440189f, 16.440189f, 20.440189f, 24.440189f});
+}
+
+TEST(Reduce, LogSum_Axis1) {
+  auto r = run_kernel("ReduceLogSum", {x234()}, 1, {attr_ints("axes", {1}), attr_int("keepdims", 0)}, 13);
+  ASSERT_TRUE(r.status.ok());
+  expect_near(to_vector<float>(r.outputs[0].tensor()),
+              {std::log(15.f), std::log(18.f), std::log(21.f), std::log(24.f), std::log(51.f), std::log(54.f),
+               std::log(57.f), std::log(60.f)});
+}
+
+TEST(Reduce, Float16_Sum) {
+  Tensor x = make_tensor<Float16>({2, 2}, {Float16(1.5f), Float16(2.5f), Float16(-1.0f), Float16(4.0f)});
+  auto r = run_kernel("ReduceSum", {x, make_tensor<int64_t>({1}, {1})}, 1, {attr_int("keepdims", 0)}, 13);
+  ASSERT_TRUE(r.status.ok());
+  auto v = to_vector<Float16>(r.outputs[0].tensor());
+  EXPECT_FLOAT_EQ(static_cast<float>(v[0]), 4.0f);
+  EXPECT_FLOAT_EQ(static_cast<float>(v[1]), 3.0f);
+}
+
+TEST(Reduce, Sum_LargeParallelMatchesSerial) {
+  // 512 x 300: large enough to take the parallel paths for both axes.
+  std::vector<float> v(512 * 300);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 7) - 3.0f;
+  Tensor x = make_tensor<float>({512, 300}, v);
+  auto rows = run_kernel("ReduceSum", {x, make_tensor<int64_t>({1}, {1})}, 1, {attr_int("keepdims", 0)}, 13);
+  auto cols = run_kernel("ReduceSum", {x, make_tensor<int64_t>({1}, {0})}, 1, {attr_int("keepdims", 0)}, 13);
+  auto all = run_kernel("ReduceSum", {x}, 1, {attr_int("keepdims", 0)}, 13);
+  ASSERT_TRUE(rows.status.ok() && cols.status.ok() && all.status.ok());
+  auto rv = to_vector<float>(rows.outputs[0].tensor());
+  auto cv = to_vector<float>(cols.outputs[0].tensor());
+  for (size_t r = 0; r < 512; ++r) {
+    float s = 0;
+    for (size_t c = 0; c < 300; ++c) s += v[r * 300 + c];
+    ASSERT_FLOAT_EQ(rv[r], s) << r;
+  }
+  for (size_t c = 0; c < 300; ++c) {
+    float s = 0;
+    for (size_t r = 0; r < 512; ++r) s += v[r * 300 + c];
+    ASSERT_FLOAT_EQ(cv[c], s) << c;
+  }
+  double total = 0;
+  for (float f : v) total += f;
+  EXPECT_NEAR(to_vector<float>(all.outputs[0].tensor())[0], total, 1e-2);
+}
+
+TEST(Reduce, Max_Opset18AxesInput) {
+  auto r = run_kernel("ReduceMax", {x234(), make_tensor<int64_t>({1}, {2})}, 1, {attr_int("keepdims", 0)}, 18);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {4, 8, 12, 16, 20, 24});
+}
+
+// ------------------------------------------------------------------ ArgMax
+
+TEST(ArgMax, KeepDimsDefaultAxis) {
+  Tensor x = make_tensor<float>({2, 2}, {2, 1, 3, 10});
+  auto r = run_kernel("ArgMax", {x}, 1, {}, 13);
+  ASSERT_TRUE(r.status.ok());
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{1, 2}));
+  EXPECT_EQ(to_vector<int64_t>(r.outputs[0].tensor()), (std::vector<int64_t>{1, 1}));
+}
+
+TEST(ArgMax, SelectLastIndex_Ties) {
+  Tensor x = make_tensor<float>({2, 3}, {2, 2, 1, 5, 1, 5});
+  auto first = run_kernel("ArgMax", {x}, 1, {attr_int("axis", 1), attr_int("keepdims", 0)}, 13);
+  auto last = run_kernel("ArgMax", {x}, 1, {attr_int("axis", 1), attr_int("keepdims", 0), attr_int("select_last_index", 1)}, 13);
+  ASSERT_TRUE(first.status.ok() && last.status.ok());
+  EXPECT_EQ(to_vector<int64_t>(first.outputs[0].tensor()), (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(to_vector<int64_t>(last.outputs[0].tensor()), (std::vector<int64_t>{1, 2}));
+}
+
+TEST(ArgMin, NegativeAxisInt32) {
+  Tensor x = make_tensor<int32_t>({2, 3}, {4, -2, 7, 0, 9, -8});
+  auto r = run_kernel("ArgMin", {x}, 1, {attr_int("axis", -1)}, 13);
+  ASSERT_TRUE(r.status.ok());
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{2, 1}));
+  EXPECT_EQ(to_vector<int64_t>(r.outputs[0].tensor()), (std::vector<int64_t>{1, 2}));
+}
+
+TEST(ArgMax, AxisOutOfRange) {
+  auto r = run_kernel("ArgMax", {x234()}, 1, {attr_int("axis", 3)}, 13);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+}
+
+// ----------------------------------------------------------------- Softmax
+
+TEST(Softmax, LastAxis) {
+  Tensor x = make_tensor<float>({2, 3}, {1, 2, 3, 1, 2, 3});
+  auto r = run_kernel("Softmax", {x}, 1, {}, 13);
+  ASSERT_TRUE(r.status.ok());
+  expect_near(to_vector<float>(r.outputs[0].tensor()),
+              {0.09003057f, 0.24472846f, 0.66524094f, 0.09003057f, 0.24472846f, 0.66524094f});
+}
+
+TEST(Softmax, LogSoftmaxAxis0) {
+  Tensor x = make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  auto r = run_kernel("LogSoftmax", {x}, 1, {attr_int("axis", 0)}, 13);
+  ASSERT_TRUE(r.status.ok());
+  expect_near(to_vector<float>(r.outputs[0].tensor()),
+              {-3.0485873f, -3.0485873f, -3.0485873f, -0.0485873f, -0.0485873f, -0.0485873f});
+}
+
+TEST(Softmax, Opset11CoercesTo2D) {
+  // axis=1 on [1, 2, 2]: one softmax over all 4 elements.
+  Tensor x = make_tensor<float>({1, 2, 2}, {0, 0, 0, 0});
+  auto r = run_kernel("Softmax", {x}, 1, {attr_int("axis", 1)}, 11);
+  ASSERT_TRUE(r.status.ok());
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {0.25f, 0.25f, 0.25f, 0.25f});
+  auto r13 = run_kernel("Softmax", {x}, 1, {attr_int("axis", 1)}, 13);
+  ASSERT_TRUE(r13.status.ok());
+  expect_near(to_vector<float>(r13.outputs[0].tensor()), {0.5f, 0.5f, 0.5f, 0.5f});
+}
+
+TEST(Softmax, LargeNumbers) {
+  Tensor x = make_tensor<float>({1, 2}, {10000, 10000});
+  auto r = run_kernel("Softmax", {x}, 1, {}, 13);
+  ASSERT_TRUE(r.status.ok());
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {0.5f, 0.5f});
+}
+
+TEST(Softmax, AxisOutOfRange) {
+  auto r = run_kernel("Softmax", {x234()}, 1, {attr_int("axis", 3)}, 13);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+  r = run_kernel("LogSoftmax", {x234()}, 1, {attr_int("axis", -4)}, 13);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Hardmax, FirstMaximumAlongMiddleAxis) {
+  Tensor x = make_tensor<float>({1, 3, 2}, {1, 5, 3, 5, 3, 0});
+  auto r = run_kernel("Hardmax", {x}, 1, {attr_int("axis", 1)}, 13);
+  ASSERT_TRUE(r.status.ok());
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {0, 1, 1, 0, 0, 0});
+}
+
+// ------------------------------------------------------------------ CumSum
+
+TEST(CumSum, ExclusiveReverse) {
+  Tensor x = make_tensor<double>({5}, {1, 2, 3, 4, 5});
+  Tensor axis = make_tensor<int32_t>({}, {0});
+  auto plain = run_kernel("CumSum", {x, axis}, 1, {}, 14);
+  auto excl = run_kernel("CumSum", {x, axis}, 1, {attr_int("exclusive", 1)}, 14);
+  auto rev = run_kernel("CumSum", {x, axis}, 1, {attr_int("reverse", 1)}, 14);
+  auto both = run_kernel("CumSum", {x, axis}, 1, {attr_int("reverse", 1), attr_int("exclusive", 1)}, 14);
+  ASSERT_TRUE(plain.status.ok() && excl.status.ok() && rev.status.ok() && both.status.ok());
+  EXPECT_EQ(to_vector<double>(plain.outputs[0].tensor()), (std::vector<double>{1, 3, 6, 10, 15}));
+  EXPECT_EQ(to_vector<double>(excl.outputs[0].tensor()), (std::vector<double>{0, 1, 3, 6, 10}));
+  EXPECT_EQ(to_vector<double>(rev.outputs[0].tensor()), (std::vector<double>{15, 14, 12, 9, 5}));
+  EXPECT_EQ(to_vector<double>(both.outputs[0].tensor()), (std::vector<double>{14, 12, 9, 5, 0}));
+}
+
+TEST(CumSum, Axis0Of2D) {
+  Tensor x = make_tensor<int64_t>({2, 3}, {1, 2, 3, 4, 5, 6});
+  auto r = run_kernel("CumSum", {x, make_tensor<int64_t>({1}, {-2})}, 1, {}, 14);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(to_vector<int64_t>(r.outputs[0].tensor()), (std::vector<int64_t>{1, 2, 3, 5, 7, 9}));
+}
+
+TEST(CumSum, AxisOutOfRange) {
+  auto r = run_kernel("CumSum", {x234(), make_tensor<int64_t>({}, {3})}, 1, {}, 14);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+}
+
+// -------------------------------------------------------------------- TopK
+
+TEST(TopK, LargestStableTies) {
+  Tensor x = make_tensor<float>({2, 4}, {1, 3, 3, 2, 5, 5, 5, 0});
+  auto r = run_kernel("TopK", {x, make_tensor<int64_t>({1}, {3})}, 2, {}, 11);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {3, 3, 2, 5, 5, 5});
+  EXPECT_EQ(to_vector<int64_t>(r.outputs[1].tensor()), (std::vector<int64_t>{1, 2, 3, 0, 1, 2}));
+}
+
+TEST(TopK, SmallestAxis0) {
+  Tensor x = make_tensor<int32_t>({3, 2}, {4, 1, 2, 1, 9, 0});
+  auto r = run_kernel("TopK", {x, make_tensor<int64_t>({1}, {2})}, 2, {attr_int("axis", 0), attr_int("largest", 0)}, 11);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{2, 2}));
+  EXPECT_EQ(to_vector<int32_t>(r.outputs[0].tensor()), (std::vector<int32_t>{2, 0, 4, 1}));
+  EXPECT_EQ(to_vector<int64_t>(r.outputs[1].tensor()), (std::vector<int64_t>{1, 2, 0, 0}));
+}
+
+TEST(TopK, Opset1AttributeK) {
+  Tensor x = make_tensor<float>({3}, {1, 7, 4});
+  auto r = run_kernel("TopK", {x}, 2, {attr_int("k", 1)}, 1);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {7});
+  EXPECT_EQ(to_vector<int64_t>(r.outputs[1].tensor()), (std::vector<int64_t>{1}));
+}
+
+TEST(TopK, KTooLarge) {
+  Tensor x = make_tensor<float>({3}, {1, 7, 4});
+  auto r = run_kernel("TopK", {x, make_tensor<int64_t>({1}, {4})}, 2, {}, 11);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+  r = run_kernel("TopK", {x, make_tensor<int64_t>({1}, {-1})}, 2, {}, 11);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+  r = run_kernel("TopK", {x, make_tensor<int64_t>({1}, {1})}, 2, {attr_int("axis", 1)}, 11);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace sy

@@ -1,0 +1,506 @@
+// Unit tests for the CPU shape / data-movement kernels (tensor_*.cc).
+// Expected values are small hand-computed (or numpy-checked) arrays.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/devices/kernel_test_util.h"
+
+namespace sy {
+namespace {
+
+using testing::attr_float;
+using testing::attr_int;
+using testing::attr_ints;
+using testing::attr_string;
+using testing::make_tensor;
+using testing::run_kernel;
+using testing::to_vector;
+
+Tensor f32(const Dims& d, std::vector<float> v) { return make_tensor<float>(d, v); }
+Tensor i64(const Dims& d, std::vector<int64_t> v) { return make_tensor<int64_t>(d, v); }
+Tensor i64v(std::vector<int64_t> v) { return make_tensor<int64_t>(Dims{int64_t(v.size())}, v); }
+Tensor strs(const Dims& d, std::vector<std::string> v) { return make_tensor<std::string>(d, v); }
+
+const Tensor& out0(const testing::KernelRun& r) { return r.outputs[0].tensor(); }
+
+#define EXPECT_OK(run) ASSERT_TRUE((run).status.ok()) << (run).status.to_string()
+
+// --- views -------------------------------------------------------------------
+
+TEST(TensorOps, Reshape_ZeroAndMinusOneAreZeroCopy) {
+  Tensor x = f32(Dims{2, 3, 4}, std::vector<float>(24, 1.f));
+  auto r = run_kernel("Reshape", {x, i64v({0, -1})}, 1);
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).dims(), (Dims{2, 12}));
+  EXPECT_EQ(out0(r).raw(), x.raw());
+}
+
+TEST(TensorOps, Reshape_RejectsTwoMinusOnes) {
+  auto r = run_kernel("Reshape", {f32(Dims{2, 3}, {1, 2, 3, 4, 5, 6}), i64v({-1, -1})}, 1);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(TensorOps, Reshape_RejectsImpossibleElementCount) {
+  auto r = run_kernel("Reshape", {f32(Dims{2, 3}, {1, 2, 3, 4, 5, 6}), i64v({4, 2})}, 1);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+  auto r2 = run_kernel("Reshape", {f32(Dims{2, 3}, {1, 2, 3, 4, 5, 6}), i64v({4, -1})}, 1);
+  EXPECT_EQ(r2.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(TensorOps, Reshape_AllowZeroKeepsZeroDims) {
+  Tensor x = f32(Dims{0, 3}, {});
+  auto r = run_kernel("Reshape", {x, i64v({3, 0})}, 1, {attr_int("allowzero", 1)}, 14);
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).dims(), (Dims{3, 0}));
+  auto bad = run_kernel("Reshape", {x, i64v({-1, 0})}, 1, {attr_int("allowzero", 1)}, 14);
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(TensorOps, Flatten_NegativeAxis) {
+  Tensor x = f32(Dims{2, 3, 4, 5}, std::vector<float>(120, 0.f));
+  auto r = run_kernel("Flatten", {x}, 1, {attr_int("axis", -1)});
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).dims(), (Dims{24, 5}));
+  EXPECT_EQ(out0(r).raw(), x.raw());
+}
+
+TEST(TensorOps, Squeeze_RejectsNonUnitAxis) {
+  auto r = run_kernel("Squeeze", {f32(Dims{1, 2}, {1, 2}), i64v({1})}, 1);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+  auto ok = run_kernel("Squeeze", {f32(Dims{1, 2, 1}, {1, 2})}, 1);
+  EXPECT_OK(ok);
+  EXPECT_EQ(out0(ok).dims(), (Dims{2}));
+}
+
+TEST(TensorOps, Unsqueeze_AxesFromInputAndAttribute) {
+  auto r = run_kernel("Unsqueeze", {f32(Dims{3, 4}, std::vector<float>(12)), i64v({-1, 0})}, 1);
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).dims(), (Dims{1, 3, 4, 1}));
+  auto r11 = run_kernel("Unsqueeze", {f32(Dims{3}, {1, 2, 3})}, 1, {attr_ints("axes", {1})}, 11);
+  EXPECT_OK(r11);
+  EXPECT_EQ(out0(r11).dims(), (Dims{3, 1}));
+  auto dup = run_kernel("Unsqueeze", {f32(Dims{3}, {1, 2, 3}), i64v({0, 0})}, 1);
+  EXPECT_EQ(dup.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(TensorOps, Identity_PassesValueThrough) {
+  Tensor x = strs(Dims{2}, {"a", "b"});
+  auto r = run_kernel("Identity", {x}, 1);
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).raw(), x.raw());
+}
+
+// --- constants and shapes ----------------------------------------------------
+
+TEST(TensorOps, Constant_ValueIntsAndStrings) {
+  auto r = run_kernel("Constant", {}, 1, {attr_ints("value_ints", {4, 5})});
+  EXPECT_OK(r);
+  EXPECT_EQ(to_vector<int64_t>(out0(r)), (std::vector<int64_t>{4, 5}));
+  Attribute s;
+  s.name = "value_strings";
+  s.kind = Attribute::Kind::kStrings;
+  s.strings = {"x", "yz"};
+  auto rs = run_kernel("Constant", {}, 1, {s});
+  EXPECT_OK(rs);
+  EXPECT_EQ(to_vector<std::string>(out0(rs)), (std::vector<std::string>{"x", "yz"}));
+  auto rf = run_kernel("Constant", {}, 1, {attr_float("value_float", 2.5f)});
+  EXPECT_OK(rf);
+  EXPECT_EQ(out0(rf).rank(), 0u);
+  EXPECT_EQ(out0(rf).data<float>()[0], 2.5f);
+}
+
+TEST(TensorOps, Constant_ValueTensorIsBorrowed) {
+  auto td = std::make_shared<TensorData>();
+  td->dtype = DataType::kInt32;
+  td->dims = Dims{2};
+  td->bytes.resize(8);
+  int32_t v[2] = {7, -3};
+  std::memcpy(td->bytes.data(), v, 8);
+  Attribute a;
+  a.name = "value";
+  a.kind = Attribute::Kind::kTensor;
+  a.t = td;
+  auto r = run_kernel("Constant", {}, 1, {a});
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).raw(), static_cast<const void*>(td->bytes.data()));
+  EXPECT_EQ(to_vector<int32_t>(out0(r)), (std::vector<int32_t>{7, -3}));
+}
+
+TEST(TensorOps, ConstantOfShape_FillsAndRejectsAbsurdShapes) {
+  auto r = run_kernel("ConstantOfShape", {i64v({2, 2})}, 1);
+  EXPECT_OK(r);
+  EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{0, 0, 0, 0}));
+  auto big = run_kernel("ConstantOfShape", {i64v({1 << 30, 1 << 30, 1 << 30})}, 1);
+  EXPECT_FALSE(big.status.ok());
+  auto neg = run_kernel("ConstantOfShape", {i64v({2, -1})}, 1);
+  EXPECT_EQ(neg.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(TensorOps, Shape_StartAndEndClamp) {
+  Tensor x = f32(Dims{2, 3, 4}, std::vector<float>(24));
+  auto r = run_kernel("Shape", {x}, 1, {attr_int("start", -2), attr_int("end", 100)}, 15);
+  EXPECT_OK(r);
+  EXPECT_EQ(to_vector<int64_t>(out0(r)), (std::vector<int64_t>{3, 4}));
+  auto s = run_kernel("Size", {x}, 1);
+  EXPECT_OK(s);
+  EXPECT_EQ(out0(s).data<int64_t>()[0], 24);
+}
+
+// --- movement ----------------------------------------------------------------
+
+TEST(TensorOps, Transpose_PermAndDefault) {
+  Tensor x = f32(Dims{2, 3}, {1, 2, 3, 4, 5, 6});
+  auto r = run_kernel("Transpose", {x}, 1);
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).dims(), (Dims{3, 2}));
+  EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{1, 4, 2, 5, 3, 6}));
+  Tensor y = f32(Dims{2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
+  auto r3 = run_kernel("Transpose", {y}, 1, {attr_ints("perm", {1, 2, 0})});
+  EXPECT_OK(r3);
+  EXPECT_EQ(to_vector<float>(out0(r3)), (std::vector<float>{0, 4, 1, 5, 2, 6, 3, 7}));
+  auto bad = run_kernel("Transpose", {y}, 1, {attr_ints("perm", {0, 0, 1})});
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(TensorOps, Transpose_Strings) {
+  auto r = run_kernel("Transpose", {strs(Dims{2, 2}, {"a", "b", "c", "d"})}, 1);
+  EXPECT_OK(r);
+  EXPECT_EQ(to_vector<std::string>(out0(r)), (std::vector<std::string>{"a", "c", "b", "d"}));
+}
+
+TEST(TensorOps, Concat_Axis1AndRejectsMismatch) {
+  Tensor a = f32(Dims{2, 1}, {1, 2});
+  Tensor b = f32(Dims{2, 2}, {3, 4, 5, 6});
+  auto r = run_kernel("Concat", {a, b}, 1, {attr_int("axis", -1)});
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).dims(), (Dims{2, 3}));
+  EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{1, 3, 4, 2, 5, 6}));
+  auto bad = run_kernel("Concat", {a, f32(Dims{3, 1}, {1, 2, 3})}, 1, {attr_int("axis", 1)});
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+  auto s = run_kernel("Concat", {strs(Dims{1}, {"x"}), strs(Dims{2}, {"y", "z"})}, 1, {attr_int("axis", 0)});
+  EXPECT_OK(s);
+  EXPECT_EQ(to_vector<std::string>(out0(s)), (std::vector<std::string>{"x", "y", "z"}));
+}
+
+TEST(TensorOps, Split_FromInputAndEqualParts) {
+  Tensor x = f32(Dims{2, 3}, {1, 2, 3, 4, 5, 6});
+  auto r = run_kernel("Split", {x, i64v({1, 2})}, 2, {attr_int("axis", 1)});
+  EXPECT_OK(r);
+  EXPECT_EQ(to_vector<float>(r.outputs[0].tensor()), (std::vector<float>{1, 4}));
+  EXPECT_EQ(to_vector<float>(r.outputs[1].tensor()), (std::vector<float>{2, 3, 5, 6}));
+  auto eq = run_kernel("Split", {x}, 2, {attr_int("axis", 0)});
+  EXPECT_OK(eq);
+  EXPECT_EQ(to_vector<float>(eq.outputs[1].tensor()), (std::vector<float>{4, 5, 6}));
+  auto bad = run_kernel("Split", {x, i64v({1, 1})}, 2, {attr_int("axis", 1)});
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+  auto old = run_kernel("Split", {x}, 2, {attr_int("axis", 1), attr_ints("split", {2, 1})}, 11);
+  EXPECT_OK(old);
+  EXPECT_EQ(to_vector<float>(old.outputs[1].tensor()), (std::vector<float>{3, 6}));
+}
+
+TEST(TensorOps, Slice_NegativeStepsAndClamping) {
+  Tensor x = f32(Dims{2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
+  // x[:, ::-2] via starts=-1, ends=INT64_MIN, steps=-2 on axis 1.
+  auto r = run_kernel("Slice", {x, i64v({-1}), i64v({INT64_MIN}), i64v({1}), i64v({-2})}, 1);
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).dims(), (Dims{2, 2}));
+  EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{3, 1, 7, 5}));
+  // Out-of-bounds ends clamp: x[1:1000, 1:3].
+  auto c = run_kernel("Slice", {x, i64v({1, 1}), i64v({1000, 3})}, 1);
+  EXPECT_OK(c);
+  EXPECT_EQ(to_vector<float>(c.outputs[0].tensor()), (std::vector<float>{5, 6}));
+  auto zero = run_kernel("Slice", {x, i64v({0}), i64v({2}), i64v({0}), i64v({0})}, 1);
+  EXPECT_EQ(zero.status.code(), StatusCode::kInvalidArgument);
+  auto v1 = run_kernel("Slice", {x}, 1, {attr_ints("starts", {2}), attr_ints("ends", {4}), attr_ints("axes", {1})}, 1);
+  EXPECT_OK(v1);
+  EXPECT_EQ(to_vector<float>(out0(v1)), (std::vector<float>{2, 3, 6, 7}));
+}
+
+TEST(TensorOps, Expand_BroadcastsAndRejectsAbsurdShape) {
+  auto r = run_kernel("Expand", {f32(Dims{3, 1}, {1, 2, 3}), i64v({2, 1, 2})}, 1);
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).dims(), (Dims{2, 3, 2}));
+  EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3}));
+  auto big = run_kernel("Expand", {f32(Dims{1}, {1}), i64v({1 << 30, 1 << 30, 1 << 30})}, 1);
+  EXPECT_FALSE(big.status.ok());
+  auto bad = run_kernel("Expand", {f32(Dims{3}, {1, 2, 3}), i64v({2})}, 1);
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(TensorOps, Tile_RepeatsAndRejectsOverflow) {
+  auto r = run_kernel("Tile", {f32(Dims{2, 2}, {1, 2, 3, 4}), i64v({1, 2})}, 1);
+  EXPECT_OK(r);
+  EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{1, 2, 1, 2, 3, 4, 3, 4}));
+  auto big = run_kernel("Tile", {f32(Dims{2, 2}, {1, 2, 3, 4}), i64v({INT64_MAX / 2, 4})}, 1);
+  EXPECT_FALSE(big.status.ok());
+}
+
+TEST(TensorOps, Pad_ReflectEdgeConstant) {
+  Tensor x = f32(Dims{1, 3}, {1, 2, 3});
+  auto rf = run_kernel("Pad", {x, i64v({0, 2, 0, 2})}, 1, {attr_string("mode", "reflect")});
+  EXPECT_OK(rf);
+  EXPECT_EQ(to_vector<float>(out0(rf)), (std::vector<float>{3, 2, 1, 2, 3, 2, 1}));
+  auto re = run_kernel("Pad", {x, i64v({0, 1, 0, 2})}, 1, {attr_string("mode", "edge")});
+  EXPECT_OK(re);
+  EXPECT_EQ(to_vector<float>(out0(re)), (std::vector<float>{1, 1, 2, 3, 3, 3}));
+  auto rc = run_kernel("Pad", {x, i64v({1, -1, 0, 0}), f32(Dims{}, {9})}, 1);
+  EXPECT_OK(rc);
+  EXPECT_EQ(out0(rc).dims(), (Dims{2, 2}));
+  EXPECT_EQ(to_vector<float>(out0(rc)), (std::vector<float>{9, 9, 2, 3}));
+  auto v2 = run_kernel("Pad", {x}, 1, {attr_ints("pads", {0, 1, 0, 0}), attr_float("value", 5)}, 2);
+  EXPECT_OK(v2);
+  EXPECT_EQ(to_vector<float>(out0(v2)), (std::vector<float>{5, 1, 2, 3}));
+}
+
+TEST(TensorOps, DepthToSpace_DcrCrdAndSpaceToDepthRoundTrip) {
+  std::vector<float> v(16);
+  for (int i = 0; i < 16; ++i) v[i] = float(i);
+  Tensor x = f32(Dims{1, 4, 2, 2}, v);
+  auto dcr = run_kernel("DepthToSpace", {x}, 1, {attr_int("blocksize", 2)});
+  EXPECT_OK(dcr);
+  EXPECT_EQ(out0(dcr).dims(), (Dims{1, 1, 4, 4}));
+  // numpy: x.reshape(1,2,2,1,2,2).transpose(0,3,4,1,5,2).reshape(1,1,4,4)
+  EXPECT_EQ(to_vector<float>(out0(dcr)),
+            (std::vector<float>{0, 4, 1, 5, 8, 12, 9, 13, 2, 6, 3, 7, 10, 14, 11, 15}));
+  auto crd = run_kernel("DepthToSpace", {x}, 1, {attr_int("blocksize", 2), attr_string("mode", "CRD")});
+  EXPECT_OK(crd);
+  EXPECT_EQ(to_vector<float>(out0(crd)),
+            (std::vector<float>{0, 4, 1, 5, 8, 12, 9, 13, 2, 6, 3, 7, 10, 14, 11, 15}));
+  auto back = run_kernel("SpaceToDepth", {out0(dcr)}, 1, {attr_int("blocksize", 2)});
+  EXPECT_OK(back);
+  EXPECT_EQ(to_vector<float>(out0(back)), v);
+}
+
+TEST(TensorOps, DepthToSpace_ModesDifferWithSeveralOutputChannels) {
+  Tensor x = f32(Dims{1, 8, 1, 1}, {0, 1, 2, 3, 4, 5, 6, 7});
+  auto dcr = run_kernel("DepthToSpace", {x}, 1, {attr_int("blocksize", 2)});
+  EXPECT_OK(dcr);
+  EXPECT_EQ(out0(dcr).dims(), (Dims{1, 2, 2, 2}));
+  EXPECT_EQ(to_vector<float>(out0(dcr)), (std::vector<float>{0, 2, 4, 6, 1, 3, 5, 7}));
+  auto crd = run_kernel("DepthToSpace", {x}, 1, {attr_int("blocksize", 2), attr_string("mode", "CRD")});
+  EXPECT_OK(crd);
+  EXPECT_EQ(to_vector<float>(out0(crd)), (std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7}));
+}
+
+TEST(TensorOps, Trilu_UpperAndLowerWithK) {
+  Tensor x = f32(Dims{3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  auto up = run_kernel("Trilu", {x, i64(Dims{}, {1})}, 1);
+  EXPECT_OK(up);
+  EXPECT_EQ(to_vector<float>(out0(up)), (std::vector<float>{0, 2, 3, 0, 0, 6, 0, 0, 0}));
+  auto lo = run_kernel("Trilu", {x}, 1, {attr_int("upper", 0)});
+  EXPECT_OK(lo);
+  EXPECT_EQ(to_vector<float>(out0(lo)), (std::vector<float>{1, 0, 0, 4, 5, 0, 7, 8, 9}));
+}
+
+TEST(TensorOps, ReverseSequence_ReversesPrefixesAndChecksLens) {
+  // time_axis=0, batch_axis=1: x[t, b]
+  Tensor x = f32(Dims{3, 2}, {0, 10, 1, 11, 2, 12});
+  auto r = run_kernel("ReverseSequence", {x, i64v({3, 2})}, 1);
+  EXPECT_OK(r);
+  EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{2, 11, 1, 10, 0, 12}));
+  auto bad = run_kernel("ReverseSequence", {x, i64v({4, 1})}, 1);
+  EXPECT_EQ(bad.status.code(), StatusCode::kOutOfRange);
+}
+
+// --- indexing ----------------------------------------------------------------
+
+TEST(TensorOps, Gather_NegativeIndicesOnAxis1) {
+  Tensor x = f32(Dims{2, 3}, {1, 2, 3, 4, 5, 6});
+  auto r = run_kernel("Gather", {x, i64(Dims{2}, {-1, 0})}, 1, {attr_int("axis", 1)});
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).dims(), (Dims{2, 2}));
+  EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{3, 1, 6, 4}));
+}
+
+TEST(TensorOps, Gather_RejectsOutOfRangeIndex) {
+  Tensor x = f32(Dims{2, 3}, {1, 2, 3, 4, 5, 6});
+  auto r = run_kernel("Gather", {x, i64(Dims{2}, {0, 3})}, 1, {attr_int("axis", 1)});
+  EXPECT_EQ(r.status.code(), StatusCode::kOutOfRange);
+  EXPECT_NE(r.status.message().find("3"), std::string::npos);
+  auto neg = run_kernel("Gather", {x, make_tensor<int32_t>(Dims{1}, {-3})}, 1);
+  EXPECT_EQ(neg.status.code(), StatusCode::kOutOfRange);
+}
+
+TEST(TensorOps, Gather_Strings) {
+  auto r = run_kernel("Gather", {strs(Dims{3}, {"a", "b", "c"}), i64(Dims{2, 2}, {2, 0, 1, 2})}, 1);
+  EXPECT_OK(r);
+  EXPECT_EQ(to_vector<std::string>(out0(r)), (std::vector<std::string>{"c", "a", "b", "c"}));
+}
+
+TEST(TensorOps, GatherElements_AxisAndRangeCheck) {
+  Tensor x = f32(Dims{2, 2}, {1, 2, 3, 4});
+  auto r = run_kernel("GatherElements", {x, i64(Dims{2, 2}, {0, 0, 1, 0})}, 1, {attr_int("axis", 1)});
+  EXPECT_OK(r);
+  EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{1, 1, 4, 3}));
+  auto bad = run_kernel("GatherElements", {x, i64(Dims{2, 2}, {0, 0, 2, 0})}, 1, {attr_int("axis", 1)});
+  EXPECT_EQ(bad.status.code(), StatusCode::kOutOfRange);
+}
+
+TEST(TensorOps, GatherND_BatchDims) {
+  Tensor x = f32(Dims{2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
+  auto r = run_kernel("GatherND", {x, i64(Dims{2, 1}, {1, 0})}, 1, {attr_int("batch_dims", 1)});
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).dims(), (Dims{2, 2}));
+  EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{2, 3, 4, 5}));
+  auto bad = run_kernel("GatherND", {x, i64(Dims{1, 2}, {0, 2})}, 1);
+  EXPECT_EQ(bad.status.code(), StatusCode::kOutOfRange);
+}
+
+TEST(TensorOps, ScatterElements_AddReductionAndRangeCheck) {
+  Tensor x = f32(Dims{1, 5}, {1, 2, 3, 4, 5});
+  auto r = run_kernel("ScatterElements", {x, i64(Dims{1, 2}, {1, 1}), f32(Dims{1, 2}, {1.1f, 2.1f})}, 1,
+                      {attr_int("axis", 1), attr_string("reduction", "add")}, 16);
+  EXPECT_OK(r);
+  std::vector<float> got = to_vector<float>(out0(r));
+  EXPECT_FLOAT_EQ(got[1], 5.2f);
+  EXPECT_FLOAT_EQ(got[0], 1.f);
+  auto bad = run_kernel("ScatterElements", {x, i64(Dims{1, 1}, {5}), f32(Dims{1, 1}, {0})}, 1, {attr_int("axis", 1)});
+  EXPECT_EQ(bad.status.code(), StatusCode::kOutOfRange);
+  auto old = run_kernel("Scatter", {x, i64(Dims{1, 1}, {-1}), f32(Dims{1, 1}, {9})}, 1, {attr_int("axis", 1)}, 9);
+  EXPECT_OK(old);
+  EXPECT_EQ(to_vector<float>(out0(old)), (std::vector<float>{1, 2, 3, 4, 9}));
+}
+
+TEST(TensorOps, ScatterND_MulAndRangeCheck) {
+  Tensor x = f32(Dims{4}, {1, 2, 3, 4});
+  auto r = run_kernel("ScatterND", {x, i64(Dims{2, 1}, {1, 3}), f32(Dims{2}, {10, 2})}, 1,
+                      {attr_string("reduction", "mul")}, 16);
+  EXPECT_OK(r);
+  EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{1, 20, 3, 8}));
+  auto bad = run_kernel("ScatterND", {x, i64(Dims{1, 1}, {4}), f32(Dims{1}, {0})}, 1);
+  EXPECT_EQ(bad.status.code(), StatusCode::kOutOfRange);
+  auto s = run_kernel("ScatterND", {strs(Dims{2}, {"a", "b"}), i64(Dims{1, 1}, {0}), strs(Dims{1}, {"z"})}, 1);
+  EXPECT_OK(s);
+  EXPECT_EQ(to_vector<std::string>(out0(s)), (std::vector<std::string>{"z", "b"}));
+}
+
+TEST(TensorOps, OneHot_AxisAndOutOfRangeIsAllOff) {
+  auto r = run_kernel("OneHot", {i64(Dims{3}, {0, -1, 5}), f32(Dims{}, {3}), f32(Dims{2}, {0, 1})}, 1,
+                      {attr_int("axis", 0)}, 11);
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).dims(), (Dims{3, 3}));
+  // column j is the one-hot of indices[j]; 5 is outside [-3, 2] so all off.
+  EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{1, 0, 0, 0, 0, 0, 0, 1, 0}));
+}
+
+TEST(TensorOps, NonZero_Coordinates) {
+  auto r = run_kernel("NonZero", {f32(Dims{2, 2}, {1, 0, 0, 3})}, 1);
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).dims(), (Dims{2, 2}));
+  EXPECT_EQ(to_vector<int64_t>(out0(r)), (std::vector<int64_t>{0, 1, 0, 1}));
+}
+
+TEST(TensorOps, Compress_AxisAndFlat) {
+  Tensor x = f32(Dims{3, 2}, {1, 2, 3, 4, 5, 6});
+  auto r = run_kernel("Compress", {x, make_tensor<bool>(Dims{2}, {false, true})}, 1, {attr_int("axis", 0)});
+  EXPECT_OK(r);
+  EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{3, 4}));
+  auto f = run_kernel("Compress", {x, make_tensor<bool>(Dims{5}, {false, true, true, false, true})}, 1);
+  EXPECT_OK(f);
+  EXPECT_EQ(to_vector<float>(out0(f)), (std::vector<float>{2, 3, 5}));
+  auto bad = run_kernel("Compress", {x, make_tensor<bool>(Dims{4}, {false, false, false, true})}, 1,
+                        {attr_int("axis", 0)});
+  EXPECT_EQ(bad.status.code(), StatusCode::kOutOfRange);
+}
+
+TEST(TensorOps, Unique_SortedAndUnsorted) {
+  Tensor x = f32(Dims{6}, {2, 1, 1, 3, 4, 3});
+  auto r = run_kernel("Unique", {x}, 4);
+  EXPECT_OK(r);
+  EXPECT_EQ(to_vector<float>(r.outputs[0].tensor()), (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(to_vector<int64_t>(r.outputs[1].tensor()), (std::vector<int64_t>{1, 0, 3, 4}));
+  EXPECT_EQ(to_vector<int64_t>(r.outputs[2].tensor()), (std::vector<int64_t>{1, 0, 0, 2, 3, 2}));
+  EXPECT_EQ(to_vector<int64_t>(r.outputs[3].tensor()), (std::vector<int64_t>{2, 1, 2, 1}));
+  auto u = run_kernel("Unique", {x}, 1, {attr_int("sorted", 0)});
+  EXPECT_OK(u);
+  EXPECT_EQ(to_vector<float>(u.outputs[0].tensor()), (std::vector<float>{2, 1, 3, 4}));
+  auto ax = run_kernel("Unique", {f32(Dims{3, 2}, {1, 0, 0, 1, 1, 0})}, 1, {attr_int("axis", 0)});
+  EXPECT_OK(ax);
+  EXPECT_EQ(to_vector<float>(ax.outputs[0].tensor()), (std::vector<float>{0, 1, 1, 0}));
+}
+
+// --- generators --------------------------------------------------------------
+
+TEST(TensorOps, Range_IntFloatAndErrors) {
+  auto r = run_kernel("Range", {make_tensor<int32_t>(Dims{}, {10}), make_tensor<int32_t>(Dims{}, {4}),
+                                make_tensor<int32_t>(Dims{}, {-3})}, 1);
+  EXPECT_OK(r);
+  EXPECT_EQ(to_vector<int32_t>(out0(r)), (std::vector<int32_t>{10, 7}));
+  auto f = run_kernel("Range", {f32(Dims{}, {1}), f32(Dims{}, {2}), f32(Dims{}, {0.25f})}, 1);
+  EXPECT_OK(f);
+  EXPECT_EQ(to_vector<float>(out0(f)), (std::vector<float>{1, 1.25f, 1.5f, 1.75f}));
+  auto zero = run_kernel("Range", {i64(Dims{}, {0}), i64(Dims{}, {5}), i64(Dims{}, {0})}, 1);
+  EXPECT_EQ(zero.status.code(), StatusCode::kInvalidArgument);
+  auto big = run_kernel("Range", {i64(Dims{}, {INT64_MIN}), i64(Dims{}, {INT64_MAX}), i64(Dims{}, {1})}, 1);
+  EXPECT_FALSE(big.status.ok());
+  auto inf = run_kernel("Range", {f32(Dims{}, {0}), f32(Dims{}, {1e30f}), f32(Dims{}, {1e-30f})}, 1);
+  EXPECT_FALSE(inf.status.ok());
+}
+
+TEST(TensorOps, EyeLike_OffDiagonalAndDtype) {
+  auto r = run_kernel("EyeLike", {f32(Dims{2, 3}, std::vector<float>(6))}, 1,
+                      {attr_int("k", 1), attr_int("dtype", int64_t(DataType::kInt32))});
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).dtype(), DataType::kInt32);
+  EXPECT_EQ(to_vector<int32_t>(out0(r)), (std::vector<int32_t>{0, 1, 0, 0, 0, 1}));
+}
+
+// --- resize ------------------------------------------------------------------
+
+TEST(TensorOps, Resize_LinearHalfPixel) {
+  Tensor x = f32(Dims{1, 2}, {1, 2});
+  auto r = run_kernel("Resize", {x, RuntimeValue(), f32(Dims{2}, {1, 2})}, 1, {attr_string("mode", "linear")}, 13);
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).dims(), (Dims{1, 4}));
+  std::vector<float> got = to_vector<float>(out0(r));
+  std::vector<float> want{1, 1.25f, 1.75f, 2};
+  for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(got[i], want[i], 1e-6);
+}
+
+TEST(TensorOps, Resize_NearestSizesAndAlignCorners) {
+  Tensor x = f32(Dims{1, 1, 2, 2}, {1, 2, 3, 4});
+  auto r = run_kernel("Resize", {x, RuntimeValue(), RuntimeValue(), i64v({1, 1, 3, 3})}, 1,
+                      {attr_string("mode", "nearest")}, 13);
+  EXPECT_OK(r);
+  // half_pixel: x_ori = (x + 0.5) * 2/3 - 0.5 = -0.17, 0.5, 1.17 -> 0, 0 (prefer floor), 1
+  EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{1, 1, 2, 1, 1, 2, 3, 3, 4}));
+  auto ac = run_kernel("Resize", {x, RuntimeValue(), RuntimeValue(), i64v({1, 1, 1, 3})}, 1,
+                       {attr_string("mode", "linear"), attr_string("coordinate_transformation_mode", "align_corners")},
+                       13);
+  EXPECT_OK(ac);
+  EXPECT_EQ(to_vector<float>(out0(ac)), (std::vector<float>{1, 1.5f, 2}));
+}
+
+TEST(TensorOps, Resize_CubicMatchesReference) {
+  // numpy/onnx reference: Resize(cubic, half_pixel, A=-0.75) of [0,1,2,3] by scale 2.
+  Tensor x = f32(Dims{4}, {0, 1, 2, 3});
+  auto r = run_kernel("Resize", {x, RuntimeValue(), f32(Dims{1}, {2})}, 1, {attr_string("mode", "cubic")}, 13);
+  EXPECT_OK(r);
+  std::vector<float> want{-0.10546875f, 0.19140625f, 0.66796875f, 1.296875f, 1.703125f, 2.3320312f, 2.8085938f, 3.1054688f};
+  std::vector<float> got = to_vector<float>(out0(r));
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << i;
+}
+
+TEST(TensorOps, Resize_RejectsBadScales) {
+  Tensor x = f32(Dims{2}, {1, 2});
+  auto neg = run_kernel("Resize", {x, RuntimeValue(), f32(Dims{1}, {-1})}, 1, {}, 13);
+  EXPECT_EQ(neg.status.code(), StatusCode::kInvalidArgument);
+  auto huge = run_kernel("Resize", {x, RuntimeValue(), f32(Dims{1}, {1e30f})}, 1, {}, 13);
+  EXPECT_FALSE(huge.status.ok());
+  auto none = run_kernel("Resize", {x}, 1, {}, 13);
+  EXPECT_EQ(none.status.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(TensorOps, Upsample_NearestRepeats) {
+  Tensor x = f32(Dims{1, 2}, {1, 2});
+  auto r = run_kernel("Upsample", {x, f32(Dims{2}, {2, 2})}, 1, {attr_string("mode", "nearest")}, 9);
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).dims(), (Dims{2, 4}));
+  EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{1, 1, 2, 2, 1, 1, 2, 2}));
+}
+
+}  // namespace
+}  // namespace sy
