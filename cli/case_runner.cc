@@ -49,13 +49,13 @@ CaseResult run_test_case(const std::string& dir, const SessionOptions& options, 
     std::map<std::string, RuntimeValue> inputs;
     auto in_files = sorted_files(set, "input_");
     for (size_t i = 0; i < in_files.size(); ++i) {
+      if (i >= g.inputs().size()) return fail(CaseResult::Outcome::kError, "more input files than model inputs");
+      // Input files follow the graph's input order; the name in the proto
+      // (when present) takes precedence.
       std::string name;
-      auto v = read_value_file(in_files[i].string(), &name);
+      auto v = read_value_file(in_files[i].string(), &g.value(g.inputs()[i]).type, &name);
       if (!v.ok()) return fail(CaseResult::Outcome::kError, v.status().message());
-      if (name.empty() || !g.find_value(name)) {
-        if (i >= g.inputs().size()) return fail(CaseResult::Outcome::kError, "more input files than model inputs");
-        name = g.value(g.inputs()[i]).name;
-      }
+      if (name.empty() || !g.find_value(name)) name = g.value(g.inputs()[i]).name;
       inputs[name] = std::move(v).value();
     }
     auto result = (*session)->run(inputs);
@@ -65,7 +65,7 @@ CaseResult run_test_case(const std::string& dir, const SessionOptions& options, 
       return fail(CaseResult::Outcome::kFail, "model has " + std::to_string(result->outputs.size()) + " outputs, reference has " +
                                                   std::to_string(out_files.size()));
     for (size_t i = 0; i < out_files.size(); ++i) {
-      auto want = read_value_file(out_files[i].string());
+      auto want = read_value_file(out_files[i].string(), &g.value(g.outputs()[i]).type);
       if (!want.ok()) return fail(CaseResult::Outcome::kError, want.status().message());
       std::string diff = compare_values(result->outputs[i], *want, tol);
       if (!diff.empty())

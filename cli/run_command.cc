@@ -116,7 +116,7 @@ int cmd_run(const RunArgs& a) {
     if (!split_kv(spec, &name, &file)) return report_error("--input expects NAME=FILE, got '" + spec + "'", kExitBadInput);
     if (!g.find_value(name) || !g.value(*g.find_value(name)).is_graph_input)
       return report_error("model has no input named '" + name + "'", kExitBadInput);
-    auto v = read_value_file(file);
+    auto v = read_value_file(file, &g.value(*g.find_value(name)).type);
     if (!v.ok()) return report_error(v.status().message(), kExitBadInput);
     inputs[name] = std::move(v).value();
   }
@@ -133,16 +133,12 @@ int cmd_run(const RunArgs& a) {
     inputs[info.name] = RuntimeValue(std::move(t).value());
   }
 
+  if (Status s = (*session)->validate_inputs(inputs); !s.ok()) return report_error(s.message(), kExitBadInput);
   std::vector<double> lat_ms;
   RunResult last;
   for (int r = 0; r < a.runs; ++r) {
     auto res = (*session)->run(inputs);
-    if (!res.ok()) {
-      int code = r == 0 && res.status().message().rfind("input '", 0) == 0 ? kExitBadInput : kExitFailed;
-      if (res.status().message().rfind("missing input", 0) == 0 || res.status().message().rfind("unknown input", 0) == 0)
-        code = kExitBadInput;
-      return report_error(res.status().message(), code);
-    }
+    if (!res.ok()) return report_error(res.status().message(), kExitFailed);
     lat_ms.push_back(static_cast<double>(res->latency_ns) / 1e6);
     last = std::move(res).value();
   }

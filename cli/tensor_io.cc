@@ -151,41 +151,33 @@ Status write_npy(const std::string& path, const Tensor& t) {
   return OkStatus();
 }
 
-StatusOr<RuntimeValue> read_value_file(const std::string& path, std::string* proto_name) {
+StatusOr<RuntimeValue> read_value_file(const std::string& path, const TypeInfo* expected, std::string* proto_name) {
   if (fs::path(path).extension() == ".npy") {
     ASSIGN_OR_RETURN(Tensor t, read_npy(path));
     return RuntimeValue(std::move(t));
   }
   ASSIGN_OR_RETURN(std::string bytes, read_file(path));
-  // A .pb may hold a TensorProto, SequenceProto or OptionalProto; the
-  // conformance data does not say which, so try them in order of strictness.
-  onnx::TensorProto tp;
-  if (tp.ParseFromString(bytes) && (tp.dims_size() > 0 || tp.has_data_type()) && tp.data_type() != 0 &&
-      tp.dims_size() <= 64) {
-    if (proto_name) *proto_name = tp.name();
-    auto d = tensor_from_proto(tp, "");
-    if (!d.ok()) return d.status().with_context(path);
-    ASSIGN_OR_RETURN(Tensor t, tensor_from_data(**d));
-    return RuntimeValue(std::move(t));
-  }
-  onnx::SequenceProto sp;
-  if (sp.ParseFromString(bytes) && sp.elem_type() != 0) {
+  const TypeInfo::Kind kind = expected ? expected->kind : TypeInfo::Kind::kTensor;
+  if (kind == TypeInfo::Kind::kSequence) {
+    onnx::SequenceProto sp;
+    if (!sp.ParseFromString(bytes)) return InvalidArgument(path, ": not an ONNX SequenceProto");
     if (proto_name) *proto_name = sp.name();
     return from_sequence(sp, path);
   }
-  onnx::OptionalProto op;
-  if (op.ParseFromString(bytes) && op.elem_type() != 0) {
+  if (kind == TypeInfo::Kind::kOptional) {
+    onnx::OptionalProto op;
+    if (!op.ParseFromString(bytes)) return InvalidArgument(path, ": not an ONNX OptionalProto");
     if (proto_name) *proto_name = op.name();
     return from_optional(op, path);
   }
-  if (tp.ParseFromString(bytes) && tp.data_type() != 0) {
-    if (proto_name) *proto_name = tp.name();
-    auto d = tensor_from_proto(tp, "");
-    if (!d.ok()) return d.status().with_context(path);
-    ASSIGN_OR_RETURN(Tensor t, tensor_from_data(**d));
-    return RuntimeValue(std::move(t));
-  }
-  return InvalidArgument(path, ": not a .npy file or an ONNX TensorProto/SequenceProto/OptionalProto");
+  onnx::TensorProto tp;
+  if (!tp.ParseFromString(bytes) || !tp.has_data_type())
+    return InvalidArgument(path, ": not a .npy file or an ONNX TensorProto");
+  if (proto_name) *proto_name = tp.name();
+  auto d = tensor_from_proto(tp, "");
+  if (!d.ok()) return d.status().with_context(path);
+  ASSIGN_OR_RETURN(Tensor t, tensor_from_data(**d));
+  return RuntimeValue(std::move(t));
 }
 
 }  // namespace sy

@@ -44,7 +44,12 @@ StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> 
   s->options_ = options;
   ASSIGN_OR_RETURN(s->devices_, create_devices(options.devices));
   for (auto& d : s->devices_) s->device_ptrs_.push_back(d.get());
-  ASSIGN_OR_RETURN(s->policy_, PolicyRegistry::builtin().create(options.policy, options.policy_options));
+  if (options.custom_policy) {
+    s->policy_ = options.custom_policy;
+  } else {
+    ASSIGN_OR_RETURN(std::unique_ptr<PlacementPolicy> p, PolicyRegistry::builtin().create(options.policy, options.policy_options));
+    s->policy_ = std::move(p);
+  }
   const KernelRegistry& reg = options.registry ? *options.registry : KernelRegistry::builtin();
   auto plan = ExecutionPlan::build(*s->model_->graph, s->device_ptrs_, reg);
   if (!plan.ok()) return plan.status().with_context(s->model_->path);
@@ -102,14 +107,10 @@ Status Session::check_input(const ValueInfo& info, const RuntimeValue& v, std::m
   return OkStatus();
 }
 
-StatusOr<RunResult> Session::run(const std::map<std::string, RuntimeValue>& inputs) const {
-  const Clock& clock = options_.clock ? *options_.clock : SteadyClock::instance();
-  const int64_t t0 = clock.now_ns();
+Status Session::validate_inputs(const std::map<std::string, RuntimeValue>& inputs) const {
   const Graph& g = *model_->graph;
-  Frame root(*plan_, nullptr, -1);
-  root.reset();
   std::map<std::string, int64_t> bound = options_.dims;
-  std::set<std::string> used;
+  size_t used = 0;
   for (ValueId id : g.inputs()) {
     const ValueInfo& info = g.value(id);
     auto it = inputs.find(info.name);
@@ -118,15 +119,30 @@ StatusOr<RunResult> Session::run(const std::map<std::string, RuntimeValue>& inpu
       return InvalidArgument("missing input '", info.name, "' (", info.type.to_string(), ")");
     }
     RETURN_IF_ERROR(check_input(info, it->second, bound));
-    root.value(id) = it->second;
-    used.insert(info.name);
+    ++used;
   }
-  for (const auto& [name, v] : inputs)
-    if (!used.count(name)) {
-      std::string known;
-      for (ValueId id : g.inputs()) known += (known.empty() ? "" : ", ") + g.value(id).name;
-      return InvalidArgument("unknown input '", name, "' (model inputs: ", known, ")");
+  if (used != inputs.size()) {
+    std::string known;
+    for (ValueId id : g.inputs()) known += (known.empty() ? "" : ", ") + g.value(id).name;
+    for (const auto& [name, v] : inputs) {
+      auto id = g.find_value(name);
+      if (!id || !g.value(*id).is_graph_input) return InvalidArgument("unknown input '", name, "' (model inputs: ", known, ")");
     }
+  }
+  return OkStatus();
+}
+
+StatusOr<RunResult> Session::run(const std::map<std::string, RuntimeValue>& inputs) const {
+  const Clock& clock = options_.clock ? *options_.clock : SteadyClock::instance();
+  const int64_t t0 = clock.now_ns();
+  const Graph& g = *model_->graph;
+  RETURN_IF_ERROR(validate_inputs(inputs));
+  Frame root(*plan_, nullptr, -1);
+  root.reset();
+  for (ValueId id : g.inputs()) {
+    auto it = inputs.find(g.value(id).name);
+    if (it != inputs.end()) root.value(id) = it->second;
+  }
 
   RunLoop loop(device_ptrs_, *policy_, clock);
   RETURN_IF_ERROR(loop.run(root));

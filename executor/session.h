@@ -20,6 +20,8 @@ namespace sy {
 struct SessionOptions {
   std::string policy = "single";
   PolicyOptions policy_options;
+  // A caller-supplied policy instance; overrides `policy` when set.
+  std::shared_ptr<PlacementPolicy> custom_policy;
   std::string devices = "cpu";  // comma-separated: cpu, cpu:0, ...
   // Values for symbolic input dimensions, checked against given inputs.
   std::map<std::string, int64_t> dims;
@@ -41,6 +43,10 @@ class Session {
   // Thread-safe. Inputs by name; graph inputs that have an initializer may be
   // omitted. Bad input (missing, wrong type or shape) is InvalidArgument.
   StatusOr<RunResult> run(const std::map<std::string, RuntimeValue>& inputs) const;
+  // Thread-safe. The input checks run() starts with: every required input
+  // given, no unknown names, types and shapes as declared. An error here is
+  // bad input; an error from run() after it passes is a runtime fault.
+  Status validate_inputs(const std::map<std::string, RuntimeValue>& inputs) const;
 
   const Model& model() const { return *model_; }
   const std::vector<Device*>& devices() const { return device_ptrs_; }
@@ -57,7 +63,7 @@ class Session {
   SessionOptions options_;
   std::vector<std::unique_ptr<Device>> devices_;
   std::vector<Device*> device_ptrs_;
-  std::unique_ptr<PlacementPolicy> policy_;
+  std::shared_ptr<PlacementPolicy> policy_;
   std::unique_ptr<ExecutionPlan> plan_;
 };
 

@@ -245,10 +245,12 @@ class GraphBuilder {
     } else if (n.op_type == "Scan") {
       ASSIGN_OR_RETURN(const Graph* body, n.required_graph("body"));
       int64_t m = n.attr_int("num_scan_inputs", -1);
-      if (m < 1 || static_cast<size_t>(m) > n.inputs.size())
+      if (m < 1 || static_cast<size_t>(m) + (n.opset < 9 ? 1 : 0) > n.inputs.size())
         return InvalidArgument(n.describe(), ": num_scan_inputs must be in [1, ", n.inputs.size(), "], got ", m);
-      size_t state = n.inputs.size() - static_cast<size_t>(m);
-      if (body->inputs().size() != n.inputs.size()) return mismatch("body inputs", body->inputs().size(), n.inputs.size());
+      // Opset 8 has a leading sequence_lens input that the body does not see.
+      const size_t body_inputs = n.inputs.size() - (n.opset < 9 ? 1 : 0);
+      size_t state = body_inputs - static_cast<size_t>(m);
+      if (body->inputs().size() != body_inputs) return mismatch("body inputs", body->inputs().size(), body_inputs);
       if (body->outputs().size() != n.outputs.size()) return mismatch("body outputs", body->outputs().size(), n.outputs.size());
       if (n.outputs.size() < state) return mismatch("Scan outputs", n.outputs.size(), state);
     } else if (n.op_type == "SequenceMap") {

@@ -1,0 +1,72 @@
+// A small builder for ONNX models in tests, over the ONNX protobuf API.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/onnx_loader.h"
+#include "onnx/onnx_pb.h"
+
+namespace sy::testing {
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(onnx::GraphProto* g) : g_(g) {}
+  GraphBuilder& input(const std::string& name, int elem, std::vector<int64_t> dims) {
+    typed(g_->add_input(), name, elem, dims);
+    return *this;
+  }
+  GraphBuilder& output(const std::string& name, int elem, std::vector<int64_t> dims) {
+    typed(g_->add_output(), name, elem, dims);
+    return *this;
+  }
+  GraphBuilder& init_float(const std::string& name, std::vector<int64_t> dims, std::vector<float> v) {
+    auto* t = g_->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    for (auto d : dims) t->add_dims(d);
+    for (float x : v) t->add_float_data(x);
+    return *this;
+  }
+  onnx::NodeProto* node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out) {
+    auto* n = g_->add_node();
+    n->set_op_type(op);
+    n->set_name(op + "_" + std::to_string(g_->node_size()));
+    for (auto& s : in) n->add_input(s);
+    for (auto& s : out) n->add_output(s);
+    return n;
+  }
+  // Adds a graph attribute to `n` and returns a builder for it.
+  static GraphBuilder subgraph(onnx::NodeProto* n, const std::string& attr, const std::string& name) {
+    auto* a = n->add_attribute();
+    a->set_name(attr);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    a->mutable_g()->set_name(name);
+    return GraphBuilder(a->mutable_g());
+  }
+  static void typed(onnx::ValueInfoProto* v, const std::string& name, int elem, const std::vector<int64_t>& dims) {
+    v->set_name(name);
+    auto* tt = v->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(elem);
+    auto* shape = tt->mutable_shape();
+    for (auto d : dims) shape->add_dim()->set_dim_value(d);
+  }
+
+ private:
+  onnx::GraphProto* g_;
+};
+
+inline onnx::ModelProto new_model(int opset = 17) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* op = m.add_opset_import();
+  op->set_domain("");
+  op->set_version(opset);
+  m.mutable_graph()->set_name("main");
+  return m;
+}
+
+inline StatusOr<std::unique_ptr<Model>> load_model(onnx::ModelProto& m) { return OnnxLoader().load_proto(m, "test", ""); }
+
+}  // namespace sy::testing

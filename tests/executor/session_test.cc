@@ -1,0 +1,206 @@
+#include "executor/session.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "devices/host_allocator.h"
+#include "tests/executor/model_builder.h"
+
+namespace sy {
+namespace {
+
+using testing::GraphBuilder;
+
+constexpr int kF = onnx::TensorProto::FLOAT;
+constexpr int kI64 = onnx::TensorProto::INT64;
+constexpr int kB = onnx::TensorProto::BOOL;
+
+Tensor floats(Dims d, float fill) {
+  Tensor t = *Tensor::host(DataType::kFloat, d);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = fill;
+  return t;
+}
+
+std::unique_ptr<Session> session_for(onnx::ModelProto& m, SessionOptions opt = {}) {
+  auto model = testing::load_model(m);
+  EXPECT_TRUE(model.ok()) << model.status().to_string();
+  auto s = Session::create(std::shared_ptr<const Model>(std::move(model).value()), opt);
+  EXPECT_TRUE(s.ok()) << s.status().to_string();
+  return std::move(s).value();
+}
+
+// x -> Add(c) n times.
+onnx::ModelProto chain(int n, int64_t size) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {size}).init_float("c", {1}, {1.0f}).output("y", kF, {size});
+  std::string prev = "x";
+  for (int i = 0; i < n; ++i) {
+    std::string next = i + 1 == n ? "y" : "t" + std::to_string(i);
+    g.node("Add", {prev, "c"}, {next});
+    prev = next;
+  }
+  return m;
+}
+
+// Loop M times: v += c (outer-scope initializer), scan output v each step.
+onnx::ModelProto add_loop() {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("M", kI64, {}).input("x", kF, {1}).init_float("c", {1}, {2.0f}).output("y", kF, {1}).output("trace", kF, {-1, 1});
+  auto* loop = g.node("Loop", {"M", "", "x"}, {"y", "trace"});
+  auto body = GraphBuilder::subgraph(loop, "body", "body");
+  body.input("i", kI64, {}).input("cond", kB, {}).input("v", kF, {1});
+  body.node("Identity", {"cond"}, {"cond_out"});
+  body.node("Add", {"v", "c"}, {"v_out"});
+  body.node("Identity", {"v_out"}, {"scan"});
+  body.output("cond_out", kB, {}).output("v_out", kF, {1}).output("scan", kF, {1});
+  // The trace length is the trip count: a symbolic dimension.
+  auto* dim = m.mutable_graph()->mutable_output(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0);
+  dim->clear_dim_value();
+  dim->set_dim_param("trips");
+  return m;
+}
+
+TEST(Session, AddChain_ComputesSum) {
+  auto m = chain(10, 4);
+  auto s = session_for(m);
+  auto r = s->run({{"x", RuntimeValue(floats({4}, 0.5f))}});
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  const Tensor& y = r->outputs[0].tensor();
+  for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(y.data<float>()[i], 10.5f);
+  EXPECT_EQ(r->stats.nodes_per_device[0], 10);
+}
+
+TEST(Session, DeadValuesAreFreed_PeakStaysSmall) {
+  constexpr int64_t kElems = 1 << 18;  // 1 MiB per value
+  auto m = chain(50, kElems);
+  auto s = session_for(m);
+  Tensor x = floats({kElems}, 0.0f);
+  HostAllocator& a = HostAllocator::host();
+  const uint64_t before = a.bytes_in_use();
+  auto r = s->run({{"x", RuntimeValue(x)}});
+  ASSERT_TRUE(r.ok());
+  // Without freeing, 50 MiB would be live; with it, only a few values are.
+  EXPECT_LT(a.peak_bytes() - before, uint64_t{8} << 20);
+  EXPECT_FLOAT_EQ(r->outputs[0].tensor().data<float>()[kElems - 1], 50.0f);
+}
+
+TEST(Session, Loop_CarriesValuesAndStacksScanOutputs) {
+  auto m = add_loop();
+  auto s = session_for(m);
+  Tensor trips = *Tensor::host(DataType::kInt64, Dims{});
+  *trips.data<int64_t>() = 5;
+  auto r = s->run({{"M", RuntimeValue(trips)}, {"x", RuntimeValue(floats({1}, 1.0f))}});
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_FLOAT_EQ(r->outputs[0].tensor().data<float>()[0], 11.0f);
+  const Tensor& trace = r->outputs[1].tensor();
+  ASSERT_EQ(trace.dims(), Dims({5, 1}));
+  for (int i = 0; i < 5; ++i) EXPECT_FLOAT_EQ(trace.data<float>()[i], 3.0f + 2.0f * i);
+  EXPECT_EQ(r->stats.loop_iterations, 5);
+}
+
+TEST(Session, Loop_ZeroTrips_ReturnsInitialValueAndEmptyScan) {
+  auto m = add_loop();
+  auto s = session_for(m);
+  Tensor trips = *Tensor::host(DataType::kInt64, Dims{});
+  *trips.data<int64_t>() = 0;
+  auto r = s->run({{"M", RuntimeValue(trips)}, {"x", RuntimeValue(floats({1}, 7.0f))}});
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_FLOAT_EQ(r->outputs[0].tensor().data<float>()[0], 7.0f);
+  EXPECT_EQ(r->outputs[1].tensor().numel(), 0);
+}
+
+// Counts place() calls, so the test can see that nodes inside a Loop body
+// are placed once per iteration.
+class CountingPolicy : public PlacementPolicy {
+ public:
+  std::string_view name() const override { return "counting"; }
+  PlacementDecision place(const PlacementRequest& r) override {
+    ++calls;
+    if (r.depth > 0) ++nested_calls;
+    return {0};
+  }
+  std::atomic<int> calls{0}, nested_calls{0};
+};
+
+TEST(Session, PlacementHook_CalledForEveryNodeInEveryIteration) {
+  auto m = add_loop();
+  SessionOptions opt;
+  auto policy = std::make_shared<CountingPolicy>();
+  opt.custom_policy = policy;
+  auto s = session_for(m, opt);
+  Tensor trips = *Tensor::host(DataType::kInt64, Dims{});
+  *trips.data<int64_t>() = 4;
+  auto r = s->run({{"M", RuntimeValue(trips)}, {"x", RuntimeValue(floats({1}, 0.0f))}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(policy->nested_calls.load(), 3 * 4);  // three body nodes, four iterations
+  EXPECT_EQ(policy->calls.load(), 3 * 4);         // the Loop itself is run by the executor
+}
+
+class BadPolicy : public PlacementPolicy {
+ public:
+  std::string_view name() const override { return "bad"; }
+  PlacementDecision place(const PlacementRequest&) override { return {7}; }
+};
+
+TEST(Session, PolicyChoosingMissingCandidate_IsAnError) {
+  auto m = chain(2, 1);
+  SessionOptions opt;
+  opt.custom_policy = std::make_shared<BadPolicy>();
+  auto s = session_for(m, opt);
+  auto r = s->run({{"x", RuntimeValue(floats({1}, 0.0f))}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("candidate 7"), std::string::npos);
+}
+
+TEST(Session, ConcurrentRuns_AllGetTheirOwnResults) {
+  auto m = add_loop();
+  auto s = session_for(m);
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        Tensor trips = *Tensor::host(DataType::kInt64, Dims{});
+        *trips.data<int64_t>() = t + i % 3;
+        auto r = s->run({{"M", RuntimeValue(trips)}, {"x", RuntimeValue(floats({1}, 1.0f))}});
+        if (!r.ok() || r->outputs[0].tensor().data<float>()[0] != 1.0f + 2.0f * static_cast<float>(t + i % 3)) ++wrong;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(Session, ValidateInputs_RejectsMissingUnknownWrongTypeAndShape) {
+  auto m = chain(1, 4);
+  auto s = session_for(m);
+  EXPECT_NE(s->validate_inputs({}).message().find("missing input 'x'"), std::string::npos);
+  EXPECT_NE(s->validate_inputs({{"x", RuntimeValue(floats({4}, 0))}, {"z", RuntimeValue(floats({4}, 0))}})
+                .message()
+                .find("unknown input 'z'"),
+            std::string::npos);
+  Tensor ints = *Tensor::host(DataType::kInt32, Dims{4});
+  EXPECT_NE(s->validate_inputs({{"x", RuntimeValue(ints)}}).message().find("int32"), std::string::npos);
+  EXPECT_NE(s->validate_inputs({{"x", RuntimeValue(floats({5}, 0))}}).message().find("shape"), std::string::npos);
+  EXPECT_TRUE(s->validate_inputs({{"x", RuntimeValue(floats({4}, 0))}}).ok());
+}
+
+TEST(Session, UnknownPolicyOrDevice_IsAnError) {
+  auto m = chain(1, 1);
+  auto model = testing::load_model(m);
+  ASSERT_TRUE(model.ok());
+  std::shared_ptr<const Model> shared(std::move(model).value());
+  SessionOptions opt;
+  opt.policy = "nope";
+  EXPECT_FALSE(Session::create(shared, opt).ok());
+  opt.policy = "single";
+  opt.devices = "tpu:0";
+  EXPECT_FALSE(Session::create(shared, opt).ok());
+}
+
+}  // namespace
+}  // namespace sy
