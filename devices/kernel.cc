@@ -17,8 +17,9 @@ const RuntimeValue& KernelContext::input_value(size_t i) const {
 StatusOr<Tensor*> KernelContext::allocate_output(size_t i, DataType dtype, const Dims& dims) {
   ASSIGN_OR_RETURN(Tensor t, device_.allocate(dtype, dims));
   if (!output_wanted(i)) {
-    scratch_ = std::move(t);
-    return &scratch_;
+    if (scratch_.size() <= i) scratch_.resize(i + 1);
+    scratch_[i] = std::move(t);
+    return &scratch_[i];
   }
   *outputs_[i] = RuntimeValue(std::move(t));
   return &outputs_[i]->mutable_tensor();

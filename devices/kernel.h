@@ -38,7 +38,8 @@ class KernelContext {
   // False when the model omits output i, so kernels may skip computing it.
   bool output_wanted(size_t i) const { return i < outputs_.size() && outputs_[i] != nullptr; }
   // Allocates output i on this device and returns it for writing. For an
-  // omitted output it returns a scratch tensor that is dropped afterwards.
+  // omitted output it returns a scratch tensor (one per output index) that is
+  // dropped afterwards.
   StatusOr<Tensor*> allocate_output(size_t i, DataType dtype, const Dims& dims);
   // Sets output i to an existing value (e.g. a reshaped view of an input).
   void set_output(size_t i, RuntimeValue v);
@@ -48,7 +49,7 @@ class KernelContext {
   Device& device_;
   std::span<const RuntimeValue* const> inputs_;
   std::span<RuntimeValue* const> outputs_;
-  Tensor scratch_;
+  std::vector<Tensor> scratch_;  // only grows when a kernel fills an omitted output
 };
 
 class Kernel {

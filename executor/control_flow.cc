@@ -56,6 +56,19 @@ void set_output(Frame& frame, const Node& node, size_t i, RuntimeValue v) {
   if (i < node.outputs.size() && node.outputs[i] != kNoValue) frame.value(node.outputs[i]) = std::move(v);
 }
 
+// Declared dims of a body output when all are known (else empty), so a
+// zero-iteration Loop or Scan can still give its scan output the right shape.
+Dims declared_dims(const Graph& body, size_t output_index) {
+  const TypeInfo& t = body.value(body.outputs()[output_index]).type;
+  Dims d;
+  if (t.kind != TypeInfo::Kind::kTensor || !t.has_shape) return d;
+  for (const Dim& dim : t.shape) {
+    if (!dim.known()) return Dims();
+    d.push_back(dim.value);
+  }
+  return d;
+}
+
 DataType declared_elem(const Graph& body, size_t output_index) {
   const TypeInfo& t = body.value(body.outputs()[output_index]).type;
   return t.kind == TypeInfo::Kind::kTensor && t.elem != DataType::kUndefined ? t.elem : DataType::kFloat;
@@ -83,8 +96,8 @@ Status loop_next(RunLoop& loop, Frame& frame, NodeId n, ControlState& st) {
     const size_t carried = st.carried.size();
     for (size_t i = 0; i < carried; ++i) set_output(frame, node, i, std::move(st.carried[i]));
     for (size_t k = 0; k < st.scans.size(); ++k) {
-      Dims empty_item;
-      ASSIGN_OR_RETURN(Tensor t, stack_along(st.scans[k], 0, declared_elem(body, 1 + carried + k), empty_item));
+      const size_t out = 1 + carried + k;
+      ASSIGN_OR_RETURN(Tensor t, stack_along(st.scans[k], 0, declared_elem(body, out), declared_dims(body, out)));
       set_output(frame, node, carried + k, RuntimeValue(std::move(t)));
     }
     release_child(st);

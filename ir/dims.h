@@ -100,7 +100,7 @@ class Dims {
   void assign(const int64_t* d, size_t n) {
     size_ = 0;
     reserve(n);
-    std::memcpy(data(), d, n * sizeof(int64_t));
+    if (n) std::memcpy(data(), d, n * sizeof(int64_t));  // d may be null when n == 0
     size_ = n;
   }
   void reserve(size_t n) {

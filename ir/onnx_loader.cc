@@ -323,9 +323,12 @@ StatusOr<std::unique_ptr<Model>> OnnxLoader::load_bytes(const std::string& bytes
   onnx::ModelProto proto;
   google::protobuf::io::CodedInputStream cis(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
   cis.SetTotalBytesLimit(INT32_MAX);
-  cis.SetRecursionLimit(256);
+  // Each subgraph level costs about three message levels, so this admits
+  // nesting well past max_nesting_depth and lets that check give the error.
+  cis.SetRecursionLimit(1024);
   if (bytes.empty() || !proto.ParseFromCodedStream(&cis) || !cis.ConsumedEntireMessage())
-    return InvalidArgument(name, ": not a valid ONNX protobuf (parse failed; the file may be truncated or of another format)");
+    return InvalidArgument(name, ": not a valid ONNX protobuf (parse failed; the file may be truncated, of another "
+                                 "format, or nested too deeply)");
   return load_proto(proto, name, base_dir);
 }
 

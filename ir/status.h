@@ -121,6 +121,8 @@ Status to_status(const StatusOr<T>& s) { return s.status(); }
   if (!tmp.ok()) return tmp.status();            \
   lhs = std::move(tmp).value()
 
+// Expands to several statements: wrap it in braces when it is the body of an
+// if/else/for.
 #define ASSIGN_OR_RETURN(lhs, expr) SY_ASSIGN_OR_RETURN_IMPL(SY_CONCAT(sy_statusor_, __LINE__), lhs, expr)
 
 // CHECK is for programmer invariants only, never for input validation.

@@ -8,6 +8,7 @@ void register_cpu_kernels(KernelRegistry& r) {
   register_cpu_reduction_kernels(r);
   register_cpu_nn_kernels(r);
   register_cpu_sequence_kernels(r);
+  register_cpu_image_kernels(r);
 }
 
 void register_builtin_kernels(KernelRegistry& r) { register_cpu_kernels(r); }

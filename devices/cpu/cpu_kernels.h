@@ -13,5 +13,6 @@ void register_cpu_tensor_kernels(KernelRegistry& r);       // shape/indexing: Re
 void register_cpu_reduction_kernels(KernelRegistry& r);    // Reduce*, ArgMax/Min, Softmax, norms, CumSum, TopK...
 void register_cpu_nn_kernels(KernelRegistry& r);           // oneDNN: Conv, ConvTranspose, MatMul, Gemm, pooling
 void register_cpu_sequence_kernels(KernelRegistry& r);     // Sequence*, Optional*, SplitToSequence...
+void register_cpu_image_kernels(KernelRegistry& r);        // GridSample
 
 }  // namespace sy

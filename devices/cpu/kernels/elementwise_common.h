@@ -8,13 +8,6 @@
 // ones run inline with no allocation, locks or type-erased callables.
 #pragma once
 
-// The build's -O2 uses GCC's "very cheap" vectorizer cost model, which skips
-// loops whose trip count is unknown, i.e. every elementwise loop. Every TU of
-// this family includes this header first, so the whole TU gets the same
-// options (mixing options would block inlining).
-#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
-#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
-#endif
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -127,13 +120,19 @@ struct BroadcastPlan {
     for (int k = 0; k < N; ++k) strides[k].clear();
     // Fast path: each operand is either the full output or a single element.
     bool flat = true;
+    int64_t flat_stride[N];
     for (int k = 0; k < N; ++k) {
+      if (*in[k] == out) {
+        flat_stride[k] = 1;
+        continue;
+      }
       int64_t n = in[k]->numel();
+      flat_stride[k] = n == numel ? 1 : 0;
       if (n != numel && n != 1) flat = false;
     }
     if (flat) {
       dims.push_back(numel);
-      for (int k = 0; k < N; ++k) strides[k].push_back(in[k]->numel() == numel && numel != 1 ? 1 : 0);
+      for (int k = 0; k < N; ++k) strides[k].push_back(flat_stride[k]);
       return;
     }
     Dims full[N];
@@ -246,8 +245,12 @@ void broadcast_copy(const T* in, const Dims& id, T* o, const Dims& od) {
 
 // ---- helpers for kernels ------------------------------------------------------
 
+Status missing_tensor(const KernelContext& ctx, size_t i, const char* what);
 // Checks that input i is a present tensor; names the op in the error.
-Status require_tensor(const KernelContext& ctx, size_t i, const char* what);
+inline Status require_tensor(const KernelContext& ctx, size_t i, const char* what) {
+  if (ctx.has_input(i) && ctx.input_value(i).is_tensor()) return OkStatus();
+  return missing_tensor(ctx, i, what);
+}
 // Broadcast shape of a and b; the error names the node.
 StatusOr<Dims> broadcast_shape(const KernelContext& ctx, const Dims& a, const Dims& b);
 Status unsupported_type(const KernelContext& ctx, DataType t, uint32_t mask);

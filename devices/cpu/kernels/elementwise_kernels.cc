@@ -32,10 +32,8 @@ std::string mask_names(uint32_t mask) {
   return s;
 }
 
-Status require_tensor(const KernelContext& ctx, size_t i, const char* what) {
-  if (!ctx.has_input(i) || !ctx.input_value(i).is_tensor())
-    return InvalidArgument(ctx.node().describe(), ": input ", i, " (", what, ") must be a tensor");
-  return OkStatus();
+Status missing_tensor(const KernelContext& ctx, size_t i, const char* what) {
+  return InvalidArgument(ctx.node().describe(), ": input ", i, " (", what, ") must be a tensor");
 }
 
 StatusOr<Dims> broadcast_shape(const KernelContext& ctx, const Dims& a, const Dims& b) {

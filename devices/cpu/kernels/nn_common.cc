@@ -1,5 +1,7 @@
 #include "devices/cpu/kernels/nn_common.h"
 
+#include <oneapi/dnnl/dnnl.h>
+
 #include <oneapi/dnnl/dnnl.hpp>
 
 namespace sy::nn {
@@ -101,6 +103,26 @@ StatusOr<Window> resolve_window(const WindowAttrs& a, const Dims& x_dims, std::s
     w.pad_e[o] = pe;
   }
   return w;
+}
+
+Status sgemm(char ta, char tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+             const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  if (M <= 0 || N <= 0) return OkStatus();
+  constexpr int64_t kSmall = 1 << 15;  // multiply-adds below which a loop wins
+  if (K <= 0 || M * N * K <= kSmall) {
+    const bool tra = ta == 'T', trb = tb == 'T';
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        float acc = 0.f;
+        for (int64_t k = 0; k < K; ++k) acc += (tra ? A[k * lda + i] : A[i * lda + k]) * (trb ? B[j * ldb + k] : B[k * ldb + j]);
+        float& c = C[i * ldc + j];
+        c = alpha * acc + (beta == 0.f ? 0.f : beta * c);
+      }
+    return OkStatus();
+  }
+  const dnnl_status_t st = dnnl_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  if (st != dnnl_success) return RuntimeError("oneDNN sgemm failed with status ", static_cast<int>(st));
+  return OkStatus();
 }
 
 float float_at(const Tensor& t, int64_t i) {

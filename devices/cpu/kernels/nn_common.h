@@ -59,6 +59,13 @@ struct Window {
 StatusOr<Window> resolve_window(const WindowAttrs& a, const Dims& x_dims, std::span<const int64_t> kernel,
                                 const std::string& op);
 
+// Row-major C = alpha * op(A) * op(B) + beta * C (ta/tb: 'N' or 'T').
+// Large products go to oneDNN's sgemm; small ones run a plain loop, since
+// oneDNN's OpenMP fork/join costs more than the arithmetic there.
+// Returns a runtime error if oneDNN fails. Thread-safe.
+Status sgemm(char ta, char tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+             const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
+
 // Reads element i of a float-ish tensor (float, double, half) as float.
 float float_at(const Tensor& t, int64_t i);
 

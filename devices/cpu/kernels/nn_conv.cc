@@ -316,7 +316,7 @@ class ConvTransposeKernel final : public Kernel {
       const T* Wg = W + g * Cg * rows;
       const T* Xg = X + (n * C + g * Cg) * insz;
       if constexpr (std::is_same_v<T, float>) {
-        if (Cg > 0) dnnl_sgemm('T', 'N', rows, insz, Cg, 1.f, Wg, rows, Xg, insz, 0.f, col.data(), insz);
+        if (Cg > 0) (void)sgemm('T', 'N', rows, insz, Cg, 1.f, Wg, rows, Xg, insz, 0.f, col.data(), insz);
       } else {
         for (int64_t c = 0; c < Cg; ++c)
           for (int64_t r = 0; r < rows; ++r) {

@@ -168,6 +168,8 @@ class NonMaxSuppressionKernel final : public Kernel {
     const Tensor& boxes = ctx.input(0);
     const Tensor& scores = ctx.input(1);
     if (!boxes.defined() || !scores.defined()) return InvalidArgument("NonMaxSuppression: boxes and scores are required");
+    if (!dtype_is_float(boxes.dtype()) || !dtype_is_float(scores.dtype()))
+      return InvalidArgument("NonMaxSuppression: boxes and scores must be floating point");
     if (boxes.rank() != 3 || boxes.dim(2) != 4 || scores.rank() != 3 || scores.dim(0) != boxes.dim(0) ||
         scores.dim(2) != boxes.dim(1))
       return InvalidArgument("NonMaxSuppression: boxes ", boxes.describe(), " and scores ", scores.describe(),

@@ -2,8 +2,6 @@
 // QLinearMatMul, plus the family's registration. Float products go through
 // oneDNN's sgemm; other types use a plain loop with a wide accumulator.
 // Conv, pooling, RNNs and detection ops live in nn_*.cc / rnn_*.cc.
-#include <oneapi/dnnl/dnnl.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -17,6 +15,7 @@ namespace sy {
 namespace {
 
 using nn::add_kernel;
+using nn::sgemm;
 
 // Batched-matmul plan: shapes after 1-D promotion and the element offsets of
 // each broadcast batch's A and B matrices.
@@ -71,9 +70,9 @@ StatusOr<MatMulPlan> plan_matmul(const Dims& ad, const Dims& bd, const std::stri
   return p;
 }
 
+// Half types accumulate in float; every other type in itself.
 template <typename T>
-using AccOf = std::conditional_t<std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>, float,
-                                 std::conditional_t<std::is_floating_point_v<T>, T, T>>;
+using AccOf = std::conditional_t<std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>, float, T>;
 
 // C[M,N] = A[M,K] * B[K,N] (row-major, leading dims given).
 template <typename T>
@@ -89,19 +88,6 @@ void plain_gemm(const T* A, const T* B, T* C, int64_t M, int64_t K, int64_t N) {
     }
     for (int64_t n = 0; n < N; ++n) C[m * N + n] = static_cast<T>(row[n]);
   }
-}
-
-Status sgemm(char ta, char tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
-             const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
-  if (M == 0 || N == 0) return OkStatus();
-  if (K == 0) {
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == 0.f ? 0.f : beta * C[i * ldc + j];
-    return OkStatus();
-  }
-  dnnl_status_t st = dnnl_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-  if (st != dnnl_success) return RuntimeError("oneDNN sgemm failed with status ", static_cast<int>(st));
-  return OkStatus();
 }
 
 class MatMulKernel final : public Kernel {

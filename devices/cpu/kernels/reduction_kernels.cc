@@ -266,18 +266,23 @@ void run_reduce(const ReducePlan& p, const T* x, T* y) {
       for (int64_t o = b; o < e; ++o) y[o] = Op::finish(reduce_one(offset_of(o, p.kept)), n);
     });
   } else {
-    // Kept inner rows of `inner` elements accumulated elementwise.
+    // Kept inner rows accumulated elementwise, in tiles of at most kTile
+    // columns so that a reduction with few (or one) outer rows still splits
+    // into parallel tasks and the accumulators stay in cache.
+    constexpr int64_t kTile = 1024;
     const int64_t outer = p.out_numel / std::max<int64_t>(inner, 1);
-    parallel_rows(outer, n * inner, [&](int64_t b, int64_t e) {
-      std::vector<Acc> acc(static_cast<size_t>(inner));
-      for (int64_t o = b; o < e; ++o) {
-        std::fill(acc.begin(), acc.end(), Op::init());
-        for_each_offset(p.reduced, offset_of(o, p.kept), [&](int64_t off) {
+    const int64_t tiles = (inner + kTile - 1) / kTile;
+    parallel_rows(outer * tiles, n * std::min(inner, kTile), [&](int64_t b, int64_t e) {
+      std::vector<Acc> acc(static_cast<size_t>(std::min(inner, kTile)));
+      for (int64_t t = b; t < e; ++t) {
+        const int64_t o = t / tiles, j0 = (t % tiles) * kTile, w = std::min(kTile, inner - j0);
+        std::fill(acc.begin(), acc.begin() + w, Op::init());
+        for_each_offset(p.reduced, offset_of(o, p.kept) + j0, [&](int64_t off) {
           const T* r = x + off;
-          for (int64_t j = 0; j < inner; ++j) Op::add(acc[static_cast<size_t>(j)], r[j]);
+          for (int64_t j = 0; j < w; ++j) Op::add(acc[static_cast<size_t>(j)], r[j]);
         });
-        T* out = y + o * inner;
-        for (int64_t j = 0; j < inner; ++j) out[j] = Op::finish(acc[static_cast<size_t>(j)], n);
+        T* out = y + o * inner + j0;
+        for (int64_t j = 0; j < w; ++j) out[j] = Op::finish(acc[static_cast<size_t>(j)], n);
       }
     });
   }

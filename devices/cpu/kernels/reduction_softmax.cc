@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include "devices/cpu/cpu_kernels.h"
@@ -45,6 +46,24 @@ void softmax_block(SoftmaxKind kind, const T* x, T* y, int64_t d, int64_t inner,
     return;
   }
   sum.assign(n, C(0));
+  if (kind == SoftmaxKind::kSoftmax && std::is_same_v<T, C>) {
+    // Full-precision types: one exp per element, kept in y, then scaled.
+    for (int64_t k = 0; k < d; ++k) {
+      const T* row = x + k * inner;
+      T* out = y + k * inner;
+      for (size_t i = 0; i < n; ++i) {
+        C e = std::exp(C(load(row[i])) - mx[i]);
+        out[i] = store<T>(e);
+        sum[i] += e;
+      }
+    }
+    for (size_t i = 0; i < n; ++i) sum[i] = C(1) / sum[i];
+    for (int64_t k = 0; k < d; ++k) {
+      T* out = y + k * inner;
+      for (size_t i = 0; i < n; ++i) out[i] = store<T>(C(load(out[i])) * sum[i]);
+    }
+    return;
+  }
   for (int64_t k = 0; k < d; ++k) {
     const T* row = x + k * inner;
     for (size_t i = 0; i < n; ++i) sum[i] += std::exp(C(load(row[i])) - mx[i]);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "devices/kernel.h"
 #include "devices/tensor.h"
@@ -69,6 +70,10 @@ void strided_copy(DataType t, void* dst, const void* src, const Dims& out_dims, 
 
 // Normalises axis in [-rank, rank) (or [-rank, rank] when inclusive_end).
 StatusOr<int64_t> normalize_axis(int64_t axis, int64_t rank, const char* what, bool inclusive_end = false);
+
+// Dims from an attribute list (an empty list gives an empty Dims without
+// handing a null pointer to memcpy).
+inline Dims to_dims(const std::vector<int64_t>& v) { return v.empty() ? Dims() : Dims(v); }
 
 // Reads an int32/int64 tensor of rank <= 1 from host memory.
 StatusOr<Dims> read_int_list(const Tensor& t, const char* what);

@@ -185,7 +185,7 @@ class ReshapeKernel final : public Kernel {
   Status init(const Node& node) override {
     allowzero_ = node.attr_int("allowzero", 0) != 0;
     if (node.opset < 5) {
-      attr_shape_ = Dims(node.attr_ints("shape"));
+      attr_shape_ = to_dims(node.attr_ints("shape"));
       use_attr_ = true;
     }
     return OkStatus();
@@ -248,7 +248,7 @@ class SqueezeKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
     from_input_ = node.opset >= 13;
-    attr_axes_ = Dims(node.attr_ints("axes"));
+    attr_axes_ = to_dims(node.attr_ints("axes"));
     return OkStatus();
   }
   Status compute(KernelContext& ctx) const override {
@@ -289,7 +289,7 @@ class UnsqueezeKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
     from_input_ = node.opset >= 13;
-    attr_axes_ = Dims(node.attr_ints("axes"));
+    attr_axes_ = to_dims(node.attr_ints("axes"));
     return OkStatus();
   }
   Status compute(KernelContext& ctx) const override {

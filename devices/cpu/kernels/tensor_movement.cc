@@ -15,7 +15,7 @@ class TransposeKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
     if (const Attribute* a = node.attr("perm"); a && a->kind == Attribute::Kind::kInts) {
-      perm_ = Dims(a->ints);
+      perm_ = to_dims(a->ints);
       has_perm_ = true;
     }
     return OkStatus();
@@ -116,7 +116,7 @@ class SplitKernel final : public Kernel {
   Status init(const Node& node) override {
     axis_ = node.attr_int("axis", 0);
     split_from_input_ = node.opset >= 13;
-    if (const Attribute* a = node.attr("split"); a && a->kind == Attribute::Kind::kInts) attr_split_ = Dims(a->ints);
+    if (const Attribute* a = node.attr("split"); a && a->kind == Attribute::Kind::kInts) attr_split_ = to_dims(a->ints);
     num_outputs_attr_ = node.attr_int("num_outputs", 0);
     return OkStatus();
   }
@@ -189,9 +189,9 @@ class SliceKernel final : public Kernel {
   Status init(const Node& node) override {
     from_inputs_ = node.opset >= 10;
     if (!from_inputs_) {
-      starts_ = Dims(node.attr_ints("starts"));
-      ends_ = Dims(node.attr_ints("ends"));
-      axes_ = Dims(node.attr_ints("axes"));
+      starts_ = to_dims(node.attr_ints("starts"));
+      ends_ = to_dims(node.attr_ints("ends"));
+      axes_ = to_dims(node.attr_ints("axes"));
       has_axes_ = node.has_attr("axes");
     }
     return OkStatus();
@@ -313,7 +313,7 @@ class PadKernel final : public Kernel {
     else return InvalidArgument(node.describe(), ": unknown pad mode '", mode, "'");
     from_inputs_ = node.opset >= 11;
     if (!from_inputs_) {
-      pads_ = Dims(node.opset < 2 ? node.attr_ints("paddings") : node.attr_ints("pads"));
+      pads_ = to_dims(node.opset < 2 ? node.attr_ints("paddings") : node.attr_ints("pads"));
       value_ = node.attr_float("value", 0.f);
     }
     return OkStatus();

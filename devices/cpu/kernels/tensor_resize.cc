@@ -354,6 +354,8 @@ class ResizeKernel final : public Kernel {
     attrs_.extrapolation = node.attr_float("extrapolation_value", 0.f);
     if (node.attr_int("antialias", 0) != 0) return Unimplemented(node.describe(), ": antialias is not supported");
     if (node.has_attr("axes")) return Unimplemented(node.describe(), ": the axes attribute is not supported");
+    if (node.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch")
+      return Unimplemented(node.describe(), ": keep_aspect_ratio_policy other than stretch is not supported");
     return OkStatus();
   }
 

@@ -110,7 +110,7 @@ TEST_P(ReduceConformance, MatchesReference) {
 
 std::string case_name(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
 
-INSTANTIATE_TEST_SUITE_P(Node, ReduceConformance, ::testing::ValuesIn(family_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Reduce, ReduceConformance, ::testing::ValuesIn(family_cases()), case_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ReduceConformance);
 
 }  // namespace

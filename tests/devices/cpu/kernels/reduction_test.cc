@@ -202,6 +202,32 @@ TEST(Reduce, Sum_LargeParallelMatchesSerial) {
   EXPECT_NEAR(to_vector<float>(all.outputs[0].tensor())[0], total, 1e-2);
 }
 
+TEST(Reduce, Mean_KeptInnerTiles) {
+  // [2, 3, 2500] over axis 1: kept inner rows wider than one tile, with a tail.
+  std::vector<float> v(2 * 3 * 2500);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 37) % 101);
+  auto r = run_kernel("ReduceMean", {make_tensor<float>({2, 3, 2500}, v)}, 1,
+                      {attr_ints("axes", {1}), attr_int("keepdims", 0)}, 13);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  auto got = to_vector<float>(r.outputs[0].tensor());
+  ASSERT_EQ(got.size(), 5000u);
+  for (size_t o = 0; o < 2; ++o)
+    for (size_t j = 0; j < 2500; ++j) {
+      float s = 0;
+      for (size_t k = 0; k < 3; ++k) s += v[(o * 3 + k) * 2500 + j];
+      ASSERT_NEAR(got[o * 2500 + j], s / 3, 1e-4f) << o << "," << j;
+    }
+}
+
+TEST(ReduceSoftmax, Float16) {
+  Tensor x = make_tensor<Float16>({1, 2}, {Float16(0.0f), Float16(0.0f)});
+  auto r = run_kernel("Softmax", {x}, 1, {}, 13);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  auto v = to_vector<Float16>(r.outputs[0].tensor());
+  EXPECT_FLOAT_EQ(static_cast<float>(v[0]), 0.5f);
+  EXPECT_FLOAT_EQ(static_cast<float>(v[1]), 0.5f);
+}
+
 TEST(Reduce, Max_Opset18AxesInput) {
   auto r = run_kernel("ReduceMax", {x234(), make_tensor<int64_t>({1}, {2})}, 1, {attr_int("keepdims", 0)}, 18);
   ASSERT_TRUE(r.status.ok()) << r.status.to_string();
@@ -210,7 +236,7 @@ TEST(Reduce, Max_Opset18AxesInput) {
 
 // ------------------------------------------------------------------ ArgMax
 
-TEST(ArgMax, KeepDimsDefaultAxis) {
+TEST(ReduceArgMax, KeepDimsDefaultAxis) {
   Tensor x = make_tensor<float>({2, 2}, {2, 1, 3, 10});
   auto r = run_kernel("ArgMax", {x}, 1, {}, 13);
   ASSERT_TRUE(r.status.ok());
@@ -218,7 +244,7 @@ TEST(ArgMax, KeepDimsDefaultAxis) {
   EXPECT_EQ(to_vector<int64_t>(r.outputs[0].tensor()), (std::vector<int64_t>{1, 1}));
 }
 
-TEST(ArgMax, SelectLastIndex_Ties) {
+TEST(ReduceArgMax, SelectLastIndex_Ties) {
   Tensor x = make_tensor<float>({2, 3}, {2, 2, 1, 5, 1, 5});
   auto first = run_kernel("ArgMax", {x}, 1, {attr_int("axis", 1), attr_int("keepdims", 0)}, 13);
   auto last = run_kernel("ArgMax", {x}, 1, {attr_int("axis", 1), attr_int("keepdims", 0), attr_int("select_last_index", 1)}, 13);
@@ -227,7 +253,7 @@ TEST(ArgMax, SelectLastIndex_Ties) {
   EXPECT_EQ(to_vector<int64_t>(last.outputs[0].tensor()), (std::vector<int64_t>{1, 2}));
 }
 
-TEST(ArgMin, NegativeAxisInt32) {
+TEST(ReduceArgMin, NegativeAxisInt32) {
   Tensor x = make_tensor<int32_t>({2, 3}, {4, -2, 7, 0, 9, -8});
   auto r = run_kernel("ArgMin", {x}, 1, {attr_int("axis", -1)}, 13);
   ASSERT_TRUE(r.status.ok());
@@ -235,14 +261,14 @@ TEST(ArgMin, NegativeAxisInt32) {
   EXPECT_EQ(to_vector<int64_t>(r.outputs[0].tensor()), (std::vector<int64_t>{1, 2}));
 }
 
-TEST(ArgMax, AxisOutOfRange) {
+TEST(ReduceArgMax, AxisOutOfRange) {
   auto r = run_kernel("ArgMax", {x234()}, 1, {attr_int("axis", 3)}, 13);
   EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
 }
 
 // ----------------------------------------------------------------- Softmax
 
-TEST(Softmax, LastAxis) {
+TEST(ReduceSoftmax, LastAxis) {
   Tensor x = make_tensor<float>({2, 3}, {1, 2, 3, 1, 2, 3});
   auto r = run_kernel("Softmax", {x}, 1, {}, 13);
   ASSERT_TRUE(r.status.ok());
@@ -250,7 +276,7 @@ TEST(Softmax, LastAxis) {
               {0.09003057f, 0.24472846f, 0.66524094f, 0.09003057f, 0.24472846f, 0.66524094f});
 }
 
-TEST(Softmax, LogSoftmaxAxis0) {
+TEST(ReduceSoftmax, LogSoftmaxAxis0) {
   Tensor x = make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
   auto r = run_kernel("LogSoftmax", {x}, 1, {attr_int("axis", 0)}, 13);
   ASSERT_TRUE(r.status.ok());
@@ -258,7 +284,7 @@ TEST(Softmax, LogSoftmaxAxis0) {
               {-3.0485873f, -3.0485873f, -3.0485873f, -0.0485873f, -0.0485873f, -0.0485873f});
 }
 
-TEST(Softmax, Opset11CoercesTo2D) {
+TEST(ReduceSoftmax, Opset11CoercesTo2D) {
   // axis=1 on [1, 2, 2]: one softmax over all 4 elements.
   Tensor x = make_tensor<float>({1, 2, 2}, {0, 0, 0, 0});
   auto r = run_kernel("Softmax", {x}, 1, {attr_int("axis", 1)}, 11);
@@ -269,21 +295,21 @@ TEST(Softmax, Opset11CoercesTo2D) {
   expect_near(to_vector<float>(r13.outputs[0].tensor()), {0.5f, 0.5f, 0.5f, 0.5f});
 }
 
-TEST(Softmax, LargeNumbers) {
+TEST(ReduceSoftmax, LargeNumbers) {
   Tensor x = make_tensor<float>({1, 2}, {10000, 10000});
   auto r = run_kernel("Softmax", {x}, 1, {}, 13);
   ASSERT_TRUE(r.status.ok());
   expect_near(to_vector<float>(r.outputs[0].tensor()), {0.5f, 0.5f});
 }
 
-TEST(Softmax, AxisOutOfRange) {
+TEST(ReduceSoftmax, AxisOutOfRange) {
   auto r = run_kernel("Softmax", {x234()}, 1, {attr_int("axis", 3)}, 13);
   EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
   r = run_kernel("LogSoftmax", {x234()}, 1, {attr_int("axis", -4)}, 13);
   EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
 }
 
-TEST(Hardmax, FirstMaximumAlongMiddleAxis) {
+TEST(ReduceHardmax, FirstMaximumAlongMiddleAxis) {
   Tensor x = make_tensor<float>({1, 3, 2}, {1, 5, 3, 5, 3, 0});
   auto r = run_kernel("Hardmax", {x}, 1, {attr_int("axis", 1)}, 13);
   ASSERT_TRUE(r.status.ok());
@@ -292,7 +318,7 @@ TEST(Hardmax, FirstMaximumAlongMiddleAxis) {
 
 // ------------------------------------------------------------------ CumSum
 
-TEST(CumSum, ExclusiveReverse) {
+TEST(ReduceCumSum, ExclusiveReverse) {
   Tensor x = make_tensor<double>({5}, {1, 2, 3, 4, 5});
   Tensor axis = make_tensor<int32_t>({}, {0});
   auto plain = run_kernel("CumSum", {x, axis}, 1, {}, 14);
@@ -306,21 +332,21 @@ TEST(CumSum, ExclusiveReverse) {
   EXPECT_EQ(to_vector<double>(both.outputs[0].tensor()), (std::vector<double>{14, 12, 9, 5, 0}));
 }
 
-TEST(CumSum, Axis0Of2D) {
+TEST(ReduceCumSum, Axis0Of2D) {
   Tensor x = make_tensor<int64_t>({2, 3}, {1, 2, 3, 4, 5, 6});
   auto r = run_kernel("CumSum", {x, make_tensor<int64_t>({1}, {-2})}, 1, {}, 14);
   ASSERT_TRUE(r.status.ok()) << r.status.to_string();
   EXPECT_EQ(to_vector<int64_t>(r.outputs[0].tensor()), (std::vector<int64_t>{1, 2, 3, 5, 7, 9}));
 }
 
-TEST(CumSum, AxisOutOfRange) {
+TEST(ReduceCumSum, AxisOutOfRange) {
   auto r = run_kernel("CumSum", {x234(), make_tensor<int64_t>({}, {3})}, 1, {}, 14);
   EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
 }
 
 // -------------------------------------------------------------------- TopK
 
-TEST(TopK, LargestStableTies) {
+TEST(ReduceTopK, LargestStableTies) {
   Tensor x = make_tensor<float>({2, 4}, {1, 3, 3, 2, 5, 5, 5, 0});
   auto r = run_kernel("TopK", {x, make_tensor<int64_t>({1}, {3})}, 2, {}, 11);
   ASSERT_TRUE(r.status.ok()) << r.status.to_string();
@@ -328,7 +354,7 @@ TEST(TopK, LargestStableTies) {
   EXPECT_EQ(to_vector<int64_t>(r.outputs[1].tensor()), (std::vector<int64_t>{1, 2, 3, 0, 1, 2}));
 }
 
-TEST(TopK, SmallestAxis0) {
+TEST(ReduceTopK, SmallestAxis0) {
   Tensor x = make_tensor<int32_t>({3, 2}, {4, 1, 2, 1, 9, 0});
   auto r = run_kernel("TopK", {x, make_tensor<int64_t>({1}, {2})}, 2, {attr_int("axis", 0), attr_int("largest", 0)}, 11);
   ASSERT_TRUE(r.status.ok()) << r.status.to_string();
@@ -337,7 +363,7 @@ TEST(TopK, SmallestAxis0) {
   EXPECT_EQ(to_vector<int64_t>(r.outputs[1].tensor()), (std::vector<int64_t>{1, 2, 0, 0}));
 }
 
-TEST(TopK, Opset1AttributeK) {
+TEST(ReduceTopK, Opset1AttributeK) {
   Tensor x = make_tensor<float>({3}, {1, 7, 4});
   auto r = run_kernel("TopK", {x}, 2, {attr_int("k", 1)}, 1);
   ASSERT_TRUE(r.status.ok()) << r.status.to_string();
@@ -345,7 +371,7 @@ TEST(TopK, Opset1AttributeK) {
   EXPECT_EQ(to_vector<int64_t>(r.outputs[1].tensor()), (std::vector<int64_t>{1}));
 }
 
-TEST(TopK, KTooLarge) {
+TEST(ReduceTopK, KTooLarge) {
   Tensor x = make_tensor<float>({3}, {1, 7, 4});
   auto r = run_kernel("TopK", {x, make_tensor<int64_t>({1}, {4})}, 2, {}, 11);
   EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);

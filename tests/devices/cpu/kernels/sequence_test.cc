@@ -203,6 +203,21 @@ TEST(Sequence, SplitToSequence_Strings) {
   EXPECT_EQ(to_vector<std::string>(items[1]), (std::vector<std::string>{"ccc"}));
 }
 
+TEST(Sequence, SplitToSequence_EmptyAxisGivesEmptySequence) {
+  auto run = run_kernel("SplitToSequence", {make_tensor<float>({0, 2}, {})}, 1);
+  ASSERT_TRUE(run.status.ok()) << run.status.to_string();
+  EXPECT_TRUE(run.outputs[0].sequence()->items.empty());
+  EXPECT_EQ(run.outputs[0].sequence()->elem, DataType::kFloat);
+}
+
+TEST(Sequence, ConcatFromSequence_Strings) {
+  RuntimeValue seq = make_seq({make_tensor<std::string>({1}, {"x"}), make_tensor<std::string>({2}, {"y", "z"})},
+                              DataType::kString);
+  auto run = run_kernel("ConcatFromSequence", {seq}, 1, {attr_int("axis", 0)});
+  ASSERT_TRUE(run.status.ok()) << run.status.to_string();
+  EXPECT_EQ(to_vector<std::string>(run.outputs[0].tensor()), (std::vector<std::string>{"x", "y", "z"}));
+}
+
 TEST(Sequence, SplitToSequence_Errors) {
   EXPECT_EQ(run_kernel("SplitToSequence", {x23(), make_tensor<int64_t>({2}, {1, 1})}, 1, {attr_int("axis", 1)}).status.code(),
             StatusCode::kInvalidArgument);  // sums to 2, not 3

@@ -2,6 +2,7 @@
 // Expected values are small hand-computed (or numpy-checked) arrays.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -500,6 +501,138 @@ TEST(TensorOps, Upsample_NearestRepeats) {
   EXPECT_OK(r);
   EXPECT_EQ(out0(r).dims(), (Dims{2, 4}));
   EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{1, 1, 2, 2, 1, 1, 2, 2}));
+}
+
+// --- robustness --------------------------------------------------------------
+
+// Random shapes, indices, axes and shape inputs (many of them invalid) must
+// produce a status, never a crash or an out-of-bounds access (run under ASan).
+TEST(TensorOps, RandomBadInputs_NeverCrash) {
+  std::mt19937 rng(1234);
+  auto rnd = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto rand_dims = [&](int max_rank) {
+    Dims d;
+    int r = rnd(0, max_rank);
+    for (int i = 0; i < r; ++i) d.push_back(rnd(0, 3));
+    return d;
+  };
+  auto rand_f = [&](const Dims& d) {
+    std::vector<float> v(static_cast<size_t>(d.numel()));
+    for (auto& x : v) x = float(rnd(-3, 3));
+    return f32(d, v);
+  };
+  auto rand_i = [&](const Dims& d, int lo, int hi) {
+    std::vector<int64_t> v(static_cast<size_t>(d.numel()));
+    for (auto& x : v) x = rnd(lo, hi);
+    return i64(d, v);
+  };
+  auto rand_list = [&](int max_len, int lo, int hi) { return rand_i(Dims{rnd(0, max_len)}, lo, hi); };
+  const std::vector<std::string> modes{"constant", "reflect", "edge", "wrap"};
+  const std::vector<std::string> rmodes{"nearest", "linear", "cubic"};
+  const std::vector<std::string> coords{"half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel",
+                                        "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+  int ok_count = 0;
+  for (int it = 0; it < 3000; ++it) {
+    Tensor x = rand_f(rand_dims(4));
+    Attribute axis = attr_int("axis", rnd(-5, 5));
+    testing::KernelRun r;
+    switch (it % 26) {
+      case 0: r = run_kernel("Gather", {x, rand_i(rand_dims(2), -4, 4)}, 1, {axis}); break;
+      case 1: r = run_kernel("GatherElements", {x, rand_i(rand_dims(4), -4, 4)}, 1, {axis}); break;
+      case 2: r = run_kernel("GatherND", {x, rand_i(rand_dims(3), -4, 4)}, 1, {attr_int("batch_dims", rnd(0, 2))}); break;
+      case 3: {
+        Tensor ind = rand_i(rand_dims(4), -4, 4);
+        r = run_kernel("ScatterElements", {x, ind, rand_f(rnd(0, 1) ? ind.dims() : rand_dims(4))}, 1,
+                       {axis, attr_string("reduction", rnd(0, 1) ? "add" : "none")}, 16);
+        break;
+      }
+      case 4: r = run_kernel("ScatterND", {x, rand_i(rand_dims(3), -4, 4), rand_f(rand_dims(3))}, 1); break;
+      case 5: r = run_kernel("Reshape", {x, rand_list(4, -2, 4)}, 1, {attr_int("allowzero", rnd(0, 1))}, 14); break;
+      case 6: r = run_kernel("Expand", {x, rand_list(4, -1, 4)}, 1); break;
+      case 7: r = run_kernel("Tile", {x, rand_list(4, -1, 3)}, 1); break;
+      case 8: {
+        int n = rnd(0, 3);
+        r = run_kernel("Slice", {x, rand_i(Dims{n}, -6, 6), rand_i(Dims{n}, -6, 6), rand_i(Dims{n}, -5, 5),
+                                 rand_i(Dims{n}, -3, 3)}, 1);
+        break;
+      }
+      case 9: r = run_kernel("Pad", {x, rand_list(8, -3, 4)}, 1, {attr_string("mode", modes[rnd(0, 3)])}, 19); break;
+      case 10: r = run_kernel("Squeeze", {x, rand_list(3, -5, 5)}, 1); break;
+      case 11: r = run_kernel("Unsqueeze", {x, rand_list(3, -6, 6)}, 1); break;
+      case 12: r = run_kernel("Split", {x, rand_list(3, -1, 4)}, rnd(1, 3), {axis}); break;
+      case 13: r = run_kernel("Concat", {x, rand_f(rand_dims(4))}, 1, {axis}); break;
+      case 14: r = run_kernel("Transpose", {x}, 1, {attr_ints("perm", to_vector<int64_t>(rand_list(4, -1, 4)))}); break;
+      case 15: r = run_kernel("OneHot", {rand_i(rand_dims(3), -5, 5), rand_f(Dims{}), f32(Dims{2}, {0, 1})}, 1, {axis}, 11); break;
+      case 16: {
+        Dims cd{rnd(0, 5)};
+        std::vector<bool> c(static_cast<size_t>(cd[0]));
+        for (size_t i = 0; i < c.size(); ++i) c[i] = rnd(0, 1);
+        Tensor ct = Tensor::host(DataType::kBool, cd).value();
+        for (size_t i = 0; i < c.size(); ++i) ct.data<bool>()[i] = c[i];
+        r = run_kernel("Compress", {x, ct}, 1, rnd(0, 1) ? std::vector<Attribute>{axis} : std::vector<Attribute>{});
+        break;
+      }
+      case 17: r = run_kernel("Unique", {x}, 4, rnd(0, 1) ? std::vector<Attribute>{axis} : std::vector<Attribute>{}); break;
+      case 18: r = run_kernel("Trilu", {x, rand_i(Dims{}, -4, 4)}, 1, {attr_int("upper", rnd(0, 1))}); break;
+      case 19: r = run_kernel("DepthToSpace", {x}, 1, {attr_int("blocksize", rnd(1, 2))}); break;
+      case 20: r = run_kernel("SpaceToDepth", {x}, 1, {attr_int("blocksize", rnd(1, 2))}); break;
+      case 21: r = run_kernel("ReverseSequence", {x, rand_list(3, -1, 4)}, 1, {attr_int("batch_axis", 0), attr_int("time_axis", 1)}); break;
+      case 22: r = run_kernel("Flatten", {x}, 1, {axis}); break;
+      case 23: {
+        std::vector<float> sc(static_cast<size_t>(rnd(0, 4)));
+        for (auto& s : sc) s = float(rnd(0, 8)) / 4.f;
+        std::vector<float> roi(x.rank() * 2);
+        for (auto& v : roi) v = float(rnd(-2, 6)) / 4.f;
+        r = run_kernel("Resize", {x, f32(Dims{int64_t(roi.size())}, roi), f32(Dims{int64_t(sc.size())}, sc)}, 1,
+                       {attr_string("mode", rmodes[rnd(0, 2)]), attr_string("coordinate_transformation_mode", coords[rnd(0, 5)]),
+                        attr_int("exclude_outside", rnd(0, 1))}, 13);
+        break;
+      }
+      case 24: r = run_kernel("Range", {f32(Dims{}, {float(rnd(-5, 5))}), f32(Dims{}, {float(rnd(-5, 5))}), f32(Dims{}, {float(rnd(-2, 2))})}, 1); break;
+      case 25: r = run_kernel("NonZero", {x}, 1); break;
+    }
+    if (r.status.ok()) ++ok_count;
+  }
+  EXPECT_GT(ok_count, 100);  // a fair share of the random cases are valid and run
+}
+
+TEST(TensorOps, StringTensors_MoveThroughEveryCopyPath) {
+  Tensor s = strs(Dims{2, 2}, {"aa", "bb", "cc", "dd"});
+  auto sl = run_kernel("Slice", {s, i64v({1}), i64v({-3}), i64v({1}), i64v({-1})}, 1);
+  EXPECT_OK(sl);
+  EXPECT_EQ(to_vector<std::string>(out0(sl)), (std::vector<std::string>{"bb", "aa", "dd", "cc"}));
+  auto ex = run_kernel("Expand", {strs(Dims{1}, {"q"}), i64v({3})}, 1);
+  EXPECT_OK(ex);
+  EXPECT_EQ(to_vector<std::string>(out0(ex)), (std::vector<std::string>{"q", "q", "q"}));
+  auto pad = run_kernel("Pad", {strs(Dims{2}, {"a", "b"}), i64v({1, 1}), strs(Dims{}, {"-"})}, 1);
+  EXPECT_OK(pad);
+  EXPECT_EQ(to_vector<std::string>(out0(pad)), (std::vector<std::string>{"-", "a", "b", "-"}));
+  auto tile = run_kernel("Tile", {strs(Dims{2}, {"a", "b"}), i64v({2})}, 1);
+  EXPECT_OK(tile);
+  EXPECT_EQ(to_vector<std::string>(out0(tile)), (std::vector<std::string>{"a", "b", "a", "b"}));
+  auto un = run_kernel("Unique", {strs(Dims{4}, {"b", "a", "b", "c"})}, 1);
+  EXPECT_OK(un);
+  EXPECT_EQ(to_vector<std::string>(out0(un)), (std::vector<std::string>{"a", "b", "c"}));
+  auto sp = run_kernel("Split", {s, i64v({1, 1})}, 2, {attr_int("axis", 1)});
+  EXPECT_OK(sp);
+  EXPECT_EQ(to_vector<std::string>(sp.outputs[1].tensor()), (std::vector<std::string>{"bb", "dd"}));
+}
+
+TEST(TensorOps, LargeTranspose_UsesParallelPathCorrectly) {
+  const int64_t n = 300, m = 500;
+  std::vector<float> v(static_cast<size_t>(n * m));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = float(i);
+  auto r = run_kernel("Transpose", {f32(Dims{n, m}, v)}, 1);
+  EXPECT_OK(r);
+  const float* o = out0(r).data<float>();
+  bool all = true;
+  for (int64_t i = 0; i < m && all; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      if (o[i * n + j] != v[static_cast<size_t>(j * m + i)]) {
+        all = false;
+        break;
+      }
+  EXPECT_TRUE(all);
 }
 
 }  // namespace

@@ -1,0 +1,363 @@
+// CPU image kernels: GridSample.
+//
+// GridSample (opset 16; also serves opset 20+ for 4-D inputs) follows the
+// ONNX reference implementation (onnx/reference/ops/op_grid_sample.py), which
+// matches onnxruntime:
+//   1. the normalized grid coordinate is denormalized (align_corners picks
+//      the [0, d-1] or [-0.5, d-0.5] mapping);
+//   2. nearest mode rounds it half-to-even (std::nearbyint);
+//   3. a coordinate outside the border range is clamped to [0, d-1]
+//      (border) or reflected into the range (reflection);
+//   4. the interpolation taps (1, 2 or 4 per axis) are read with the padding
+//      mode applied to each tap index: zero outside (zeros), clamped
+//      (border) or reflected (reflection).
+// Interpolation is separable: along x for each tap row, then along y.
+// Bicubic uses Keys' kernel with alpha = -0.75.
+//
+// Beyond the reference (which raises or divides by zero there):
+//   - a NaN grid coordinate yields NaN;
+//   - an infinite coordinate reads zeros (zeros padding), clamps (border)
+//     or yields NaN (reflection);
+//   - reflection on an axis of length 1 with align_corners=1 maps to 0;
+//   - an empty spatial input gives zeros with zeros padding and is an
+//     InvalidArgument error otherwise.
+//
+// Thread-safety: compute() is const and uses only attributes parsed in init().
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "devices/cpu/cpu_kernels.h"
+#include "devices/kernel.h"
+
+namespace sy {
+namespace {
+
+enum class SampleMode { kLinear, kNearest, kCubic };
+enum class PaddingMode { kZeros, kBorder, kReflection };
+
+// Arithmetic type: double for double tensors, float otherwise.
+template <typename T>
+using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+// Reflects x into [lo, hi] as the reference's _gs_reflect does. Computed in
+// double. Non-finite input gives NaN; an empty range gives lo.
+inline double reflect(double x, double lo, double hi) {
+  if (!std::isfinite(x)) return std::numeric_limits<double>::quiet_NaN();
+  const double range = hi - lo;
+  if (!(range > 0)) return lo;
+  double fx = x;
+  if (x < lo) {
+    const double dx = lo - x;
+    const double n = std::floor(dx / range);
+    const double r = dx - n * range;
+    fx = std::fmod(n, 2.0) == 0 ? lo + r : hi - r;
+  } else if (x > hi) {
+    const double dx = x - hi;
+    const double n = std::floor(dx / range);
+    const double r = dx - n * range;
+    fx = std::fmod(n, 2.0) == 0 ? hi - r : lo + r;
+  } else {
+    return x;
+  }
+  return std::clamp(fx, lo, hi);  // guards rounding for huge |x|
+}
+
+// Converts a finite coordinate to an integer index, saturating far outside
+// any real tensor extent so that tap arithmetic cannot overflow.
+template <typename A>
+inline int64_t to_index(A v) {
+  constexpr int64_t kLim = int64_t{1} << 40;
+  if (v <= static_cast<A>(-kLim)) return -kLim;
+  if (v >= static_cast<A>(kLim)) return kLim;
+  return static_cast<int64_t>(v);
+}
+
+// One axis of the padding geometry.
+struct Axis {
+  int64_t size = 0;
+  double lo = 0, hi = 0;  // border range of the coordinate
+
+  Axis(int64_t d, bool align_corners) : size(d) {
+    lo = align_corners ? 0.0 : -0.5;
+    hi = align_corners ? static_cast<double>(d) - 1.0 : static_cast<double>(d) - 0.5;
+  }
+
+  // Denormalizes, rounds (nearest) and pads a grid coordinate.
+  template <typename A>
+  A coordinate(A g, bool align_corners, SampleMode mode, PaddingMode pad) const {
+    const A d = static_cast<A>(size);
+    A x = align_corners ? (g + A(1)) / A(2) * (d - A(1)) : ((g + A(1)) * d - A(1)) / A(2);
+    if (mode == SampleMode::kNearest) x = std::nearbyint(x);
+    if (x < static_cast<A>(lo) || x > static_cast<A>(hi)) {
+      if (pad == PaddingMode::kBorder)
+        x = std::clamp(x, A(0), d - A(1));
+      else if (pad == PaddingMode::kReflection)
+        x = static_cast<A>(reflect(static_cast<double>(x), lo, hi));
+    }
+    return x;
+  }
+
+  // The element index read for tap index i, or -1 for a zero (zeros padding).
+  int64_t tap(int64_t i, PaddingMode pad) const {
+    if (i >= 0 && i < size) return i;
+    switch (pad) {
+      case PaddingMode::kZeros:
+        return -1;
+      case PaddingMode::kBorder:
+        return std::clamp<int64_t>(i, 0, size - 1);
+      case PaddingMode::kReflection: {
+        double r = reflect(static_cast<double>(i), lo, hi);
+        if (std::isnan(r)) return -1;
+        return std::clamp<int64_t>(static_cast<int64_t>(r), 0, size - 1);
+      }
+    }
+    return -1;
+  }
+};
+
+template <typename A>
+inline void cubic_coeffs(A t, A* c) {
+  constexpr A kA = A(-0.75);
+  const A x = std::abs(t);
+  const A x1 = x + A(1), y = A(1) - x, y1 = A(2) - x;
+  c[0] = ((kA * x1 - A(5) * kA) * x1 + A(8) * kA) * x1 - A(4) * kA;
+  c[1] = ((kA + A(2)) * x - (kA + A(3))) * x * x + A(1);
+  c[2] = ((kA + A(2)) * y - (kA + A(3))) * y * y + A(1);
+  c[3] = ((kA * y1 - A(5) * kA) * y1 + A(8) * kA) * y1 - A(4) * kA;
+}
+
+// Tap indices (-1 = zero) and weights along one axis for coordinate x.
+// Returns false when x is NaN (the sample is NaN).
+template <typename A>
+inline bool axis_taps(const Axis& ax, A x, SampleMode mode, PaddingMode pad, int64_t* idx, A* w) {
+  if (std::isnan(x)) return false;
+  if (std::isinf(x)) {
+    // Only reachable with zeros padding (border clamps, reflection gives
+    // NaN): every tap lies outside the input.
+    for (int k = 0; k < 4; ++k) {
+      idx[k] = -1;
+      w[k] = A(0);
+    }
+    return true;
+  }
+  switch (mode) {
+    case SampleMode::kNearest:
+      idx[0] = ax.tap(to_index(x), pad);
+      w[0] = A(1);
+      break;
+    case SampleMode::kLinear: {
+      const A f = std::floor(x);
+      const int64_t i0 = to_index(f);
+      const A t = x - f;
+      idx[0] = ax.tap(i0, pad);
+      idx[1] = ax.tap(i0 + 1, pad);
+      w[0] = A(1) - t;
+      w[1] = t;
+      break;
+    }
+    case SampleMode::kCubic: {
+      const A f = std::floor(x);
+      const int64_t i0 = to_index(f);
+      cubic_coeffs(x - f, w);
+      for (int k = 0; k < 4; ++k) idx[k] = ax.tap(i0 - 1 + k, pad);
+      break;
+    }
+  }
+  return true;
+}
+
+template <typename T>
+inline T from_acc(Acc<T> v) {
+  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>)
+    return T(static_cast<float>(v));
+  else
+    return static_cast<T>(v);
+}
+
+template <typename T>
+inline Acc<T> to_acc(T v) {
+  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>)
+    return static_cast<float>(v);
+  else
+    return static_cast<Acc<T>>(v);
+}
+
+// Calls f(T{}) for the floating-point element types.
+template <typename F>
+bool visit_float(DataType t, F&& f) {
+  switch (t) {
+    case DataType::kFloat: f(float{}); return true;
+    case DataType::kDouble: f(double{}); return true;
+    case DataType::kFloat16: f(Float16{}); return true;
+    case DataType::kBFloat16: f(BFloat16{}); return true;
+    default: return false;
+  }
+}
+
+class GridSampleKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    align_corners_ = node.attr_int("align_corners", 0) != 0;
+    const bool v20 = node.opset >= 20;
+    const std::string mode = node.attr_string("mode", v20 ? "linear" : "bilinear");
+    if (mode == (v20 ? "linear" : "bilinear")) {
+      mode_ = SampleMode::kLinear;
+    } else if (mode == "nearest") {
+      mode_ = SampleMode::kNearest;
+    } else if (mode == (v20 ? "cubic" : "bicubic")) {
+      mode_ = SampleMode::kCubic;
+    } else {
+      return InvalidArgument(node.describe(), ": unknown mode '", mode, "' (expected ",
+                             v20 ? "linear, nearest or cubic" : "bilinear, nearest or bicubic", ")");
+    }
+    const std::string pad = node.attr_string("padding_mode", "zeros");
+    if (pad == "zeros") {
+      pad_ = PaddingMode::kZeros;
+    } else if (pad == "border") {
+      pad_ = PaddingMode::kBorder;
+    } else if (pad == "reflection") {
+      pad_ = PaddingMode::kReflection;
+    } else {
+      return InvalidArgument(node.describe(), ": unknown padding_mode '", pad,
+                             "' (expected zeros, border or reflection)");
+    }
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Node& node = ctx.node();
+    for (size_t i = 0; i < 2; ++i)
+      if (!ctx.has_input(i) || !ctx.input(i).defined())
+        return InvalidArgument(node.describe(), ": input ", i, i == 0 ? " (X)" : " (grid)", " must be a tensor");
+    const Tensor& x = ctx.input(0);
+    const Tensor& grid = ctx.input(1);
+    if (x.rank() != 4) {
+      if (node.opset >= 20 && x.rank() >= 3)
+        return Unimplemented(node.describe(), ": only 4-D input (N,C,H,W) is supported, got ", x.describe());
+      return InvalidArgument(node.describe(), ": X must be 4-D (N,C,H,W), got ", x.describe());
+    }
+    if (grid.rank() != 4 || grid.dim(3) != 2)
+      return InvalidArgument(node.describe(), ": grid must have shape (N,H_out,W_out,2), got ", grid.describe());
+    if (grid.dim(0) != x.dim(0))
+      return InvalidArgument(node.describe(), ": batch sizes of X (", x.dim(0), ") and grid (", grid.dim(0),
+                             ") differ");
+    const DataType gt = grid.dtype();
+    if (gt != DataType::kFloat && gt != DataType::kDouble && gt != DataType::kFloat16 && gt != DataType::kBFloat16)
+      return InvalidArgument(node.describe(), ": grid must be a floating-point tensor, got ", dtype_name(gt));
+
+    Status st;
+    const bool known = visit_float(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      st = run<T>(ctx, x, grid);
+    });
+    if (!known)
+      return Unimplemented(node.describe(), ": element type ", dtype_name(x.dtype()),
+                           " is not supported (supported: float32, float64, float16, bfloat16)");
+    return st;
+  }
+
+ private:
+  template <typename T>
+  Status run(KernelContext& ctx, const Tensor& x, const Tensor& grid) const {
+    using A = Acc<T>;
+    const int64_t n_batch = x.dim(0), channels = x.dim(1), h_in = x.dim(2), w_in = x.dim(3);
+    const int64_t h_out = grid.dim(1), w_out = grid.dim(2);
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), Dims{n_batch, channels, h_out, w_out}));
+    T* po = out->data<T>();
+    const int64_t total = out->numel();
+    if (total == 0) return OkStatus();
+    if (h_in == 0 || w_in == 0) {
+      if (pad_ != PaddingMode::kZeros)
+        return InvalidArgument(ctx.node().describe(), ": cannot sample an empty input ", x.describe(),
+                               " with border or reflection padding");
+      std::fill(po, po + total, from_acc<T>(A(0)));
+      return OkStatus();
+    }
+
+    // The grid as arithmetic-type values.
+    std::vector<A> g(static_cast<size_t>(grid.numel()));
+    visit_float(grid.dtype(), [&](auto gtag) {
+      using G = decltype(gtag);
+      const G* pg = grid.data<G>();
+      for (size_t i = 0; i < g.size(); ++i) g[i] = static_cast<A>(to_acc<G>(pg[i]));
+    });
+
+    const T* px = x.data<T>();
+    const Axis ax_w(w_in, align_corners_), ax_h(h_in, align_corners_);
+    const int64_t pixels = h_out * w_out;
+    const int64_t plane_in = h_in * w_in;
+    const int ntaps = mode_ == SampleMode::kNearest ? 1 : mode_ == SampleMode::kLinear ? 2 : 4;
+
+    auto body = [&](int64_t begin, int64_t end) {
+      int64_t xi[4], yi[4];
+      A wx[4], wy[4];
+      for (int64_t q = begin; q < end; ++q) {  // q = n * pixels + p
+        const int64_t n = q / pixels, p = q % pixels;
+        const A gx = g[static_cast<size_t>(2 * q)], gy = g[static_cast<size_t>(2 * q + 1)];
+        const A cx = ax_w.coordinate(gx, align_corners_, mode_, pad_);
+        const A cy = ax_h.coordinate(gy, align_corners_, mode_, pad_);
+        const bool ok = axis_taps(ax_w, cx, mode_, pad_, xi, wx) && axis_taps(ax_h, cy, mode_, pad_, yi, wy);
+        T* dst = po + n * channels * pixels + p;
+        const T* src_n = px + n * channels * plane_in;
+        for (int64_t c = 0; c < channels; ++c) {
+          A v;
+          if (!ok) {
+            v = std::numeric_limits<A>::quiet_NaN();
+          } else {
+            const T* src = src_n + c * plane_in;
+            v = A(0);
+            for (int j = 0; j < ntaps; ++j) {
+              A row = A(0);
+              if (yi[j] >= 0) {
+                const T* r = src + yi[j] * w_in;
+                for (int i = 0; i < ntaps; ++i)
+                  if (xi[i] >= 0) row += wx[i] * to_acc<T>(r[xi[i]]);
+              }
+              v += wy[j] * row;
+            }
+          }
+          dst[c * pixels] = from_acc<T>(v);
+        }
+      }
+    };
+
+    const int64_t points = n_batch * pixels;
+    const int64_t work = total * ntaps * ntaps;
+    if (work <= (int64_t{1} << 16) || points < 2) {
+      body(0, points);
+    } else {
+      const int64_t per_point = std::max<int64_t>(1, channels * ntaps * ntaps);
+      const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 14) / per_point);
+      tbb::parallel_for(tbb::blocked_range<int64_t>(0, points, static_cast<size_t>(grain)),
+                        [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); });
+    }
+    return OkStatus();
+  }
+
+  bool align_corners_ = false;
+  SampleMode mode_ = SampleMode::kLinear;
+  PaddingMode pad_ = PaddingMode::kZeros;
+};
+
+}  // namespace
+
+void register_cpu_image_kernels(KernelRegistry& r) {
+  KernelDef d;
+  d.op = "GridSample";
+  d.since_version = 16;
+  d.device = DeviceKind::kCpu;
+  d.types = {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16};
+  d.factory = &make_kernel<GridSampleKernel>;
+  r.add(std::move(d));
+}
+
+}  // namespace sy

@@ -1,0 +1,99 @@
+#include "ir/onnx_loader.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/executor/model_builder.h"
+
+namespace sy {
+namespace {
+
+using testing::GraphBuilder;
+constexpr int kF = onnx::TensorProto::FLOAT;
+constexpr int kB = onnx::TensorProto::BOOL;
+
+TEST(OnnxLoader, OuterScopeReference_BecomesCaptureAndImplicitInput) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("cond", kB, {}).input("x", kF, {2}).output("y", kF, {2});
+  g.node("Neg", {"x"}, {"nx"});
+  auto* iff = g.node("If", {"cond"}, {"y"});
+  auto then_b = GraphBuilder::subgraph(iff, "then_branch", "then");
+  then_b.node("Identity", {"nx"}, {"t"});  // reads the outer value nx
+  then_b.output("t", kF, {2});
+  auto else_b = GraphBuilder::subgraph(iff, "else_branch", "else");
+  else_b.node("Identity", {"x"}, {"e"});
+  else_b.output("e", kF, {2});
+  auto model = testing::load_model(m);
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  const Graph& main = *(*model)->graph;
+  const Node& if_node = main.node(1);
+  ASSERT_EQ(if_node.op_type, "If");
+  // Both captured values are implicit inputs of the If, so it waits for Neg.
+  EXPECT_EQ(if_node.implicit_inputs.size(), 2u);
+  const Graph* then_g = if_node.attr_graph("then_branch");
+  ASSERT_EQ(then_g->captures().size(), 1u);
+  const ValueInfo& cap = then_g->value(then_g->captures()[0]);
+  EXPECT_EQ(cap.name, "nx");
+  EXPECT_EQ(main.value(cap.outer).name, "nx");
+  EXPECT_EQ(main.topo_order(), (std::vector<NodeId>{0, 1}));
+}
+
+TEST(OnnxLoader, NodesOutOfOrder_AreSortedTopologically) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {1}).output("y", kF, {1});
+  g.node("Neg", {"t"}, {"y"});  // consumes t before its producer appears
+  g.node("Abs", {"x"}, {"t"});
+  onnx::ModelProto copy = m;
+  LoadOptions opt;
+  opt.run_onnx_checker = false;  // the checker insists on file order; we do not
+  auto model = OnnxLoader(opt).load_proto(copy, "test", "");
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  EXPECT_EQ((*model)->graph->topo_order(), (std::vector<NodeId>{1, 0}));
+}
+
+TEST(OnnxLoader, Cycle_IsReportedWithANode) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {1}).output("y", kF, {1});
+  g.node("Add", {"x", "b"}, {"a"});
+  g.node("Neg", {"a"}, {"b"});
+  g.node("Identity", {"a"}, {"y"});
+  LoadOptions opt;
+  opt.run_onnx_checker = false;
+  auto model = OnnxLoader(opt).load_proto(m, "cyc.onnx", "");
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.status().message().find("cycle"), std::string::npos) << model.status().message();
+  EXPECT_NE(model.status().message().find("cyc.onnx"), std::string::npos);
+}
+
+TEST(OnnxLoader, TwoProducers_IsAnError) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {1}).output("y", kF, {1});
+  g.node("Neg", {"x"}, {"y"});
+  g.node("Abs", {"x"}, {"y"});
+  auto model = testing::load_model(m);
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.status().message().find("already produced"), std::string::npos);
+}
+
+TEST(OnnxLoader, InitializerSizeMismatch_NamesTheTensor) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {2}).output("y", kF, {2});
+  g.init_float("w", {2}, {1.0f});  // two elements declared, one given
+  g.node("Add", {"x", "w"}, {"y"});
+  auto model = testing::load_model(m);
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.status().message().find("'w'"), std::string::npos) << model.status().message();
+}
+
+TEST(OnnxLoader, NotAProtobuf_IsAClearError) {
+  auto model = OnnxLoader().load_bytes(std::string("\xff\xff\xff\xff garbage", 12), "junk.onnx", "");
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.status().message().find("not a valid ONNX protobuf"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sy
