@@ -51,8 +51,11 @@ struct KernelRun {
 
 // Builds a node of `op` (opset `opset`) with `attrs`, finds its CPU kernel in
 // the builtin registry, and runs it on `inputs` (a none value = omitted input).
+// With `match_input_type` false the kernel is looked up without filtering on
+// the first input's type, so the kernel's own compute-time checks run.
 inline KernelRun run_kernel(const std::string& op, std::vector<RuntimeValue> inputs, size_t num_outputs,
-                            std::vector<Attribute> attrs = {}, int opset = 17, const std::string& domain = "") {
+                            std::vector<Attribute> attrs = {}, int opset = 17, const std::string& domain = "",
+                            bool match_input_type = true) {
   KernelRun run;
   Node node;
   node.op_type = op;
@@ -61,7 +64,8 @@ inline KernelRun run_kernel(const std::string& op, std::vector<RuntimeValue> inp
   node.attributes = std::move(attrs);
   for (size_t i = 0; i < inputs.size(); ++i) node.inputs.push_back(inputs[i].is_none() ? kNoValue : ValueId(i));
   for (size_t i = 0; i < num_outputs; ++i) node.outputs.push_back(ValueId(100 + i));
-  DataType first = inputs.empty() || !inputs[0].is_tensor() ? DataType::kUndefined : inputs[0].tensor().dtype();
+  DataType first = !match_input_type || inputs.empty() || !inputs[0].is_tensor() ? DataType::kUndefined
+                                                                                 : inputs[0].tensor().dtype();
   const KernelDef* def = KernelRegistry::builtin().find(domain, op, opset, DeviceKind::kCpu, first);
   if (!def) {
     run.status = NotFound("no CPU kernel for ", op, " opset ", opset);

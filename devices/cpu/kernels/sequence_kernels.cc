@@ -18,11 +18,6 @@
 
 namespace sy {
 
-// Defined in misc_*.cc; registered from here so cpu_kernels.h needs no change.
-void register_cpu_misc_signal_kernels(KernelRegistry& r);
-void register_cpu_misc_text_kernels(KernelRegistry& r);
-void register_cpu_misc_training_kernels(KernelRegistry& r);
-
 namespace {
 
 RuntimeValue seq_value(std::shared_ptr<Sequence> s) { return RuntimeValue(std::shared_ptr<const Sequence>(std::move(s))); }

@@ -38,34 +38,11 @@ Tensor F16(const Dims& d, const std::vector<float>& v) {
   return make_tensor<Float16>(d, h);
 }
 
-// Like run_kernel but finds the kernel without filtering on the input type,
-// so the kernel's own compute-time type checks are exercised.
+// Finds the kernel without filtering on the input type, so the kernel's own
+// compute-time type checks are exercised.
 testing::KernelRun run_untyped(const std::string& op, std::vector<RuntimeValue> inputs, size_t num_outputs,
                                std::vector<Attribute> attrs = {}, int opset = 17) {
-  testing::KernelRun run;
-  Node node;
-  node.op_type = op;
-  node.opset = opset;
-  node.attributes = std::move(attrs);
-  for (size_t i = 0; i < inputs.size(); ++i) node.inputs.push_back(inputs[i].is_none() ? kNoValue : ValueId(i));
-  for (size_t i = 0; i < num_outputs; ++i) node.outputs.push_back(ValueId(100 + i));
-  const KernelDef* def = KernelRegistry::builtin().find("", op, opset, DeviceKind::kCpu);
-  if (!def) {
-    run.status = NotFound("no kernel");
-    return run;
-  }
-  auto kernel = def->factory();
-  run.status = kernel->init(node);
-  if (!run.status.ok()) return run;
-  static CpuDevice device;
-  std::vector<const RuntimeValue*> in;
-  for (auto& v : inputs) in.push_back(&v);
-  run.outputs.resize(num_outputs);
-  std::vector<RuntimeValue*> out;
-  for (auto& v : run.outputs) out.push_back(&v);
-  KernelContext ctx(node, device, in, out);
-  run.status = kernel->compute(ctx);
-  return run;
+  return testing::run_kernel(op, std::move(inputs), num_outputs, std::move(attrs), opset, "", false);
 }
 
 template <typename V>
