@@ -160,12 +160,6 @@ Status loop_body_done(RunLoop& loop, Frame& frame, NodeId n, ControlState& st, F
 
 // ---- Scan -------------------------------------------------------------------
 
-struct ScanAttrs {
-  size_t num_scan = 0, num_state = 0;
-  bool v8 = false;
-  std::vector<int64_t> in_axes, in_dirs, out_axes, out_dirs;
-};
-
 ScanAttrs scan_attrs(const Node& node) {
   ScanAttrs a;
   a.v8 = node.opset < 9;
@@ -185,7 +179,7 @@ Status scan_next(RunLoop& loop, Frame& frame, NodeId n, ControlState& st);
 // Starts the sequence loop for batch st.batch (opset 8) or the only batch.
 Status scan_begin_batch(RunLoop& loop, Frame& frame, NodeId n, ControlState& st) {
   const Node& node = frame.graph().node(n);
-  ScanAttrs a = scan_attrs(node);
+  const ScanAttrs& a = st.scan;
   const size_t offset = a.v8 ? 1 : 0;
   if (a.in_axes.size() != a.num_scan || a.in_dirs.size() != a.num_scan)
     return InvalidArgument(node.describe(), ": scan input axes/directions must have ", a.num_scan, " entries");
@@ -230,7 +224,8 @@ Status scan_begin_batch(RunLoop& loop, Frame& frame, NodeId n, ControlState& st)
 Status scan_start(RunLoop& loop, Frame& frame, NodeId n) {
   const Node& node = frame.graph().node(n);
   ControlState& st = state_of(frame, n);
-  ScanAttrs a = scan_attrs(node);
+  st.scan = scan_attrs(node);
+  const ScanAttrs& a = st.scan;
   st.batch = 0;
   st.num_batches = 1;
   if (a.v8) {
@@ -245,7 +240,7 @@ Status scan_start(RunLoop& loop, Frame& frame, NodeId n) {
 
 Status scan_finish_batch(RunLoop& loop, Frame& frame, NodeId n, ControlState& st) {
   const Node& node = frame.graph().node(n);
-  ScanAttrs a = scan_attrs(node);
+  const ScanAttrs& a = st.scan;
   const Graph& body = frame.plan().node(n).subplans[0]->graph();
   for (size_t i = 0; i < a.num_state; ++i) st.batch_outputs[i].push_back(st.carried[i]);
   for (size_t k = 0; k < st.scans.size(); ++k) {
@@ -278,8 +273,7 @@ Status scan_finish_batch(RunLoop& loop, Frame& frame, NodeId n, ControlState& st
 
 Status scan_next(RunLoop& loop, Frame& frame, NodeId n, ControlState& st) {
   if (st.iter >= st.trip_count) return scan_finish_batch(loop, frame, n, st);
-  const Node& node = frame.graph().node(n);
-  ScanAttrs a = scan_attrs(node);
+  const ScanAttrs& a = st.scan;
   Frame& child = child_frame(st, 0, *frame.plan().node(n).subplans[0], frame, n);
   child.reset();
   const auto& in = child.graph().inputs();

@@ -12,6 +12,13 @@ namespace sy {
 
 class RunLoop;
 
+// Scan's attributes, parsed once per Scan execution rather than per step.
+struct ScanAttrs {
+  size_t num_scan = 0, num_state = 0;
+  bool v8 = false;  // opset 8: leading sequence_lens input and a batch axis
+  std::vector<int64_t> in_axes, in_dirs, out_axes, out_dirs;
+};
+
 // Per control-flow node, per frame instance: child frames (reused across
 // iterations) and iteration state.
 struct ControlState {
@@ -26,6 +33,7 @@ struct ControlState {
   // Scan opset 8: batch loop around the sequence loop.
   int64_t batch = 0, num_batches = 1;
   std::vector<std::vector<RuntimeValue>> batch_outputs;  // per output, per batch
+  ScanAttrs scan;
 };
 
 class ControlFlow {
