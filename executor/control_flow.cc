@@ -18,25 +18,25 @@ void copy_elements(void* dst, const void* src, int64_t count, DataType t) {
   }
 }
 
-// Reads a single-element host tensor as a bool (Loop/If conditions).
-StatusOr<bool> read_bool(RunLoop& loop, const RuntimeValue& v, const Node& node, const char* what) {
+// The one-element tensor behind a control-flow scalar (If/Loop condition,
+// trip count), brought to the host if it lives elsewhere. Only these
+// scalars cross to the host; the data stays where the policy put it.
+StatusOr<Tensor> host_scalar(RunLoop& loop, const RuntimeValue& v, const Node& node, const char* what) {
   if (!v.is_tensor()) return InvalidArgument(node.describe(), ": ", what, " is not a tensor");
-  Tensor t = v.tensor();
+  const Tensor& t = v.tensor();
   if (t.numel() != 1) return InvalidArgument(node.describe(), ": ", what, " must have one element, has shape ", t.dims().to_string());
-  if (!t.space().is_host_accessible()) {
-    ASSIGN_OR_RETURN(t, loop.host_device().copy(t, kHostSpace));
-  }
+  if (t.space().is_host_accessible()) return t;
+  return loop.host_device().copy(t, kHostSpace);
+}
+
+StatusOr<bool> read_bool(RunLoop& loop, const RuntimeValue& v, const Node& node, const char* what) {
+  ASSIGN_OR_RETURN(Tensor t, host_scalar(loop, v, node, what));
   if (t.dtype() == DataType::kString) return InvalidArgument(node.describe(), ": ", what, " must be boolean");
   return t.double_at(0) != 0;
 }
 
 StatusOr<int64_t> read_int(RunLoop& loop, const RuntimeValue& v, const Node& node, const char* what) {
-  if (!v.is_tensor()) return InvalidArgument(node.describe(), ": ", what, " is not a tensor");
-  Tensor t = v.tensor();
-  if (t.numel() != 1) return InvalidArgument(node.describe(), ": ", what, " must have one element, has shape ", t.dims().to_string());
-  if (!t.space().is_host_accessible()) {
-    ASSIGN_OR_RETURN(t, loop.host_device().copy(t, kHostSpace));
-  }
+  ASSIGN_OR_RETURN(Tensor t, host_scalar(loop, v, node, what));
   if (!dtype_is_integer(t.dtype())) return InvalidArgument(node.describe(), ": ", what, " must be an integer");
   return t.int_at(0);
 }
