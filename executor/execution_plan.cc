@@ -39,10 +39,8 @@ Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const Ker
   pinned_.assign(g.num_values(), 0);
   for (ValueId v : g.outputs()) pinned_[v] = 1;
   for (ValueId v : g.captures()) pinned_[v] = 1;
-  for (size_t i = 0; i < g.initializers().size(); ++i) {
-    for (ValueId v = 0; v < static_cast<ValueId>(g.num_values()); ++v)
-      if (g.value(v).initializer == static_cast<int>(i)) initializers_.emplace_back(v, Tensor::borrow(g.initializers()[i]));
-  }
+  for (ValueId v = 0; v < static_cast<ValueId>(g.num_values()); ++v)
+    if (int i = g.value(v).initializer; i >= 0) initializers_.emplace_back(v, Tensor::borrow(g.initializers()[i]));
 
   std::map<const Graph*, const ExecutionPlan*> sub_of;
   for (const Node& n : g.nodes()) {
