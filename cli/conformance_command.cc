@@ -21,19 +21,22 @@
 
 #include "cli/case_runner.h"
 #include "cli/commands.h"
+#include "placer/policy_registry.h"
 
 extern char** environ;
 
 namespace sy {
 namespace fs = std::filesystem;
 
-int cmd_test(const std::string& dir, const std::string& policy, const std::string& devices, bool machine) {
+int cmd_test(const std::string& dir, const std::string& policy, const std::string& devices, uint64_t seed,
+             bool machine) {
   std::error_code ec;
   if (!fs::is_regular_file(fs::path(dir) / "model.onnx", ec))
     return report_error(dir + ": not a test case folder (no model.onnx)", kExitBadInput);
   SessionOptions opts;
   opts.policy = policy;
   opts.devices = devices;
+  opts.policy_options.seed = seed;
   CaseResult r = run_test_case(dir, opts, Tolerance{});
   const char* word = r.outcome == CaseResult::Outcome::kPass ? "PASS" : (r.outcome == CaseResult::Outcome::kFail ? "FAIL" : "ERROR");
   if (machine) {
@@ -145,6 +148,25 @@ std::map<std::string, std::string> load_exclusions(const std::string& path, bool
 
 }  // namespace
 
+namespace {
+// Case name -> status from a `conformance --json` file.
+StatusOr<std::map<std::string, std::string>> load_statuses(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return NotFound("cannot read baseline '", path, "'");
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("cases") || !j["cases"].is_array())
+    return InvalidArgument("baseline '", path, "' is not a `switchyard conformance --json` file");
+  std::map<std::string, std::string> out;
+  for (const auto& c : j["cases"]) {
+    if (!c.is_object() || !c.contains("case") || !c["case"].is_string() || !c.contains("status") ||
+        !c["status"].is_string())
+      return InvalidArgument("baseline '", path, "': malformed case entry");
+    out[c["case"].get<std::string>()] = c["status"].get<std::string>();
+  }
+  return out;
+}
+}  // namespace
+
 int cmd_conformance(const ConformanceArgs& a, const std::string& self) {
   std::error_code ec;
   if (!fs::is_directory(a.root, ec)) return report_error(a.root + ": not a folder", kExitBadInput);
@@ -168,6 +190,17 @@ int cmd_conformance(const ConformanceArgs& a, const std::string& self) {
   std::sort(cases.begin(), cases.end());
   if (cases.empty()) return report_error("no test cases under " + a.root + " match", kExitBadInput);
 
+  // Check the policy and devices once, rather than failing every case.
+  if (auto d = create_devices(a.devices); !d.ok()) return report_error(d.status().message(), kExitBadInput);
+  if (auto p = PolicyRegistry::builtin().create(a.policy, {a.seed}); !p.ok())
+    return report_error(p.status().message(), kExitBadInput);
+  std::map<std::string, std::string> baseline;
+  if (!a.same_as.empty()) {
+    auto b = load_statuses(a.same_as);
+    if (!b.ok()) return report_error(b.status().message(), kExitBadInput);
+    baseline = std::move(b).value();
+  }
+
   std::string exe = fs::read_symlink(self, ec).string();
   if (ec || exe.empty()) exe = self;
   const int jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -181,7 +214,7 @@ int cmd_conformance(const ConformanceArgs& a, const std::string& self) {
         r = {"SKIP", it->second, {}, 0};
       } else {
         r = run_child(exe, {"test", (fs::path(a.root) / cases[i]).string(), "--machine", "--policy", a.policy,
-                            "--devices", a.devices},
+                            "--devices", a.devices, "--seed", std::to_string(a.seed)},
                       a.timeout_s);
       }
       std::lock_guard<std::mutex> lock(print_mu);
@@ -217,8 +250,22 @@ int cmd_conformance(const ConformanceArgs& a, const std::string& self) {
     out << nlohmann::json{{"passed", passed}, {"failed", failed}, {"skipped", skipped}, {"cases", j}}.dump(1) << "\n";
   }
   std::printf("\n%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+  bool same = true;
+  if (!a.same_as.empty()) {
+    // Same pass set as the baseline, case by case, over the cases run here.
+    for (size_t i = 0; i < cases.size(); ++i) {
+      auto it = baseline.find(cases[i]);
+      const bool was = it != baseline.end() && it->second == "PASS";
+      const bool is = results[i].status == "PASS";
+      if (was == is) continue;
+      same = false;
+      std::printf("%s %s (baseline: %s, now: %s)\n", was ? "REGRESSED" : "NEWLY PASSING", cases[i].c_str(),
+                  it == baseline.end() ? "absent" : it->second.c_str(), results[i].status.c_str());
+    }
+    std::printf("same pass set as %s: %s\n", a.same_as.c_str(), same ? "yes" : "no");
+  }
   std::fflush(stdout);
-  return failed == 0 ? kExitOk : kExitFailed;
+  return failed == 0 && same ? kExitOk : kExitFailed;
 }
 
 }  // namespace sy

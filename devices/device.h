@@ -17,10 +17,19 @@ class Device;
 // so enqueueing never allocates. The device fills in status and timestamps.
 class DeviceTask {
  public:
+  enum class Queue : uint8_t { kCompute, kCopy };
+
   virtual ~DeviceTask() = default;
   // Runs on the device's queue (possibly on the enqueuing thread).
   virtual Status execute(Device& device) = 0;
 
+  // Which of the device's in-order queues runs it. Devices with a single
+  // queue (CPU) run both kinds in order.
+  Queue queue = Queue::kCompute;
+  // The cost model's estimate, a hint: a CPU device runs short tasks inline
+  // on the enqueuing thread when its queue is idle, and hands long ones to
+  // its worker so the run loop can feed other devices meanwhile.
+  int64_t predicted_ns = 0;
   Status status;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
@@ -60,8 +69,9 @@ class Device {
   virtual StatusOr<Tensor> copy(const Tensor& src, MemorySpace dst_space) = 0;
   // Bytes currently allocated in this device's memory.
   virtual uint64_t bytes_in_use() const = 0;
-  // True if enqueue() runs the task to completion before returning. The run
-  // loop uses this to take its no-thread-handoff fast path.
+  // True if enqueue() always runs the task to completion before returning
+  // (no worker thread). Tasks may still complete inline on devices where
+  // this is false.
   virtual bool runs_inline() const = 0;
   // Current time on the device's clock, in ns.
   virtual int64_t now_ns() const = 0;

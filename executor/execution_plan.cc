@@ -26,15 +26,31 @@ void push_unique(std::vector<T>& v, T x) {
 }  // namespace
 
 StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::build(const Graph& graph, const std::vector<Device*>& devices,
-                                                              const KernelRegistry& registry) {
+                                                              const KernelRegistry& registry, CostModel* cost) {
   std::unique_ptr<ExecutionPlan> plan(new ExecutionPlan(graph));
-  RETURN_IF_ERROR(plan->build_nodes(devices, registry));
+  RETURN_IF_ERROR(plan->build_nodes(devices, registry, cost));
   return plan;
 }
 
-Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const KernelRegistry& registry) {
+bool ExecutionPlan::cached_constant(ValueId v, int space, RuntimeValue* out) const {
+  std::lock_guard<std::mutex> lock(constants_mu_);
+  auto it = constants_.find({v, space});
+  if (it == constants_.end()) return false;
+  *out = it->second;
+  return true;
+}
+
+void ExecutionPlan::cache_constant(ValueId v, int space, const RuntimeValue& copy) const {
+  std::lock_guard<std::mutex> lock(constants_mu_);
+  constants_.emplace(std::make_pair(v, space), copy);
+}
+
+Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const KernelRegistry& registry,
+                                  CostModel* cost) {
   const Graph& g = graph_;
   nodes_.resize(g.nodes().size());
+  memos_ = std::make_unique<std::atomic<int32_t>[]>(g.nodes().size());
+  for (size_t i = 0; i < g.nodes().size(); ++i) memos_[i].store(-1, std::memory_order_relaxed);
   initial_uses_.assign(g.num_values(), 0);
   pinned_.assign(g.num_values(), 0);
   for (ValueId v : g.outputs()) pinned_[v] = 1;
@@ -60,7 +76,7 @@ Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const Ker
 
     if (np.kind != NodeKind::kKernel) {
       auto add_sub = [&](const Graph* sg) -> Status {
-        auto sp = ExecutionPlan::build(*sg, devices, registry);
+        auto sp = ExecutionPlan::build(*sg, devices, registry, cost);
         if (!sp.ok()) return sp.status();
         np.subplans.push_back(sp->get());
         subplans_.push_back(std::move(sp).value());
@@ -96,8 +112,10 @@ Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const Ker
       np.defs[d] = def;
       Candidate c;
       c.device = devices[d]->id();
+      c.space = devices[d]->memory_space();
       c.device_index = static_cast<int>(d);
       np.candidates.push_back(c);
+      if (cost) np.cost_slots.push_back(cost->slot(n, c.device));
     }
     if (np.candidates.empty())
       return Unimplemented(n.describe(), ": no kernel for ", n.domain.empty() ? "" : n.domain + "::", n.op_type,

@@ -4,12 +4,16 @@
 // so concurrent runs share it.
 #pragma once
 
+#include <atomic>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "devices/device.h"
 #include "devices/kernel_registry.h"
 #include "ir/graph.h"
+#include "placer/cost_model.h"
 #include "placer/placement_policy.h"
 
 namespace sy {
@@ -25,6 +29,7 @@ struct NodePlan {
   std::vector<const KernelDef*> defs;
   // Devices that have a kernel, in session order. Costs are filled per request.
   std::vector<Candidate> candidates;
+  std::vector<int> cost_slots;     // per candidate; empty without a cost model
   int32_t initial_pending = 0;     // distinct producer nodes it waits for
   std::vector<NodeId> successors;  // distinct nodes waiting for it
   std::vector<ValueId> releases;   // distinct values it reads (incl. implicit)
@@ -34,9 +39,10 @@ struct NodePlan {
 class ExecutionPlan {
  public:
   // Builds the plan for `graph` and its subgraphs. Fails if a node has no
-  // kernel on any of `devices`.
+  // kernel on any of `devices`. With a cost model, resolves each
+  // candidate's cost slot now so runs never look up by name.
   static StatusOr<std::unique_ptr<ExecutionPlan>> build(const Graph& graph, const std::vector<Device*>& devices,
-                                                        const KernelRegistry& registry);
+                                                        const KernelRegistry& registry, CostModel* cost = nullptr);
 
   const Graph& graph() const { return graph_; }
   const NodePlan& node(NodeId id) const { return nodes_[static_cast<size_t>(id)]; }
@@ -49,10 +55,19 @@ class ExecutionPlan {
   // (value id, borrowed tensor) for each initializer.
   const std::vector<std::pair<ValueId, Tensor>>& initializers() const { return initializers_; }
   size_t max_arity() const { return max_arity_; }
+  const std::vector<std::unique_ptr<ExecutionPlan>>& subplans() const { return subplans_; }
+  // The policy's per-node memo (PlacementRequest::memo), shared by runs.
+  std::atomic<int32_t>* memo(NodeId n) const { return &memos_[static_cast<size_t>(n)]; }
+
+  // Copies of initializers in other memory spaces, kept for the session so
+  // that weights cross to a device once, not once per run or iteration.
+  // Thread-safe.
+  bool cached_constant(ValueId v, int space, RuntimeValue* out) const;
+  void cache_constant(ValueId v, int space, const RuntimeValue& copy) const;
 
  private:
   explicit ExecutionPlan(const Graph& g) : graph_(g) {}
-  Status build_nodes(const std::vector<Device*>& devices, const KernelRegistry& registry);
+  Status build_nodes(const std::vector<Device*>& devices, const KernelRegistry& registry, CostModel* cost);
 
   const Graph& graph_;
   std::vector<NodePlan> nodes_;
@@ -62,6 +77,9 @@ class ExecutionPlan {
   std::vector<std::pair<ValueId, Tensor>> initializers_;
   std::vector<std::unique_ptr<ExecutionPlan>> subplans_;
   size_t max_arity_ = 0;
+  std::unique_ptr<std::atomic<int32_t>[]> memos_;
+  mutable std::mutex constants_mu_;
+  mutable std::map<std::pair<ValueId, int>, RuntimeValue> constants_;
 };
 
 // Ops the executor runs itself because they own subgraphs.

@@ -6,8 +6,8 @@
 
 namespace sy {
 
-Frame::Frame(const ExecutionPlan& plan, Frame* parent, NodeId parent_node)
-    : plan_(plan), parent_(parent), parent_node_(parent_node) {
+Frame::Frame(const ExecutionPlan& plan, Frame* parent, NodeId parent_node, int num_spaces)
+    : plan_(plan), parent_(parent), parent_node_(parent_node), num_spaces_(parent ? parent->num_spaces_ : num_spaces) {
   const Graph& g = plan.graph();
   values_.resize(g.num_values());
   pending_.resize(g.nodes().size());
@@ -17,6 +17,10 @@ Frame::Frame(const ExecutionPlan& plan, Frame* parent, NodeId parent_node)
   for (NodeId n = 0; n < static_cast<NodeId>(tasks_.size()); ++n) {
     tasks_[n].frame = this;
     tasks_[n].node = n;
+  }
+  if (num_spaces_ > 1) {
+    replicas_.resize(g.num_values() * static_cast<size_t>(num_spaces_));
+    copying_.assign(replicas_.size(), nullptr);
   }
 }
 
@@ -28,10 +32,81 @@ void Frame::reset() {
   std::memcpy(uses_.data(), plan_.initial_uses().data(), uses_.size() * sizeof(int32_t));
   remaining_ = static_cast<int32_t>(pending_.size());
   for (auto& v : values_) v.reset();
+  for (auto& v : replicas_) v.reset();
   for (const auto& [id, t] : plan_.initializers()) values_[id] = RuntimeValue(t);
   if (parent_) {
     for (ValueId c : g.captures()) values_[c] = parent_->value(g.value(c).outer);
   }
+}
+
+void Frame::clear_replicas(ValueId v) {
+  RuntimeValue* r = &replicas_[static_cast<size_t>(v) * num_spaces_];
+  for (int s = 0; s < num_spaces_; ++s) r[s].reset();
+}
+
+Frame* Frame::owner(ValueId* v) {
+  Frame* f = this;
+  while (f->parent_) {
+    const ValueInfo& info = f->graph().value(*v);
+    if (info.outer == kNoValue) break;
+    *v = info.outer;
+    f = f->parent_;
+  }
+  return f;
+}
+
+CopyTask* Frame::new_copy() {
+  if (free_copies_.empty()) {
+    copy_pool_.push_back(std::make_unique<CopyTask>());
+    copy_pool_.back()->frame = this;
+    return copy_pool_.back().get();
+  }
+  CopyTask* c = free_copies_.back();
+  free_copies_.pop_back();
+  return c;
+}
+
+void Frame::recycle(CopyTask* c) {
+  c->src.reset();
+  c->result.reset();
+  c->waiters.clear();
+  free_copies_.push_back(c);
+}
+
+int value_space(const RuntimeValue& v, const Topology& topology) {
+  if (v.is_tensor()) {
+    const int i = topology.index_of(v.tensor().space());
+    return i < 0 ? -2 : i;
+  }
+  if (!v.is_sequence() || v.sequence()->items.empty()) return -1;
+  const auto& items = v.sequence()->items;
+  const MemorySpace s = items[0].space();
+  for (const Tensor& t : items)
+    if (!(t.space() == s)) return -2;
+  const int i = topology.index_of(s);
+  return i < 0 ? -2 : i;
+}
+
+Status CopyTask::execute(Device& device) {
+  if (src.is_tensor()) {
+    ASSIGN_OR_RETURN(Tensor t, device.copy(src.tensor(), to_space));
+    result = RuntimeValue(std::move(t));
+  } else {
+    auto seq = std::make_shared<Sequence>();
+    seq->elem = src.sequence()->elem;
+    seq->items.reserve(src.sequence()->items.size());
+    for (const Tensor& item : src.sequence()->items) {
+      if (item.space() == to_space) {
+        seq->items.push_back(item);
+      } else {
+        ASSIGN_OR_RETURN(Tensor t, device.copy(item, to_space));
+        seq->items.push_back(std::move(t));
+      }
+    }
+    result = RuntimeValue(std::shared_ptr<const Sequence>(std::move(seq)));
+  }
+  result.set_optional(src.is_optional());
+  return OkStatus();
 }
 
 Status NodeTask::execute(Device& device) {
@@ -44,15 +119,20 @@ Status NodeTask::execute(Device& device) {
   std::vector<RuntimeValue*> out_heap;
   const RuntimeValue** in = in_inline;
   RuntimeValue** out = out_inline;
-  if (n.inputs.size() > kInline) {
-    in_heap.resize(n.inputs.size());
-    in = in_heap.data();
+  if (!staged.empty()) {
+    in = staged.data();
+  } else {
+    if (n.inputs.size() > kInline) {
+      in_heap.resize(n.inputs.size());
+      in = in_heap.data();
+    }
+    for (size_t i = 0; i < n.inputs.size(); ++i)
+      in[i] = n.inputs[i] == kNoValue ? nullptr : &frame->value(n.inputs[i]);
   }
   if (n.outputs.size() > kInline) {
     out_heap.resize(n.outputs.size());
     out = out_heap.data();
   }
-  for (size_t i = 0; i < n.inputs.size(); ++i) in[i] = n.inputs[i] == kNoValue ? nullptr : &frame->value(n.inputs[i]);
   for (size_t i = 0; i < n.outputs.size(); ++i)
     out[i] = n.outputs[i] == kNoValue ? nullptr : &frame->value(n.outputs[i]);
   KernelContext ctx(n, device, {in, n.inputs.size()}, {out, n.outputs.size()});

@@ -4,16 +4,20 @@
 
 namespace sy {
 
-RunLoop::RunLoop(const std::vector<Device*>& devices, PlacementPolicy& policy, const Clock& clock)
-    : devices_(devices), policy_(policy), clock_(clock) {
-  stats_.nodes_per_device.assign(devices.size(), 0);
+RunLoop::RunLoop(const RunEnv& env) : env_(env), devices_(*env.devices) {
+  stats_.nodes_per_device.assign(devices_.size(), 0);
+  stats_.busy_ns_per_device.assign(devices_.size(), 0);
+  if (env_.topology) {
+    num_spaces_ = static_cast<int>(env_.topology->num_spaces());
+    host_space_ = env_.topology->index_of(kHostSpace);
+  }
   ready_.reserve(64);
 }
 
 void RunLoop::on_complete(DeviceTask* task) {
   task->next_completed = nullptr;
   if (std::this_thread::get_id() == loop_thread_) {
-    // Inline device: same thread, no lock.
+    // Inline completion: same thread, no lock.
     if (local_tail_) local_tail_->next_completed = task;
     else local_done_ = task;
     local_tail_ = task;
@@ -43,7 +47,7 @@ void RunLoop::finish_node(Frame& frame, NodeId n) {
   const auto& uses = frame.uses();
   const auto& pinned = frame.plan().pinned();
   for (ValueId v : node.outputs)
-    if (v != kNoValue && uses[v] == 0 && !pinned[v]) frame.value(v).reset();  // produced but never read
+    if (v != kNoValue && uses[v] == 0 && !pinned[v]) frame.clear_value(v);  // produced but never read
   for (ValueId v : np.releases) frame.release(v);
   auto& pending = frame.pending();
   for (size_t i = np.successors.size(); i-- > 0;) {
@@ -53,6 +57,60 @@ void RunLoop::finish_node(Frame& frame, NodeId n) {
   if (--frame.remaining() == 0) ready_.push_back({&frame, kFrameDone});
 }
 
+void RunLoop::describe_inputs(Frame& frame, const Node& node) {
+  inputs_node_ = &node;
+  inputs_.resize(node.inputs.size());
+  input_dims_.resize(node.inputs.size());
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    InputInfo& in = inputs_[i];
+    in = InputInfo{};
+    input_dims_[i] = nullptr;
+    const ValueId v = node.inputs[i];
+    if (v == kNoValue) continue;
+    const RuntimeValue& rv = frame.value(v);
+    if (rv.is_tensor()) {
+      const Tensor& t = rv.tensor();
+      in.location = t.space();
+      in.dtype = t.dtype();
+      in.dims = &t.dims();
+      in.bytes = t.nbytes();
+      input_dims_[i] = in.dims;
+    } else if (rv.is_sequence()) {
+      in.dtype = rv.sequence()->elem;
+      for (const Tensor& t : rv.sequence()->items) in.bytes += t.nbytes();
+      if (!rv.sequence()->items.empty()) in.location = rv.sequence()->items[0].space();
+    }
+  }
+}
+
+// Fills each candidate's predicted compute, transfer and backlog.
+void RunLoop::predict(const NodePlan& np, Frame& frame) {
+  candidates_.assign(np.candidates.begin(), np.candidates.end());
+  CostModel& cost = *env_.cost;
+  work_ = np.cost_slots.empty() ? 0 : cost.work(np.cost_slots[0], input_dims_);
+  const Topology& topo = *env_.topology;
+  const Node& node = *inputs_node_;
+  for (size_t c = 0; c < candidates_.size(); ++c) {
+    Candidate& cand = candidates_[c];
+    cand.predicted_compute_us = cost.predict_us(np.cost_slots[c], work_);
+    cand.backlog_us = static_cast<double>(env_.backlog_ns[cand.device_index].load(std::memory_order_relaxed)) * 1e-3;
+    if (num_spaces_ == 1) continue;
+    const int to = topo.space_of_device(cand.device_index);
+    double transfer = 0;
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      const InputInfo& in = inputs_[i];
+      if (in.bytes == 0) continue;
+      const int from = topo.index_of(in.location);
+      if (from == to) continue;
+      ValueId v = node.inputs[i];
+      Frame* of = frame.owner(&v);
+      if (!of->replica(v, to).is_none() || of->in_flight(v, to)) continue;  // already there or on its way
+      transfer += cost.transfer_us(from < 0 ? host_space_ : from, to, in.bytes);
+    }
+    cand.predicted_transfer_us = transfer;
+  }
+}
+
 Status RunLoop::dispatch(Frame& frame, NodeId n) {
   const NodePlan& np = frame.plan().node(n);
   if (np.kind != NodeKind::kKernel) {
@@ -60,37 +118,156 @@ Status RunLoop::dispatch(Frame& frame, NodeId n) {
     return ControlFlow::start(*this, frame, n);
   }
   const Node& node = frame.graph().node(n);
-  locations_.resize(node.inputs.size());
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    const ValueId v = node.inputs[i];
-    const RuntimeValue* rv = v == kNoValue ? nullptr : &frame.value(v);
-    locations_[i] = rv && rv->is_tensor() ? rv->tensor().space() : kHostSpace;
-  }
+  describe_inputs(frame, node);
   PlacementRequest req;
   req.graph = &frame.graph();
   req.node = &node;
   req.depth = frame.graph().depth();
-  req.input_locations = locations_;
-  req.candidates = np.candidates;
-  const PlacementDecision d = policy_.place(req);
-  if (d.candidate < 0 || static_cast<size_t>(d.candidate) >= np.candidates.size())
-    return Internal("placement policy '", policy_.name(), "' chose candidate ", d.candidate, " of ",
-                    np.candidates.size(), " for ", node.describe());
-  const int dev = np.candidates[static_cast<size_t>(d.candidate)].device_index;
-  Device& device = *devices_[static_cast<size_t>(dev)];
-  // Staging: every input must be readable from the chosen device's memory.
-  // With host-accessible devices only (this build) nothing moves.
-  for (const MemorySpace& s : locations_) {
-    if (!s.is_host_accessible() && !(s == device.memory_space()))
-      return Unimplemented(node.describe(), ": input in ", s.to_string(), " is not reachable from ",
-                           device.id().to_string());
+  req.inputs = inputs_;
+  req.memo = frame.plan().memo(n);
+  const bool costs = env_.predict && !np.cost_slots.empty();
+  if (costs) {
+    predict(np, frame);
+    req.candidates = candidates_;
+  } else {
+    req.candidates = np.candidates;
   }
+  const PlacementDecision d = env_.policy->place(req);
+  if (d.candidate < 0 || static_cast<size_t>(d.candidate) >= np.candidates.size())
+    return Internal("placement policy '", env_.policy->name(), "' chose candidate ", d.candidate, " of ",
+                    np.candidates.size(), " for ", node.describe());
+  if (env_.observer) env_.observer->on_decision(req, d);
+  const size_t ci = static_cast<size_t>(d.candidate);
+  const int dev = np.candidates[ci].device_index;
   NodeTask& task = frame.task(n);
   task.device_index = dev;
   task.kernel = np.kernels[static_cast<size_t>(dev)].get();
+  task.def = np.defs[static_cast<size_t>(dev)];
+  task.cost_slot = np.cost_slots.empty() ? -1 : np.cost_slots[ci];
+  task.work = costs ? work_ : 0;
+  task.predicted_us = costs ? candidates_[ci].predicted_compute_us : 0;
+  if (env_.learn && !costs && task.cost_slot >= 0) task.work = env_.cost->work(task.cost_slot, input_dims_);
   ++stats_.nodes_per_device[static_cast<size_t>(dev)];
+  task.staging = 0;
+  if (num_spaces_ > 1) stage(frame, n, task);
+  if (task.staging == 0) launch(task);
+  return OkStatus();
+}
+
+// Makes every input of `n` readable in the chosen device's memory: uses the
+// value where it is, or its existing copy, or waits for the copy in flight,
+// or starts one. Nodes waiting on copies launch from copy_done().
+void RunLoop::stage(Frame& frame, NodeId n, NodeTask& task) {
+  const Node& node = frame.graph().node(n);
+  const Topology& topo = *env_.topology;
+  Device& device = *devices_[static_cast<size_t>(task.device_index)];
+  const int ds = topo.space_of_device(task.device_index);
+  const bool device_reads_host = device.memory_space().is_host_accessible();
+  const uint64_t host_mask = task.def ? task.def->host_inputs : 0;
+  task.staged.resize(node.inputs.size());
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    ValueId v = node.inputs[i];
+    if (v == kNoValue) {
+      task.staged[i] = nullptr;
+      continue;
+    }
+    RuntimeValue& rv = frame.value(v);
+    const int need = (i < 64 && (host_mask >> i & 1) && !device_reads_host) ? host_space_ : ds;
+    const int at = value_space(rv, topo);
+    if (at == -1 || at == need) {
+      task.staged[i] = &rv;
+      continue;
+    }
+    Frame* of = frame.owner(&v);
+    RuntimeValue& rep = of->replica(v, need);
+    task.staged[i] = &rep;
+    if (!rep.is_none()) continue;
+    if (CopyTask* c = of->in_flight(v, need)) {
+      c->waiters.emplace_back(&frame, n);
+      ++task.staging;
+      continue;
+    }
+    if (of->graph().value(v).initializer >= 0 && of->plan().cached_constant(v, need, &rep)) continue;
+    CopyTask* c = of->new_copy();
+    c->value = v;
+    c->from = at < 0 ? host_space_ : at;
+    c->to = need;
+    c->to_space = topo.space(need);
+    c->src = rv;
+    c->bytes = inputs_[i].bytes;
+    c->waiters.emplace_back(&frame, n);
+    c->device_index = (*env_.copy_engine)[static_cast<size_t>(c->from) * num_spaces_ + need];
+    c->queue = DeviceTask::Queue::kCopy;
+    c->predicted_ns = env_.predict && env_.cost ? static_cast<int64_t>(env_.cost->transfer_us(c->from, need, c->bytes) * 1e3) : 0;
+    of->in_flight(v, need) = c;
+    ++task.staging;
+    if (env_.backlog_ns) env_.backlog_ns[c->device_index].fetch_add(c->predicted_ns, std::memory_order_relaxed);
+    ++in_flight_;
+    devices_[static_cast<size_t>(c->device_index)]->enqueue(c, this);
+  }
+}
+
+void RunLoop::launch(NodeTask& task) {
+  task.predicted_ns = static_cast<int64_t>(task.predicted_us * 1e3);
+  if (task.predicted_ns && env_.backlog_ns)
+    env_.backlog_ns[task.device_index].fetch_add(task.predicted_ns, std::memory_order_relaxed);
   ++in_flight_;
-  device.enqueue(&task, this);
+  devices_[static_cast<size_t>(task.device_index)]->enqueue(&task, this);
+}
+
+Status RunLoop::kernel_done(NodeTask& task) {
+  Frame& frame = *task.frame;
+  if (task.predicted_ns && env_.backlog_ns)
+    env_.backlog_ns[task.device_index].fetch_sub(task.predicted_ns, std::memory_order_relaxed);
+  const Node& node = frame.graph().node(task.node);
+  if (!task.status.ok()) return task.status.with_context(node.describe());
+  const int64_t ns = task.end_ns - task.start_ns;
+  stats_.busy_ns_per_device[static_cast<size_t>(task.device_index)] += ns;
+  const double us = static_cast<double>(ns) * 1e-3;
+  if (env_.learn && task.cost_slot >= 0) env_.cost->record(task.cost_slot, task.work, us);
+  Completion c;
+  c.graph = &frame.graph();
+  c.node = &node;
+  c.device = devices_[static_cast<size_t>(task.device_index)]->id();
+  c.device_index = task.device_index;
+  c.work = task.work;
+  c.predicted_us = task.predicted_us;
+  c.measured_us = us;
+  env_.policy->observe(c);
+  if (env_.observer)
+    env_.observer->on_kernel({&frame.graph(), &node, task.device_index, task.start_ns, task.end_ns, task.predicted_us});
+  finish_node(frame, task.node);
+  return OkStatus();
+}
+
+Status RunLoop::copy_done(CopyTask& c) {
+  Frame& of = *c.frame;
+  if (c.predicted_ns && env_.backlog_ns)
+    env_.backlog_ns[c.device_index].fetch_sub(c.predicted_ns, std::memory_order_relaxed);
+  of.in_flight(c.value, c.to) = nullptr;
+  if (!c.status.ok())
+    return c.status.with_context(str_cat("copying '", of.graph().value(c.value).name, "' to ", c.to_space.to_string()));
+  of.replica(c.value, c.to) = c.result;
+  if (of.graph().value(c.value).initializer >= 0) of.plan().cache_constant(c.value, c.to, c.result);
+  ++stats_.copies;
+  stats_.bytes_copied += static_cast<int64_t>(c.bytes);
+  if (env_.observer) {
+    CopyEvent e;
+    e.graph = &of.graph();
+    e.value = c.value;
+    e.device_index = c.device_index;
+    e.from = env_.topology->space(c.from);
+    e.to = c.to_space;
+    e.bytes = c.bytes;
+    e.start_ns = c.start_ns;
+    e.end_ns = c.end_ns;
+    env_.observer->on_copy(e);
+  }
+  for (auto [f, w] : c.waiters) {
+    NodeTask& t = f->task(w);
+    if (--t.staging == 0) launch(t);
+  }
+  of.recycle(&c);
   return OkStatus();
 }
 
@@ -108,12 +285,9 @@ Status RunLoop::drain_completions() {
     local_done_ = t->next_completed;
     if (!local_done_) local_tail_ = nullptr;
     --in_flight_;
-    auto* task = static_cast<NodeTask*>(t);
-    if (!task->status.ok()) {
-      const Node& node = task->frame->graph().node(task->node);
-      return task->status.with_context(node.describe());
-    }
-    finish_node(*task->frame, task->node);
+    auto* task = static_cast<LoopTask*>(t);
+    RETURN_IF_ERROR(task->kind == LoopTask::Kind::kNode ? kernel_done(*static_cast<NodeTask*>(task))
+                                                        : copy_done(*static_cast<CopyTask*>(task)));
   }
   return OkStatus();
 }
@@ -126,13 +300,22 @@ Status RunLoop::wait_for_completion() {
     list = remote_done_;
     remote_done_ = nullptr;
   }
+  // The remote list is newest-first; reverse it to handle completions in
+  // the order they happened.
+  DeviceTask* ordered = nullptr;
   while (list) {
     DeviceTask* next = list->next_completed;
-    list->next_completed = nullptr;
-    if (local_tail_) local_tail_->next_completed = list;
-    else local_done_ = list;
-    local_tail_ = list;
+    list->next_completed = ordered;
+    ordered = list;
     list = next;
+  }
+  while (ordered) {
+    DeviceTask* next = ordered->next_completed;
+    ordered->next_completed = nullptr;
+    if (local_tail_) local_tail_->next_completed = ordered;
+    else local_done_ = ordered;
+    local_tail_ = ordered;
+    ordered = next;
   }
   return drain_completions();
 }
@@ -156,13 +339,19 @@ Status RunLoop::run(Frame& root) {
     }
     if (!status.ok()) break;
   }
-  // On error, let in-flight work finish before frames are destroyed.
-  for (DeviceTask* t = local_done_; t; t = t->next_completed) --in_flight_;
+  // On error, let in-flight work finish before frames are destroyed, and
+  // take its predicted time off the shared backlog.
+  auto forget = [&](DeviceTask* t) {
+    --in_flight_;
+    if (t->predicted_ns && env_.backlog_ns)
+      env_.backlog_ns[static_cast<LoopTask*>(t)->device_index].fetch_sub(t->predicted_ns, std::memory_order_relaxed);
+  };
+  for (DeviceTask* t = local_done_; t; t = t->next_completed) forget(t);
   local_done_ = local_tail_ = nullptr;
   while (!status.ok() && in_flight_ > 0) {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return remote_done_ != nullptr; });
-    for (DeviceTask* t = remote_done_; t; t = t->next_completed) --in_flight_;
+    for (DeviceTask* t = remote_done_; t; t = t->next_completed) forget(t);
     remote_done_ = nullptr;
   }
   return status;

@@ -1,33 +1,57 @@
 // RunLoop: the event-driven state machine that executes one run. Nodes move
 // waiting -> ready -> placed -> staging -> running -> done. A ready node is
-// placed by the policy, its kernel is enqueued on the chosen device, and its
-// completion (an event from the device) releases its inputs and readies its
-// successors. Control-flow nodes open child frames in this same loop.
+// placed by the policy; inputs missing from the chosen device's memory are
+// copied on a device copy queue (once per value and space); the kernel is
+// enqueued when its copies land; its completion (an event from the device)
+// releases its inputs and readies its successors. Control-flow nodes open
+// child frames in this same loop.
 //
 // One RunLoop serves one run on one thread; concurrent runs use separate
-// loops over the same plan, devices and policy.
+// loops over the same plan, devices, policy and cost model.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "devices/topology.h"
 #include "executor/clock.h"
 #include "executor/frame.h"
+#include "executor/run_observer.h"
+#include "placer/cost_model.h"
 #include "placer/placement_policy.h"
 
 namespace sy {
 
 struct RunStats {
-  std::vector<int64_t> nodes_per_device;  // indexed like the session's devices
+  // Indexed like the session's devices.
+  std::vector<int64_t> nodes_per_device;
+  std::vector<int64_t> busy_ns_per_device;  // summed kernel time
+  int64_t copies = 0;                       // values copied between spaces
+  int64_t bytes_copied = 0;
   int64_t control_nodes = 0;
   int64_t loop_iterations = 0;
 };
 
+// What a run needs from its session. Everything is shared by concurrent runs.
+struct RunEnv {
+  const std::vector<Device*>* devices = nullptr;
+  PlacementPolicy* policy = nullptr;
+  const Clock* clock = nullptr;
+  const Topology* topology = nullptr;  // spaces of the devices, plus the host
+  CostModel* cost = nullptr;           // may be null
+  bool predict = false;                // fill candidates' predicted costs
+  bool learn = false;                  // feed measured kernel times back
+  std::atomic<int64_t>* backlog_ns = nullptr;  // per device: predicted queued work
+  const std::vector<int>* copy_engine = nullptr;  // [from * spaces + to]: device index
+  RunObserver* observer = nullptr;
+};
+
 class RunLoop final : public CompletionSink {
  public:
-  RunLoop(const std::vector<Device*>& devices, PlacementPolicy& policy, const Clock& clock);
+  explicit RunLoop(const RunEnv& env);
 
   // Runs `root` (already reset and bound to inputs) to completion.
   Status run(Frame& root);
@@ -52,21 +76,32 @@ class RunLoop final : public CompletionSink {
   static constexpr NodeId kFrameDone = -1;
 
   Status dispatch(Frame& frame, NodeId n);
+  void describe_inputs(Frame& frame, const Node& node);
+  void predict(const NodePlan& np, Frame& frame);
+  void stage(Frame& frame, NodeId n, NodeTask& task);
+  void launch(NodeTask& task);
+  Status kernel_done(NodeTask& task);
+  Status copy_done(CopyTask& copy);
   Status frame_done(Frame& frame);
   Status drain_completions();
   Status wait_for_completion();
 
+  RunEnv env_;
   const std::vector<Device*>& devices_;
-  PlacementPolicy& policy_;
-  const Clock& clock_;
+  int num_spaces_ = 1;
+  int host_space_ = 0;
   std::thread::id loop_thread_;
-  std::vector<Ready> ready_;             // LIFO: depth-first keeps values short-lived
-  std::vector<MemorySpace> locations_;   // scratch for placement requests
-  DeviceTask* local_done_ = nullptr;     // completions from this thread
+  std::vector<Ready> ready_;              // LIFO: depth-first keeps values short-lived
+  const Node* inputs_node_ = nullptr;     // node whose inputs inputs_ describes
+  std::vector<InputInfo> inputs_;         // scratch for placement requests
+  std::vector<const Dims*> input_dims_;   // scratch for the cost model
+  std::vector<Candidate> candidates_;     // scratch: candidates with costs
+  double work_ = 0;                       // of the node being placed
+  DeviceTask* local_done_ = nullptr;      // completions from this thread
   DeviceTask* local_tail_ = nullptr;
-  std::mutex mu_;                        // guards remote_done_ only
+  std::mutex mu_;                         // guards remote_done_ only
   std::condition_variable cv_;
-  DeviceTask* remote_done_ = nullptr;    // completions from device threads
+  DeviceTask* remote_done_ = nullptr;     // completions from device threads
   int64_t in_flight_ = 0;
   Frame* root_ = nullptr;
   bool root_done_ = false;

@@ -2,18 +2,31 @@
 
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "devices/cpu/cpu_device.h"
+
+#include <filesystem>
 
 namespace sy {
 
 StatusOr<std::vector<std::unique_ptr<Device>>> create_devices(const std::string& spec) {
   std::vector<std::unique_ptr<Device>> out;
   std::set<std::string> seen;
-  std::stringstream ss(spec);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item.empty()) continue;
+  std::vector<std::string> items;
+  {
+    std::stringstream ss(spec);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      while (!item.empty() && item.back() == ' ') item.pop_back();
+      while (!item.empty() && item.front() == ' ') item.erase(0, 1);
+      if (!item.empty()) items.push_back(item);
+    }
+  }
+  int cpus = 0;
+  for (const auto& item : items) cpus += item.rfind("cpu", 0) == 0;
+  const int hw = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  for (const std::string& item : items) {
     std::string kind = item, ord = "0";
     if (auto c = item.find(':'); c != std::string::npos) {
       kind = item.substr(0, c);
@@ -24,7 +37,10 @@ StatusOr<std::vector<std::unique_ptr<Device>>> create_devices(const std::string&
     if (ord.empty() || *end != '\0' || o < 0 || o > 63) return InvalidArgument("bad device '", item, "': ordinal must be 0..63");
     if (!seen.insert(kind + ":" + std::to_string(o)).second) return InvalidArgument("device '", item, "' listed twice");
     if (kind == "cpu") {
-      out.push_back(std::make_unique<CpuDevice>(static_cast<int>(o)));
+      // One CPU device owns the whole host and runs inline; several split
+      // the cores and each get a worker so they run side by side.
+      if (cpus > 1) out.push_back(std::make_unique<CpuDevice>(static_cast<int>(o), std::max(1, hw / cpus), true));
+      else out.push_back(std::make_unique<CpuDevice>(static_cast<int>(o)));
     } else if (kind == "cuda") {
       return Unimplemented("device '", item, "': this build has no CUDA support");
     } else {
@@ -36,6 +52,64 @@ StatusOr<std::vector<std::unique_ptr<Device>>> create_devices(const std::string&
 }
 
 Session::~Session() = default;
+
+// The read-only plan view static policies get in prepare().
+class Session::View final : public PlanView {
+ public:
+  explicit View(const Session& s) : s_(s) {
+    for (Device* d : s.device_ptrs_) ids_.push_back(d->id());
+    index(*s.plan_);
+  }
+  const Graph& root() const override { return *s_.model_->graph; }
+  std::span<const DeviceId> devices() const override { return ids_; }
+  std::vector<Candidate> candidates(const Graph& g, NodeId n) const override {
+    auto it = plans_.find(&g);
+    if (it == plans_.end() || n < 0 || static_cast<size_t>(n) >= g.nodes().size()) return {};
+    const NodePlan& np = it->second->node(n);
+    std::vector<Candidate> out = np.candidates;
+    const Node& node = g.node(n);
+    std::vector<Dims> dims(node.inputs.size());
+    std::vector<const Dims*> ptrs(node.inputs.size(), nullptr);
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.inputs[i] == kNoValue) continue;
+      dims[i] = static_dims(g.value(node.inputs[i]).type);
+      ptrs[i] = &dims[i];
+    }
+    for (size_t c = 0; c < out.size() && c < np.cost_slots.size(); ++c)
+      out[c].predicted_compute_us = s_.cost_->predict_us(np.cost_slots[c], s_.cost_->work(np.cost_slots[c], ptrs));
+    return out;
+  }
+  double transfer_us(int from, int to, uint64_t bytes) const override {
+    const Topology& t = s_.topology_;
+    return t.transfer_us(t.space_of_device(from), t.space_of_device(to), bytes);
+  }
+  uint64_t value_bytes(const Graph& g, ValueId v) const override {
+    const TypeInfo& t = g.value(v).type;
+    if (t.kind != TypeInfo::Kind::kTensor) return 0;
+    return static_cast<uint64_t>(static_dims(t).numel()) * dtype_size(t.elem);
+  }
+
+ private:
+  static Dims static_dims(const TypeInfo& t) {
+    Dims d;
+    if (t.kind == TypeInfo::Kind::kTensor && t.has_shape)
+      for (const Dim& x : t.shape) d.push_back(x.known() ? x.value : 1);
+    return d;
+  }
+  void index(const ExecutionPlan& p) {
+    plans_[&p.graph()] = &p;
+    for (const auto& sp : p.subplans()) index(*sp);
+  }
+  const Session& s_;
+  std::vector<DeviceId> ids_;
+  std::map<const Graph*, const ExecutionPlan*> plans_;
+};
+
+Status Session::save_profile(const std::string& path) const {
+  const std::string& p = path.empty() ? options_.profile : path;
+  if (p.empty()) return InvalidArgument("no profile path given");
+  return cost_->save(p);
+}
 
 StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> model, const SessionOptions& options) {
   if (!model || !model->graph) return InvalidArgument("no model");
@@ -50,10 +124,26 @@ StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> 
     ASSIGN_OR_RETURN(std::unique_ptr<PlacementPolicy> p, PolicyRegistry::builtin().create(options.policy, options.policy_options));
     s->policy_ = std::move(p);
   }
+  s->topology_ = Topology(s->device_ptrs_);
+  s->cost_ = std::make_unique<CostModel>();
+  s->cost_->set_topology(s->topology_);
+  if (!options.profile.empty()) {
+    // A missing profile is fine: it is created by save_profile().
+    std::error_code ec;
+    if (std::filesystem::exists(options.profile, ec)) {
+      Status st = s->cost_->load(options.profile);
+      if (!st.ok()) return st.with_context("profile " + options.profile);
+      s->topology_ = s->cost_->topology();
+    }
+  }
   const KernelRegistry& reg = options.registry ? *options.registry : KernelRegistry::builtin();
-  auto plan = ExecutionPlan::build(*s->model_->graph, s->device_ptrs_, reg);
+  auto plan = ExecutionPlan::build(*s->model_->graph, s->device_ptrs_, reg, s->cost_.get());
   if (!plan.ok()) return plan.status().with_context(s->model_->path);
   s->plan_ = std::move(plan).value();
+  s->backlog_ns_ = std::make_unique<std::atomic<int64_t>[]>(s->device_ptrs_.size());
+  for (size_t d = 0; d < s->device_ptrs_.size(); ++d) s->backlog_ns_[d].store(0);
+  s->build_copy_engines();
+  RETURN_IF_ERROR(s->policy_->prepare(View(*s)));
   return s;
 }
 
@@ -132,30 +222,88 @@ Status Session::validate_inputs(const std::map<std::string, RuntimeValue>& input
   return OkStatus();
 }
 
-StatusOr<RunResult> Session::run(const std::map<std::string, RuntimeValue>& inputs) const {
+void Session::build_copy_engines() {
+  // Which device's copy queue moves bytes from one space to another: the
+  // GPU side of a host<->GPU link, otherwise the destination's owner (it
+  // pulls), falling back to the source's owner and then to device 0.
+  const int n = static_cast<int>(topology_.num_spaces());
+  auto owner = [&](int space) {
+    for (size_t d = 0; d < device_ptrs_.size(); ++d)
+      if (topology_.space_of_device(static_cast<int>(d)) == space) return static_cast<int>(d);
+    return -1;
+  };
+  copy_engine_.assign(static_cast<size_t>(n * n), 0);
+  for (int from = 0; from < n; ++from) {
+    for (int to = 0; to < n; ++to) {
+      int e = -1;
+      if (topology_.space(to).kind == DeviceKind::kCuda) e = owner(to);
+      else if (topology_.space(from).kind == DeviceKind::kCuda) e = owner(from);
+      if (e < 0) e = owner(to);
+      if (e < 0) e = owner(from);
+      copy_engine_[static_cast<size_t>(from * n + to)] = e < 0 ? 0 : e;
+    }
+  }
+}
+
+StatusOr<Tensor> Session::host_copy(const Tensor& t) const {
+  const int space = topology_.index_of(t.space());
+  const int dev = space < 0 ? 0 : copy_engine_[static_cast<size_t>(space) * topology_.num_spaces() + topology_.index_of(kHostSpace)];
+  return device_ptrs_[static_cast<size_t>(dev)]->copy(t, kHostSpace);
+}
+
+StatusOr<RunResult> Session::run(const std::map<std::string, RuntimeValue>& inputs, const RunOptions& run_options) const {
   const Clock& clock = options_.clock ? *options_.clock : SteadyClock::instance();
   const int64_t t0 = clock.now_ns();
   const Graph& g = *model_->graph;
   RETURN_IF_ERROR(validate_inputs(inputs));
-  Frame root(*plan_, nullptr, -1);
+  Frame root(*plan_, nullptr, -1, static_cast<int>(topology_.num_spaces()));
   root.reset();
   for (ValueId id : g.inputs()) {
     auto it = inputs.find(g.value(id).name);
     if (it != inputs.end()) root.value(id) = it->second;
   }
 
-  RunLoop loop(device_ptrs_, *policy_, clock);
+  RunEnv env;
+  env.devices = &device_ptrs_;
+  env.policy = policy_.get();
+  env.clock = &clock;
+  env.topology = &topology_;
+  env.cost = cost_.get();
+  env.predict = policy_->uses_costs();
+  env.learn = env.predict || options_.learn_costs;
+  env.backlog_ns = backlog_ns_.get();
+  env.copy_engine = &copy_engine_;
+  env.observer = run_options.observer;
+  RunLoop loop(env);
   RETURN_IF_ERROR(loop.run(root));
   RunResult result;
+  result.stats = loop.stats();
   for (ValueId id : g.outputs()) {
     RuntimeValue v = root.value(id);
-    if (v.is_tensor() && !v.tensor().space().is_host_accessible()) {
-      ASSIGN_OR_RETURN(Tensor h, device_ptrs_[0]->copy(v.tensor(), kHostSpace));
+    // Outputs come back to host memory.
+    if (v.is_tensor() && !(v.tensor().space() == kHostSpace)) {
+      ASSIGN_OR_RETURN(Tensor h, host_copy(v.tensor()));
+      result.stats.bytes_copied += static_cast<int64_t>(h.nbytes());
+      ++result.stats.copies;
       v = RuntimeValue(std::move(h));
+    } else if (v.is_sequence()) {
+      bool foreign = false;
+      for (const Tensor& t : v.sequence()->items) foreign |= !(t.space() == kHostSpace);
+      if (foreign) {
+        auto seq = std::make_shared<Sequence>(*v.sequence());
+        for (Tensor& t : seq->items) {
+          if (t.space() == kHostSpace) continue;
+          ASSIGN_OR_RETURN(t, host_copy(t));
+          result.stats.bytes_copied += static_cast<int64_t>(t.nbytes());
+          ++result.stats.copies;
+        }
+        const bool opt = v.is_optional();
+        v = RuntimeValue(std::shared_ptr<const Sequence>(std::move(seq)));
+        v.set_optional(opt);
+      }
     }
     result.outputs.push_back(std::move(v));
   }
-  result.stats = loop.stats();
   result.latency_ns = clock.now_ns() - t0;
   return result;
 }

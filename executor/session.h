@@ -12,21 +12,36 @@
 #include "executor/clock.h"
 #include "executor/execution_plan.h"
 #include "executor/run_loop.h"
+#include "executor/run_observer.h"
 #include "ir/graph.h"
+#include "placer/cost_model.h"
 #include "placer/policy_registry.h"
 
 namespace sy {
 
 struct SessionOptions {
-  std::string policy = "single";
+  std::string policy = "dynamic";
   PolicyOptions policy_options;
   // A caller-supplied policy instance; overrides `policy` when set.
   std::shared_ptr<PlacementPolicy> custom_policy;
-  std::string devices = "cpu";  // comma-separated: cpu, cpu:0, ...
+  // Comma-separated: "cpu" (the whole host), or "cpu:0,cpu:1" (the host's
+  // cores split between devices with separate memory spaces).
+  std::string devices = "cpu";
+  // Cost profile (JSON) to load when the session is created; save_profile()
+  // writes the learned model back.
+  std::string profile;
+  // Feed measured kernel times into the cost model even when the policy
+  // does not use costs (calibration, profiling). Policies that use costs
+  // always learn.
+  bool learn_costs = false;
   // Values for symbolic input dimensions, checked against given inputs.
   std::map<std::string, int64_t> dims;
   const KernelRegistry* registry = nullptr;  // default: KernelRegistry::builtin()
   const Clock* clock = nullptr;              // default: steady clock
+};
+
+struct RunOptions {
+  RunObserver* observer = nullptr;  // trace / decision log; may be shared by runs
 };
 
 struct RunResult {
@@ -42,7 +57,7 @@ class Session {
 
   // Thread-safe. Inputs by name; graph inputs that have an initializer may be
   // omitted. Bad input (missing, wrong type or shape) is InvalidArgument.
-  StatusOr<RunResult> run(const std::map<std::string, RuntimeValue>& inputs) const;
+  StatusOr<RunResult> run(const std::map<std::string, RuntimeValue>& inputs, const RunOptions& run_options = {}) const;
   // Thread-safe. The input checks run() starts with: every required input
   // given, no unknown names, types and shapes as declared. An error here is
   // bad input; an error from run() after it passes is a runtime fault.
@@ -51,6 +66,11 @@ class Session {
   const Model& model() const { return *model_; }
   const std::vector<Device*>& devices() const { return device_ptrs_; }
   const PlacementPolicy& policy() const { return *policy_; }
+  const Topology& topology() const { return topology_; }
+  // The session's cost model: thread-safe, shared by runs.
+  CostModel& cost_model() const { return *cost_; }
+  // Writes the cost model to `path` (default: SessionOptions::profile).
+  Status save_profile(const std::string& path = "") const;
   // Inputs the caller must (or may, if defaulted) provide.
   std::vector<std::string> input_names() const;
   std::vector<std::string> output_names() const;
@@ -58,6 +78,10 @@ class Session {
  private:
   Session() = default;
   Status check_input(const ValueInfo& info, const RuntimeValue& v, std::map<std::string, int64_t>& bound) const;
+  class View;
+  void build_copy_engines();
+  // Copies a tensor from any space to the host, on the right copy engine.
+  StatusOr<Tensor> host_copy(const Tensor& t) const;
 
   std::shared_ptr<const Model> model_;
   SessionOptions options_;
@@ -65,9 +89,14 @@ class Session {
   std::vector<Device*> device_ptrs_;
   std::shared_ptr<PlacementPolicy> policy_;
   std::unique_ptr<ExecutionPlan> plan_;
+  Topology topology_;
+  std::unique_ptr<CostModel> cost_;
+  std::unique_ptr<std::atomic<int64_t>[]> backlog_ns_;  // per device, shared by runs
+  std::vector<int> copy_engine_;                         // [from * spaces + to]
 };
 
-// Parses "cpu", "cpu:0,cpu:1" into devices.
+// Parses "cpu", "cpu:0,cpu:1" into devices. Several CPU devices split the
+// host's cores between them and each get a worker queue.
 StatusOr<std::vector<std::unique_ptr<Device>>> create_devices(const std::string& spec);
 
 }  // namespace sy

@@ -1,6 +1,6 @@
 #include "placer/policy_registry.h"
 
-#include "placer/single_device_policy.h"
+#include "placer/plugin_policy.h"
 
 namespace sy {
 
@@ -11,6 +11,7 @@ void PolicyRegistry::add(const std::string& name, const std::string& help, Facto
 StatusOr<std::unique_ptr<PlacementPolicy>> PolicyRegistry::create(const std::string& name,
                                                                    const PolicyOptions& options) const {
   auto it = entries_.find(name);
+  if (it == entries_.end() && is_plugin_path(name)) return load_plugin_policy(name, options);
   if (it == entries_.end()) {
     std::string known;
     for (const auto& [n, e] : entries_) known += (known.empty() ? "" : ", ") + n;
@@ -32,13 +33,6 @@ const PolicyRegistry& PolicyRegistry::builtin() {
     return reg;
   }();
   return *r;
-}
-
-void register_builtin_policies(PolicyRegistry& r) {
-  r.add("single", "every node on the first device that has a kernel for it",
-        [](const PolicyOptions&) { return std::make_unique<SingleDevicePolicy>("single"); });
-  r.add("cpu", "alias of 'single' (the first device is the CPU)",
-        [](const PolicyOptions&) { return std::make_unique<SingleDevicePolicy>("cpu"); });
 }
 
 }  // namespace sy

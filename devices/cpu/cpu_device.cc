@@ -2,11 +2,10 @@
 
 #include <chrono>
 #include <cstring>
-#include <thread>
 
 namespace sy {
 
-CpuDevice::CpuDevice(int ordinal, int threads) : ordinal_(ordinal) {
+CpuDevice::CpuDevice(int ordinal, int threads, bool worker) : ordinal_(ordinal) {
   if (ordinal == 0) {
     allocator_ = &HostAllocator::host();
   } else {
@@ -15,10 +14,30 @@ CpuDevice::CpuDevice(int ordinal, int threads) : ordinal_(ordinal) {
     allocator_ = owned_.get();
   }
   int hw = static_cast<int>(std::thread::hardware_concurrency());
+  if (hw <= 0) hw = 1;
   info_.name = id().to_string();
-  info_.threads = threads > 0 ? threads : (hw > 0 ? hw : 1);
+  info_.threads = threads > 0 ? std::min(threads, hw) : hw;
   info_.memory_bytes = allocator_->capacity();
-  info_.description = "host CPU, " + std::to_string(info_.threads) + " threads";
+  info_.description = "host CPU, " + std::to_string(info_.threads) + (info_.threads == 1 ? " thread" : " threads");
+  if (info_.threads < hw) {
+    arena_ = std::make_unique<tbb::task_arena>(info_.threads, 1);
+    arena_->initialize();  // now, not on the first kernel: keeps timings honest
+  }
+  if (worker) {
+    info_.description += ", own queue";
+    worker_ = std::thread([this] { worker_loop(); });
+  }
+}
+
+CpuDevice::~CpuDevice() {
+  if (worker_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_one();
+    worker_.join();
+  }
 }
 
 StatusOr<Tensor> CpuDevice::allocate(DataType dtype, const Dims& dims) {
@@ -32,11 +51,46 @@ int64_t CpuDevice::now_ns() const {
       .count();
 }
 
-void CpuDevice::enqueue(DeviceTask* task, CompletionSink* sink) {
+void CpuDevice::run_task(DeviceTask* task) {
   task->start_ns = now_ns();
-  task->status = task->execute(*this);
+  if (arena_) {
+    arena_->execute([&] { task->status = task->execute(*this); });
+  } else {
+    task->status = task->execute(*this);
+  }
   task->end_ns = now_ns();
-  sink->on_complete(task);
+}
+
+void CpuDevice::enqueue(DeviceTask* task, CompletionSink* sink) {
+  // Inline when there is no worker, or when the task is short and nothing
+  // is queued ahead of it (so queue order still holds).
+  if (!worker_.joinable() || (task->predicted_ns < kInlineBelowNs && queued_.load(std::memory_order_acquire) == 0)) {
+    run_task(task);
+    sink->on_complete(task);
+    return;
+  }
+  queued_.fetch_add(1, std::memory_order_acq_rel);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.emplace_back(task, sink);
+  }
+  cv_.notify_one();
+}
+
+void CpuDevice::worker_loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stop_ and drained
+    auto [task, sink] = queue_.front();
+    queue_.pop_front();
+    lock.unlock();
+    run_task(task);
+    // Before on_complete: the successor it releases may then run inline.
+    queued_.fetch_sub(1, std::memory_order_acq_rel);
+    sink->on_complete(task);
+    lock.lock();
+  }
 }
 
 StatusOr<Tensor> CpuDevice::copy(const Tensor& src, MemorySpace dst_space) {
