@@ -18,7 +18,10 @@ struct RunArgs {
   std::vector<std::string> dims;    // NAME=VALUE
   std::string output_dir;
   std::string report;
-  std::string policy = "single";
+  std::string trace;      // Chrome/Perfetto trace of the last run
+  std::string decisions;  // placement decisions of the last run, JSON lines
+  std::string profile;    // cost profile to load and save
+  std::string policy = "dynamic";
   std::string devices = "cpu";
   int runs = 1;
   bool random_inputs = false;
@@ -31,17 +34,50 @@ struct ConformanceArgs {
   std::string json;
   std::string filter;
   std::string exclusions;  // file of "case_name  reason" lines
-  std::string policy = "single";
+  std::string same_as;     // baseline --json file whose pass set must match
+  std::string policy = "dynamic";
   std::string devices = "cpu";
+  uint64_t seed = 0;
   int jobs = 0;
   int timeout_s = 120;
   bool verbose = false;
 };
 
+struct DevicesArgs {
+  std::string devices = "cpu:0,cpu:1";
+  std::string json;
+  uint64_t link_bytes = 8u << 20;  // copy size for link bandwidth
+};
+
+struct CalibrateArgs {
+  std::string out;
+  std::string devices = "cpu:0,cpu:1";
+  bool quick = false;
+  int reps = 0;  // timed runs per device; 0 = 10, or 3 with --quick
+  bool quiet = false;
+};
+
+struct BenchArgs {
+  std::vector<std::string> models;  // files or folders of *.onnx
+  std::string policies = "dynamic,ort,static-heft,cpu";
+  std::string devices = "cpu:0,cpu:1";
+  std::vector<std::string> dims;  // NAME=VALUE
+  std::string json;
+  std::string profile;
+  int runs = 20;
+  int warmup = 3;
+  int concurrency = 1;
+  uint64_t seed = 0;
+};
+
 int cmd_run(const RunArgs& args);
 int cmd_info(const std::string& model);
-int cmd_test(const std::string& case_dir, const std::string& policy, const std::string& devices, bool machine);
+int cmd_test(const std::string& case_dir, const std::string& policy, const std::string& devices, uint64_t seed,
+             bool machine);
 int cmd_conformance(const ConformanceArgs& args, const std::string& self_exe);
+int cmd_devices(const DevicesArgs& args);
+int cmd_calibrate(const CalibrateArgs& args);
+int cmd_bench(const BenchArgs& args);
 
 // Prints "error: <msg>" to stderr and returns `code`.
 int report_error(const std::string& msg, int code);

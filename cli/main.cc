@@ -4,6 +4,14 @@
 
 #include "cli/commands.h"
 
+namespace {
+constexpr const char* kPolicyHelp =
+    "Placement policy: dynamic (default), cpu/single, ort, static-heft, round-robin, random, "
+    "or a path to a policy plugin (.so)";
+constexpr const char* kDevicesHelp =
+    "Devices: cpu (the whole host) or e.g. cpu:0,cpu:1 (the host's cores split into devices with separate memory)";
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace sy;
   CLI::App app{"switchyard: runs ONNX models (control flow included) with per-node runtime placement"};
@@ -18,22 +26,27 @@ int main(int argc, char** argv) {
   c_run->add_option("-o,--output-dir", run.output_dir, "Write each output to DIR/<name>.npy");
   c_run->add_option("-n,--runs", run.runs, "Number of runs (for timing)")->check(CLI::Range(1, 1000000));
   c_run->add_option("--report", run.report, "Write a JSON report (latencies, p50/p95/mean, nodes per device)");
-  c_run->add_option("--policy", run.policy, "Placement policy")->capture_default_str();
-  c_run->add_option("--devices", run.devices, "Devices, e.g. cpu or cpu:0")->capture_default_str();
+  c_run->add_option("--policy", run.policy, kPolicyHelp)->capture_default_str();
+  c_run->add_option("--devices", run.devices, kDevicesHelp)->capture_default_str();
+  c_run->add_option("--trace", run.trace, "Write a Chrome/Perfetto trace of the last run (one lane per device queue, copies apart)");
+  c_run->add_option("--decisions", run.decisions, "Write why each node of the last run went where it went, one JSON line per node");
+  c_run->add_option("--profile", run.profile, "Cost profile (JSON): loaded if it exists, saved with what the runs measured");
   c_run->add_flag("--random-inputs", run.random_inputs, "Generate missing inputs at random");
-  c_run->add_option("--seed", run.seed, "Seed for --random-inputs");
+  c_run->add_option("--seed", run.seed, "Seed for --random-inputs and the 'random' policy");
   c_run->add_flag("-q,--quiet", run.quiet, "Print only errors");
 
   std::string info_model;
   auto* c_info = app.add_subcommand("info", "Describe a model: opsets, inputs/outputs, op counts, kernel coverage");
   c_info->add_option("model", info_model, "ONNX model file")->required();
 
-  std::string test_dir, test_policy = "single", test_devices = "cpu";
+  std::string test_dir, test_policy = "dynamic", test_devices = "cpu";
+  uint64_t test_seed = 0;
   bool test_machine = false;
   auto* c_test = app.add_subcommand("test", "Run one ONNX backend test case (model.onnx + test_data_set_*)");
   c_test->add_option("case_dir", test_dir, "Test case folder")->required();
-  c_test->add_option("--policy", test_policy, "Placement policy")->capture_default_str();
-  c_test->add_option("--devices", test_devices, "Devices")->capture_default_str();
+  c_test->add_option("--policy", test_policy, kPolicyHelp)->capture_default_str();
+  c_test->add_option("--devices", test_devices, kDevicesHelp)->capture_default_str();
+  c_test->add_option("--seed", test_seed, "Seed for the 'random' policy");
   c_test->add_flag("--machine", test_machine, "Print one machine-readable result line (used by conformance)");
 
   ConformanceArgs conf;
@@ -42,11 +55,65 @@ int main(int argc, char** argv) {
   c_conf->add_option("--json", conf.json, "Write per-case results as JSON");
   c_conf->add_option("--filter", conf.filter, "Only cases whose folder name matches this regex");
   c_conf->add_option("--exclusions", conf.exclusions, "Exclusion list (case name, then the reason); default: the repo's list");
-  c_conf->add_option("--policy", conf.policy, "Placement policy")->capture_default_str();
-  c_conf->add_option("--devices", conf.devices, "Devices")->capture_default_str();
+  c_conf->add_option("--policy", conf.policy, kPolicyHelp)->capture_default_str();
+  c_conf->add_option("--devices", conf.devices, kDevicesHelp)->capture_default_str();
+  c_conf->add_option("--seed", conf.seed, "Seed for the 'random' policy");
+  c_conf->add_option("--same-as", conf.same_as,
+                     "A previous --json result: fail unless exactly the same cases pass (placement invariance)");
   c_conf->add_option("-j,--jobs", conf.jobs, "Cases run at once (default: number of cores)");
   c_conf->add_option("--timeout", conf.timeout_s, "Seconds before a case is killed")->capture_default_str();
   c_conf->add_flag("-v,--verbose", conf.verbose, "Also print passing cases");
+
+  DevicesArgs dev;
+  auto* c_dev = app.add_subcommand("devices", "List devices (name, kind, memory) and measure the links between their memory spaces");
+  c_dev->add_option("--devices", dev.devices,
+                    "Devices to list. The default splits the host into cpu:0 and cpu:1, two devices with separate "
+                    "memory, so there is a link to measure; 'cpu' is the whole host as one device (no links)")
+      ->capture_default_str();
+  c_dev->add_option("--json", dev.json, "Also write devices and links as JSON");
+  c_dev->add_option("--link-bytes", dev.link_bytes, "Copy size for measuring link bandwidth")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{4096}, uint64_t{1} << 32));
+
+  CalibrateArgs cal;
+  auto* c_cal = app.add_subcommand("calibrate", "Measure kernels and links on this machine and write a cost profile");
+  c_cal->footer(
+      "Times representative kernels (MatMul, Conv, elementwise, Softmax, ReduceSum, Concat, Transpose, Gather) at "
+      "several sizes on every device, each device alone, plus the links between memory spaces, and writes a cost "
+      "profile for --profile. Warm-up runs are not recorded; a few held-out runs check the fitted model's "
+      "predictions. Calibrate with the --devices you will run with: 'cpu:0' alone and 'cpu:0' split from 'cpu:1' "
+      "have different thread counts.");
+  c_cal->add_option("-o,--out", cal.out, "Cost profile (JSON) to write")->required();
+  c_cal->add_option("--devices", cal.devices, kDevicesHelp)->capture_default_str();
+  c_cal->add_flag("--quick", cal.quick, "Fewer sizes and repetitions: seconds, for smoke tests; a rough profile");
+  c_cal->add_option("--reps", cal.reps, "Recorded runs per kernel and device (default 10, or 3 with --quick)")
+      ->check(CLI::Range(1, 10000));
+  c_cal->add_flag("-q,--quiet", cal.quiet, "Print only errors");
+
+  BenchArgs bench;
+  auto* c_bench = app.add_subcommand("bench", "Compare placement policies on models: latency, throughput, copies, placement");
+  c_bench->footer(
+      "For each model and policy: a fresh session, --warmup untimed runs, then --runs timed runs from --concurrency "
+      "threads, with random inputs (seeded) shared by all policies. One table: latency p50/p95/mean (ms), "
+      "throughput (runs/s over the wall time of the timed runs), speed-up, bytes and copies between memory spaces "
+      "per run, and nodes per device per run. Speed-up = mean latency of the baseline / the row's mean; the "
+      "baseline is the first listed of cpu, single, ort, static-heft, else the first policy listed. A progress bar "
+      "is drawn on stderr when it is a terminal.");
+  c_bench->add_option("models", bench.models, "ONNX model files, or folders (their *.onnx files, sorted)")->required();
+  c_bench->add_option("--policies", bench.policies, "Comma-separated policies (names or plugin paths)")
+      ->capture_default_str();
+  c_bench->add_option("--devices", bench.devices, kDevicesHelp)->capture_default_str();
+  c_bench->add_option("-n,--runs", bench.runs, "Timed runs per model and policy")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
+  c_bench->add_option("--warmup", bench.warmup, "Untimed runs first")->capture_default_str()->check(CLI::Range(0, 100000));
+  c_bench->add_option("-c,--concurrency", bench.concurrency, "Threads running the timed runs at once (runs split among them)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  c_bench->add_option("--dim", bench.dims, "Size of a symbolic input dimension, NAME=VALUE; repeatable");
+  c_bench->add_option("--seed", bench.seed, "Seed for the random inputs and the 'random' policy")->capture_default_str();
+  c_bench->add_option("--profile", bench.profile, "Cost profile to load in every session (from 'calibrate'); not written");
+  c_bench->add_option("--json", bench.json, "Also write every row (with per-run latencies) as JSON");
 
   try {
     app.parse(argc, argv);
@@ -62,8 +129,11 @@ int main(int argc, char** argv) {
   try {
     if (c_run->parsed()) return cmd_run(run);
     if (c_info->parsed()) return cmd_info(info_model);
-    if (c_test->parsed()) return cmd_test(test_dir, test_policy, test_devices, test_machine);
+    if (c_test->parsed()) return cmd_test(test_dir, test_policy, test_devices, test_seed, test_machine);
     if (c_conf->parsed()) return cmd_conformance(conf, "/proc/self/exe");
+    if (c_dev->parsed()) return cmd_devices(dev);
+    if (c_cal->parsed()) return cmd_calibrate(cal);
+    if (c_bench->parsed()) return cmd_bench(bench);
   } catch (const std::exception& e) {
     return report_error(std::string("internal error: ") + e.what(), kExitFailed);
   }

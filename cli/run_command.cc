@@ -9,8 +9,11 @@
 #include <set>
 
 #include "cli/commands.h"
+#include "cli/random_inputs.h"
 #include "cli/tensor_io.h"
+#include "executor/decision_log.h"
 #include "executor/session.h"
+#include "executor/trace_writer.h"
 #include "ir/onnx_loader.h"
 
 namespace sy {
@@ -29,36 +32,6 @@ bool split_kv(const std::string& s, std::string* k, std::string* v) {
   *k = s.substr(0, eq);
   *v = s.substr(eq + 1);
   return true;
-}
-
-// Fills a tensor of the declared type with random values; symbolic dims come
-// from --dim, unknown ones default to 1.
-StatusOr<Tensor> random_tensor(const ValueInfo& info, const std::map<std::string, int64_t>& dims, std::mt19937_64& rng) {
-  const TypeInfo& t = info.type;
-  if (t.kind != TypeInfo::Kind::kTensor)
-    return InvalidArgument("cannot generate random input '", info.name, "' of type ", t.to_string());
-  Dims d;
-  for (const Dim& dim : t.shape) {
-    if (dim.known()) d.push_back(dim.value);
-    else if (auto it = dims.find(dim.symbol); it != dims.end()) d.push_back(it->second);
-    else return InvalidArgument("input '", info.name, "' has symbolic dimension '", dim.symbol.empty() ? "?" : dim.symbol,
-                                "'; give its size with --dim NAME=VALUE");
-  }
-  ASSIGN_OR_RETURN(Tensor out, Tensor::host(t.elem, d));
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  const int64_t n = out.numel();
-  bool ok = visit_numeric(t.elem, [&](auto tag) {
-    using T = decltype(tag);
-    T* p = out.data<T>();
-    for (int64_t i = 0; i < n; ++i) {
-      if constexpr (std::is_same_v<T, bool>) p[i] = u(rng) > 0;
-      else if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) p[i] = T(static_cast<float>(u(rng)));
-      else if constexpr (std::is_floating_point_v<T>) p[i] = static_cast<T>(u(rng));
-      else p[i] = static_cast<T>(static_cast<int64_t>((u(rng) + 1.0) * 4));  // small non-negative ints
-    }
-  });
-  if (!ok) return InvalidArgument("cannot generate random input '", info.name, "' of type ", t.to_string());
-  return out;
 }
 
 std::string safe_file_name(const std::string& name) {
@@ -88,6 +61,12 @@ double percentile(std::vector<double> v, double p) {
   return v[std::min(v.size() - 1, idx == 0 ? 0 : idx - 1)];
 }
 
+// Share of the run's wall time a device spent in kernels.
+double busy_percent(const RunResult& r, size_t d) {
+  if (r.latency_ns <= 0) return 0;
+  return 100.0 * static_cast<double>(r.stats.busy_ns_per_device[d]) / static_cast<double>(r.latency_ns);
+}
+
 }  // namespace
 
 int cmd_run(const RunArgs& a) {
@@ -98,6 +77,8 @@ int cmd_run(const RunArgs& a) {
   opts.policy = a.policy;
   opts.policy_options.seed = a.seed;
   opts.devices = a.devices;
+  opts.profile = a.profile;
+  opts.learn_costs = !a.profile.empty();
   for (const auto& d : a.dims) {
     std::string k, v;
     if (!split_kv(d, &k, &v)) return report_error("--dim expects NAME=VALUE, got '" + d + "'", kExitBadInput);
@@ -134,14 +115,34 @@ int cmd_run(const RunArgs& a) {
   }
 
   if (Status s = (*session)->validate_inputs(inputs); !s.ok()) return report_error(s.message(), kExitBadInput);
+  // Trace and decisions cover the last run only, so repeated runs (-n) show
+  // the steady state rather than the first, cold one.
+  std::vector<std::string> names;
+  for (Device* d : (*session)->devices()) names.push_back(d->id().to_string());
+  TraceWriter trace(names);
+  DecisionLog decisions(names, std::string((*session)->policy().name()));
+  ObserverList observers;
+  if (!a.trace.empty()) observers.add(&trace);
+  if (!a.decisions.empty()) {
+    if (Status s = decisions.open(a.decisions); !s.ok()) return report_error(s.message(), kExitBadInput);
+    observers.add(&decisions);
+  }
   std::vector<double> lat_ms;
   RunResult last;
   for (int r = 0; r < a.runs; ++r) {
-    auto res = (*session)->run(inputs);
+    RunOptions ro;
+    if (r == a.runs - 1 && !observers.empty()) ro.observer = &observers;
+    auto res = (*session)->run(inputs, ro);
     if (!res.ok()) return report_error(res.status().message(), kExitFailed);
     lat_ms.push_back(static_cast<double>(res->latency_ns) / 1e6);
     last = std::move(res).value();
   }
+  if (!a.trace.empty())
+    if (Status s = trace.write(a.trace); !s.ok()) return report_error(s.message(), kExitFailed);
+  if (!a.decisions.empty())
+    if (Status s = decisions.close(); !s.ok()) return report_error(s.message(), kExitFailed);
+  if (!a.profile.empty())
+    if (Status s = (*session)->save_profile(); !s.ok()) return report_error(s.message(), kExitFailed);
 
   if (!a.output_dir.empty()) {
     std::error_code ec;
@@ -174,6 +175,11 @@ int cmd_run(const RunArgs& a) {
       std::printf(" %s=%lld", devs[d]->id().to_string().c_str(), static_cast<long long>(last.stats.nodes_per_device[d]));
     std::printf("  control-flow nodes=%lld  loop iterations=%lld\n", static_cast<long long>(last.stats.control_nodes),
                 static_cast<long long>(last.stats.loop_iterations));
+    std::printf("busy (last run):");
+    for (size_t d = 0; d < devs.size(); ++d)
+      std::printf(" %s=%.0f%%", devs[d]->id().to_string().c_str(), busy_percent(last, d));
+    std::printf("  copies=%lld  bytes moved=%lld\n", static_cast<long long>(last.stats.copies),
+                static_cast<long long>(last.stats.bytes_copied));
   }
   if (!a.report.empty()) {
     nlohmann::json j;
@@ -185,8 +191,15 @@ int cmd_run(const RunArgs& a) {
     j["p95_ms"] = percentile(lat_ms, 95);
     j["mean_ms"] = mean;
     nlohmann::json per;
-    for (size_t d = 0; d < devs.size(); ++d) per[devs[d]->id().to_string()] = last.stats.nodes_per_device[d];
+    nlohmann::json busy;
+    for (size_t d = 0; d < devs.size(); ++d) {
+      per[devs[d]->id().to_string()] = last.stats.nodes_per_device[d];
+      busy[devs[d]->id().to_string()] = busy_percent(last, d);
+    }
     j["nodes_per_device"] = per;
+    j["busy_percent"] = busy;
+    j["copies"] = last.stats.copies;
+    j["bytes_copied"] = last.stats.bytes_copied;
     j["control_flow_nodes"] = last.stats.control_nodes;
     j["loop_iterations"] = last.stats.loop_iterations;
     std::ofstream out(a.report);

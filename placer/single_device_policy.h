@@ -11,7 +11,8 @@ class SingleDevicePolicy final : public PlacementPolicy {
  public:
   explicit SingleDevicePolicy(std::string_view name = "single") : name_(name) {}
   std::string_view name() const override { return name_; }
-  PlacementDecision place(const PlacementRequest&) override { return {0}; }
+  bool uses_costs() const override { return false; }
+  PlacementDecision place(const PlacementRequest&) override { return {0, "single device"}; }
 
  private:
   std::string name_;

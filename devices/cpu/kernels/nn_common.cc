@@ -1,6 +1,12 @@
 #include "devices/cpu/kernels/nn_common.h"
 
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
 #include <oneapi/dnnl/dnnl.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -120,9 +126,39 @@ Status sgemm(char ta, char tb, int64_t M, int64_t N, int64_t K, float alpha, con
       }
     return OkStatus();
   }
-  const dnnl_status_t st = dnnl_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-  if (st != dnnl_success) return RuntimeError("oneDNN sgemm failed with status ", static_cast<int>(st));
+  // oneDNN computes each block single-threaded; oneTBB spreads row blocks
+  // over the cores of the calling device's arena.
+  constexpr int64_t kRowsPerBlock = 32;
+  const int64_t blocks = (M + kRowsPerBlock - 1) / kRowsPerBlock;
+  std::atomic<int> failed{dnnl_success};
+  auto rows = [&](int64_t b0, int64_t b1) {
+    use_single_threaded_omp();
+    const int64_t r0 = b0 * kRowsPerBlock, r1 = std::min(M, b1 * kRowsPerBlock);
+    // Row block of op(A): rows of A, or columns when A is transposed.
+    const float* a = ta == 'T' ? A + r0 : A + r0 * lda;
+    const dnnl_status_t st = dnnl_sgemm(ta, tb, r1 - r0, N, K, alpha, a, lda, B, ldb, beta, C + r0 * ldc, ldc);
+    if (st != dnnl_success) failed.store(st);
+  };
+  if (blocks == 1 || M * N * K < (1 << 20)) {
+    rows(0, blocks);
+  } else {
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, blocks),
+                      [&](const tbb::blocked_range<int64_t>& r) { rows(r.begin(), r.end()); });
+  }
+  if (failed.load() != dnnl_success) return RuntimeError("oneDNN sgemm failed with status ", failed.load());
   return OkStatus();
+}
+
+void use_single_threaded_omp() {
+  // Debian's oneDNN runs on OpenMP, whose idle threads spin: on a loaded
+  // machine, or next to a second CPU device, every call then pays for
+  // spinning teams. Switchyard parallelises with oneTBB instead (device
+  // arenas), so each thread asks OpenMP for no team of its own.
+  static thread_local bool done = [] {
+    omp_set_num_threads(1);
+    return true;
+  }();
+  (void)done;
 }
 
 float float_at(const Tensor& t, int64_t i) {

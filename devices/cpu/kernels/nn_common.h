@@ -63,6 +63,10 @@ StatusOr<Window> resolve_window(const WindowAttrs& a, const Dims& x_dims, std::s
 // Large products go to oneDNN's sgemm; small ones run a plain loop, since
 // oneDNN's OpenMP fork/join costs more than the arithmetic there.
 // Returns a runtime error if oneDNN fails. Thread-safe.
+// Makes OpenMP parallel regions started by this thread (oneDNN's) single-
+// threaded; call before any oneDNN call. Cheap after the first call.
+void use_single_threaded_omp();
+
 Status sgemm(char ta, char tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
              const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
 

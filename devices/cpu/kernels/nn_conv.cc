@@ -194,6 +194,7 @@ class ConvKernel final : public Kernel {
       std::unordered_map<int, memory> args = {
           {DNNL_ARG_SRC, src_m}, {DNNL_ARG_WEIGHTS, wei_m}, {DNNL_ARG_DST, dst_m}, {DNNL_ARG_SCRATCHPAD, scr_m}};
       if (b) args.emplace(DNNL_ARG_BIAS, memory(conv->pd.bias_desc(), eng, const_cast<void*>(b->raw())));
+      use_single_threaded_omp();
       conv->prim.execute(strm, args);
       strm.wait();
       return true;

@@ -208,6 +208,7 @@ class PoolKernel : public Kernel {
       memory src_m(pool->pd.src_desc(), eng, const_cast<void*>(x.raw()));
       memory dst_m(pool->pd.dst_desc(), eng, y->raw());
       memory scr_m(pool->pd.scratchpad_desc(), eng, scratch.data());
+      use_single_threaded_omp();
       pool->prim.execute(strm, {{DNNL_ARG_SRC, src_m}, {DNNL_ARG_DST, dst_m}, {DNNL_ARG_SCRATCHPAD, scr_m}});
       strm.wait();
       return true;

@@ -1,0 +1,402 @@
+// `switchyard bench`: compares placement policies on the same models, the
+// same devices and the same (random, seeded) inputs, and prints one table.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/random_inputs.h"
+#include "executor/session.h"
+#include "ir/onnx_loader.h"
+
+namespace sy {
+
+namespace {
+
+namespace fs = std::filesystem;
+using SteadyTime = std::chrono::steady_clock;
+
+// Policies that decide placement without run-time measurements; the first
+// one listed is the baseline the speed-up column divides by.
+bool is_static_baseline(const std::string& p) { return p == "cpu" || p == "single" || p == "ort" || p == "static-heft"; }
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');) {
+    const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+  }
+  return out;
+}
+
+// Short name for the table: a model stored as <case>/model.onnx is called
+// after its folder, anything else after its file.
+std::string display_name(const fs::path& p) {
+  if (p.filename() == "model.onnx" && p.has_parent_path() && !p.parent_path().filename().empty())
+    return p.parent_path().filename().string();
+  return p.stem().string();
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  // Nearest rank, as `run --report` computes it.
+  size_t idx = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size())));
+  return v[std::min(v.size() - 1, idx == 0 ? 0 : idx - 1)];
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// A one-line bar redrawn in place on stderr. Drawn only when stderr is a
+// terminal (logs and test captures stay clean) and only once the work has
+// taken a second, so quick benches print nothing extra.
+class ProgressBar {
+ public:
+  explicit ProgressBar(int64_t total) : total_(std::max<int64_t>(total, 1)), enabled_(::isatty(STDERR_FILENO) == 1) {}
+  ~ProgressBar() { finish(); }
+  // Thread-safe.
+  void advance(const std::string& label) {
+    const int64_t done = done_.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (!enabled_) return;
+    const auto now = SteadyTime::now();
+    std::lock_guard<std::mutex> l(mu_);
+    if (now - start_ < std::chrono::seconds(1) || (drawn_ && now - last_ < std::chrono::milliseconds(100))) return;
+    last_ = now;
+    drawn_ = true;
+    constexpr int kWidth = 30;
+    const int filled = static_cast<int>(kWidth * done / total_);
+    std::fprintf(stderr, "\r[%s%s] %3d%% %-40.40s", std::string(static_cast<size_t>(filled), '#').c_str(),
+                 std::string(static_cast<size_t>(kWidth - filled), ' ').c_str(), static_cast<int>(100 * done / total_),
+                 label.c_str());
+    std::fflush(stderr);
+  }
+  void finish() {
+    std::lock_guard<std::mutex> l(mu_);
+    if (drawn_) std::fprintf(stderr, "\r%80s\r", "");
+    drawn_ = false;
+  }
+
+ private:
+  const int64_t total_;
+  const bool enabled_;
+  std::atomic<int64_t> done_{0};
+  std::mutex mu_;
+  SteadyTime::time_point start_ = SteadyTime::now(), last_;
+  bool drawn_ = false;
+};
+
+struct Row {
+  std::string model, path, policy;
+  bool ok = true;
+  std::string error;
+  std::vector<double> latency_ms;  // in completion order
+  double p50 = 0, p95 = 0, mean = 0, wall_s = 0, throughput = 0;
+  double speedup = NAN;  // NaN: no baseline for this model
+  double bytes_per_run = 0, copies_per_run = 0, control_nodes_per_run = 0, loop_iterations_per_run = 0;
+  std::vector<std::string> device_names;
+  std::vector<double> nodes_per_device;  // mean per run
+};
+
+std::string placement_str(const Row& r) {
+  std::string s;
+  for (size_t d = 0; d < r.device_names.size(); ++d) {
+    const double n = r.nodes_per_device[d];
+    s += (d ? " " : "") + r.device_names[d] + "=" + (std::abs(n - std::round(n)) < 1e-9 ? fmt("%.0f", n) : fmt("%.1f", n));
+  }
+  return s;
+}
+
+struct Loaded {
+  std::string path, name;
+  std::shared_ptr<const Model> model;
+  std::map<std::string, RuntimeValue> inputs;
+};
+
+// Expands folders to their *.onnx files (sorted); keeps files as given.
+StatusOr<std::vector<std::string>> expand_models(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const std::string& a : args) {
+    std::error_code ec;
+    if (fs::is_directory(a, ec)) {
+      std::vector<std::string> found;
+      for (const auto& e : fs::directory_iterator(a, ec))
+        if (e.is_regular_file() && e.path().extension() == ".onnx") found.push_back(e.path().string());
+      if (ec) return InvalidArgument("cannot list folder '", a, "': ", ec.message());
+      if (found.empty()) return InvalidArgument("folder '", a, "' has no .onnx files");
+      std::sort(found.begin(), found.end());
+      out.insert(out.end(), found.begin(), found.end());
+    } else if (fs::exists(a, ec)) {
+      out.push_back(a);
+    } else {
+      return NotFound("model '", a, "' not found");
+    }
+  }
+  return out;
+}
+
+// Warm-up and timed runs of one (model, policy); fills the row's figures.
+Status bench_one(const Session& s, const Loaded& m, const BenchArgs& a, ProgressBar& bar, Row& row) {
+  const std::string label = m.name + "/" + row.policy;
+  for (int w = 0; w < a.warmup; ++w) {
+    auto r = s.run(m.inputs);
+    if (!r.ok()) return r.status().with_context("warm-up run");
+    bar.advance(label);
+  }
+  const int threads = std::min(a.concurrency, a.runs);
+  std::vector<double> lat(static_cast<size_t>(a.runs), 0);
+  std::vector<RunStats> stats(static_cast<size_t>(a.runs));
+  std::atomic<int> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex err_mu;
+  Status err;
+  auto worker = [&] {
+    for (int i = next.fetch_add(1); i < a.runs && !failed.load(); i = next.fetch_add(1)) {
+      auto r = s.run(m.inputs);
+      if (!r.ok()) {
+        std::lock_guard<std::mutex> l(err_mu);
+        if (err.ok()) err = r.status().with_context("run " + std::to_string(i + 1));
+        failed.store(true);
+        return;
+      }
+      lat[static_cast<size_t>(i)] = static_cast<double>(r->latency_ns) / 1e6;
+      stats[static_cast<size_t>(i)] = std::move(r->stats);
+      bar.advance(label);
+    }
+  };
+  const auto t0 = SteadyTime::now();
+  if (threads == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+  }
+  row.wall_s = std::chrono::duration<double>(SteadyTime::now() - t0).count();
+  if (!err.ok()) return err;
+
+  const double n = static_cast<double>(a.runs);
+  row.latency_ms = lat;
+  row.p50 = percentile(lat, 50);
+  row.p95 = percentile(lat, 95);
+  for (double x : lat) row.mean += x / n;
+  row.throughput = row.wall_s > 0 ? n / row.wall_s : 0;
+  for (Device* d : s.devices()) row.device_names.push_back(d->id().to_string());
+  row.nodes_per_device.assign(row.device_names.size(), 0);
+  // Integer totals first, one division last: exact for static placements.
+  int64_t bytes = 0, copies = 0, control = 0, iterations = 0;
+  std::vector<int64_t> nodes(row.device_names.size(), 0);
+  for (const RunStats& st : stats) {
+    bytes += st.bytes_copied;
+    copies += st.copies;
+    control += st.control_nodes;
+    iterations += st.loop_iterations;
+    for (size_t d = 0; d < nodes.size() && d < st.nodes_per_device.size(); ++d) nodes[d] += st.nodes_per_device[d];
+  }
+  row.bytes_per_run = static_cast<double>(bytes) / n;
+  row.copies_per_run = static_cast<double>(copies) / n;
+  row.control_nodes_per_run = static_cast<double>(control) / n;
+  row.loop_iterations_per_run = static_cast<double>(iterations) / n;
+  for (size_t d = 0; d < nodes.size(); ++d) row.nodes_per_device[d] = static_cast<double>(nodes[d]) / n;
+  return OkStatus();
+}
+
+void print_table(const std::vector<Row>& rows) {
+  const std::vector<std::string> head = {"model", "policy", "p50 ms", "p95 ms", "mean ms", "runs/s",
+                                         "speed-up", "bytes/run", "copies/run", "placement (nodes/run)"};
+  std::vector<std::vector<std::string>> cells;
+  for (const Row& r : rows) {
+    if (!r.ok) {
+      cells.push_back({r.model, r.policy, "failed", "-", "-", "-", "-", "-", "-", "-"});
+      continue;
+    }
+    // Four significant digits: models range from microseconds to seconds.
+    cells.push_back({r.model, r.policy, fmt("%.4g", r.p50), fmt("%.4g", r.p95), fmt("%.4g", r.mean),
+                     fmt("%.1f", r.throughput), std::isnan(r.speedup) ? "-" : fmt("%.2f", r.speedup),
+                     fmt("%.0f", r.bytes_per_run), fmt("%.1f", r.copies_per_run), placement_str(r)});
+  }
+  std::vector<size_t> w(head.size());
+  for (size_t c = 0; c < head.size(); ++c) {
+    w[c] = head[c].size();
+    for (const auto& row : cells) w[c] = std::max(w[c], row[c].size());
+  }
+  // Text columns left-aligned, numbers right-aligned; placement is last
+  // and unpadded.
+  auto line = [&](const std::vector<std::string>& v) {
+    std::string s;
+    for (size_t c = 0; c < v.size(); ++c) {
+      const bool left = c < 2 || c + 1 == v.size();
+      const std::string pad(w[c] - v[c].size(), ' ');
+      s += (c ? "  " : "") + (c + 1 == v.size() ? v[c] : left ? v[c] + pad : pad + v[c]);
+    }
+    std::printf("%s\n", s.c_str());
+  };
+  line(head);
+  for (const auto& row : cells) line(row);
+}
+
+}  // namespace
+
+int cmd_bench(const BenchArgs& a) {
+  // Everything that can be wrong with the arguments is found before the
+  // first timed run.
+  const std::vector<std::string> policies = split_list(a.policies);
+  if (policies.empty()) return report_error("--policies is empty", kExitBadInput);
+  for (size_t i = 0; i < policies.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (policies[i] == policies[j]) return report_error("policy '" + policies[i] + "' listed twice", kExitBadInput);
+  for (const std::string& p : policies) {
+    PolicyOptions po;
+    po.seed = a.seed;
+    auto made = PolicyRegistry::builtin().create(p, po);
+    if (!made.ok()) return report_error(made.status().message(), kExitBadInput);
+  }
+  {
+    auto devs = create_devices(a.devices);
+    if (!devs.ok()) return report_error("--devices '" + a.devices + "': " + devs.status().message(), kExitBadInput);
+  }
+  std::map<std::string, int64_t> dims;
+  for (const std::string& d : a.dims) {
+    const auto eq = d.find('=');
+    char* end = nullptr;
+    const std::string v = eq == std::string::npos ? "" : d.substr(eq + 1);
+    const long long x = std::strtoll(v.c_str(), &end, 10);
+    if (eq == std::string::npos || eq == 0 || v.empty() || *end || x < 0)
+      return report_error("--dim expects NAME=VALUE with a non-negative integer VALUE, got '" + d + "'", kExitBadInput);
+    dims[d.substr(0, eq)] = x;
+  }
+  if (!a.profile.empty()) {
+    std::error_code ec;
+    if (!fs::exists(a.profile, ec))
+      return report_error("cost profile '" + a.profile + "' not found (write one with 'switchyard calibrate')",
+                          kExitBadInput);
+  }
+  if (!a.json.empty()) {
+    const fs::path dir = fs::path(a.json).parent_path();
+    std::error_code ec;
+    if (!dir.empty() && !fs::is_directory(dir, ec))
+      return report_error("cannot write '" + a.json + "': folder '" + dir.string() + "' does not exist", kExitBadInput);
+  }
+  auto paths = expand_models(a.models);
+  if (!paths.ok()) return report_error(paths.status().message(), kExitBadInput);
+
+  std::vector<Loaded> models;
+  for (const std::string& p : *paths) {
+    auto loaded = OnnxLoader().load_file(p);
+    if (!loaded.ok()) return report_error(loaded.status().message(), kExitBadInput);
+    Loaded m;
+    m.path = p;
+    m.name = display_name(p);
+    m.model = std::shared_ptr<const Model>(std::move(loaded).value());
+    // Seeded per model, so a model's inputs do not depend on which other
+    // models are benchmarked with it.
+    std::mt19937_64 rng(a.seed);
+    auto in = random_inputs(*m.model->graph, dims, rng);
+    if (!in.ok()) return report_error(p + ": " + in.status().message(), kExitBadInput);
+    m.inputs = std::move(in).value();
+    models.push_back(std::move(m));
+  }
+
+  std::string baseline;
+  for (const std::string& p : policies)
+    if (baseline.empty() && is_static_baseline(p)) baseline = p;
+  if (baseline.empty()) baseline = policies.front();
+
+  ProgressBar bar(static_cast<int64_t>(models.size() * policies.size()) * (a.warmup + a.runs));
+  std::vector<Row> rows;
+  bool any_failed = false;
+  for (const Loaded& m : models) {
+    const size_t first = rows.size();
+    for (const std::string& p : policies) {
+      Row row;
+      row.model = m.name;
+      row.path = m.path;
+      row.policy = p;
+      SessionOptions opts;
+      opts.policy = p;
+      opts.policy_options.seed = a.seed;
+      opts.devices = a.devices;
+      opts.profile = a.profile;
+      auto session = Session::create(m.model, opts);
+      if (!session.ok()) {
+        bar.finish();
+        return report_error(m.path + " with policy '" + p + "': " + session.status().message(), kExitBadInput);
+      }
+      if (Status st = (*session)->validate_inputs(m.inputs); !st.ok()) {
+        bar.finish();
+        return report_error(m.path + ": " + st.message(), kExitBadInput);
+      }
+      if (Status st = bench_one(**session, m, a, bar, row); !st.ok()) {
+        // A runtime fault fails this row, not the whole comparison.
+        row.ok = false;
+        row.error = st.message();
+        any_failed = true;
+        bar.finish();
+        report_error(m.name + " with policy '" + p + "': " + st.message(), kExitFailed);
+      }
+      rows.push_back(std::move(row));
+    }
+    const Row* base = nullptr;
+    for (size_t i = first; i < rows.size(); ++i)
+      if (rows[i].policy == baseline && rows[i].ok) base = &rows[i];
+    for (size_t i = first; i < rows.size(); ++i)
+      if (base && rows[i].ok && rows[i].mean > 0) rows[i].speedup = base->mean / rows[i].mean;
+  }
+  bar.finish();
+
+  print_table(rows);
+  std::printf("devices %s; %d runs after %d warm-up, concurrency %d, seed %llu; speed-up = mean of '%s' / mean\n",
+              a.devices.c_str(), a.runs, a.warmup, std::min(a.concurrency, a.runs),
+              static_cast<unsigned long long>(a.seed), baseline.c_str());
+
+  if (!a.json.empty()) {
+    nlohmann::json jr = nlohmann::json::array();
+    for (const Row& r : rows) {
+      nlohmann::json j = {{"model", r.model}, {"path", r.path}, {"policy", r.policy}, {"ok", r.ok}};
+      if (!r.ok) {
+        j["error"] = r.error;
+      } else {
+        nlohmann::json per = nlohmann::json::object();
+        for (size_t d = 0; d < r.device_names.size(); ++d) per[r.device_names[d]] = r.nodes_per_device[d];
+        j.update({{"p50_ms", r.p50},
+                  {"p95_ms", r.p95},
+                  {"mean_ms", r.mean},
+                  {"throughput_rps", r.throughput},
+                  {"wall_s", r.wall_s},
+                  {"speedup", std::isnan(r.speedup) ? nlohmann::json(nullptr) : nlohmann::json(r.speedup)},
+                  {"bytes_copied_per_run", r.bytes_per_run},
+                  {"copies_per_run", r.copies_per_run},
+                  {"control_nodes_per_run", r.control_nodes_per_run},
+                  {"loop_iterations_per_run", r.loop_iterations_per_run},
+                  {"nodes_per_device", per},
+                  {"latency_ms", r.latency_ms}});
+      }
+      jr.push_back(std::move(j));
+    }
+    nlohmann::json doc = {{"devices", a.devices}, {"policies", policies}, {"baseline", baseline},
+                          {"runs", a.runs},       {"warmup", a.warmup},   {"concurrency", std::min(a.concurrency, a.runs)},
+                          {"seed", a.seed},       {"profile", a.profile}, {"rows", std::move(jr)}};
+    std::ofstream out(a.json);
+    if (!out) return report_error("cannot write '" + a.json + "'", kExitBadInput);
+    out << doc.dump(2) << "\n";
+    if (!out) return report_error("write to '" + a.json + "' failed", kExitFailed);
+  }
+  return any_failed ? kExitFailed : kExitOk;
+}
+
+}  // namespace sy

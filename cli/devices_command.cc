@@ -1,0 +1,83 @@
+// `switchyard devices`: what a device list gives on this machine (name,
+// kind, description, memory) and the measured links between its memory
+// spaces, the figures a cost profile's topology is made of.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/measure_links.h"
+#include "executor/session.h"
+
+namespace sy {
+
+namespace {
+
+std::string human_bytes(uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
+}
+
+}  // namespace
+
+int cmd_devices(const DevicesArgs& a) {
+  auto devs = create_devices(a.devices);
+  if (!devs.ok()) return report_error("--devices '" + a.devices + "': " + devs.status().message(), kExitBadInput);
+  std::vector<Device*> ptrs;
+  for (auto& d : *devs) ptrs.push_back(d.get());
+
+  auto links = measure_links(ptrs, a.link_bytes);
+  if (!links.ok()) return report_error(links.status().message(), kExitFailed);
+
+  nlohmann::json jd = nlohmann::json::array();
+  std::printf("devices (%s):\n", a.devices.c_str());
+  std::printf("  %-8s %-5s %-11s %-10s %s\n", "name", "kind", "memory", "space", "description");
+  for (Device* d : ptrs) {
+    const DeviceInfo& info = d->info();
+    const std::string kind = device_kind_name(d->id().kind);
+    const std::string space = d->memory_space().to_string();
+    std::printf("  %-8s %-5s %-11s %-10s %s\n", info.name.c_str(), kind.c_str(), human_bytes(info.memory_bytes).c_str(),
+                space.c_str(), info.description.c_str());
+    jd.push_back({{"name", info.name},
+                  {"kind", kind},
+                  {"description", info.description},
+                  {"memory_bytes", info.memory_bytes},
+                  {"threads", info.threads},
+                  {"memory_space", space}});
+  }
+
+  nlohmann::json jl = nlohmann::json::array();
+  if (links->empty()) {
+    std::printf("links: none (every device shares one memory space; try --devices cpu:0,cpu:1)\n");
+  } else {
+    std::printf("links (measured with %s copies; latency from 64-byte copies):\n", human_bytes(a.link_bytes).c_str());
+    for (const MeasuredLink& m : *links) {
+      const std::string from = m.from.to_string(), to = m.to.to_string();
+      std::printf("  %-10s -> %-10s %8.2f GB/s  %8.2f us\n", from.c_str(), to.c_str(), m.link.bandwidth_gbps,
+                  m.link.latency_us);
+      jl.push_back({{"from", from},
+                    {"to", to},
+                    {"bandwidth_gbps", m.link.bandwidth_gbps},
+                    {"latency_us", m.link.latency_us}});
+    }
+  }
+
+  if (!a.json.empty()) {
+    std::ofstream out(a.json);
+    if (!out) return report_error("cannot write '" + a.json + "'", kExitBadInput);
+    out << nlohmann::json{{"devices", jd}, {"links", jl}, {"link_bytes", a.link_bytes}}.dump(2) << "\n";
+    if (!out) return report_error("write to '" + a.json + "' failed", kExitFailed);
+  }
+  return kExitOk;
+}
+
+}  // namespace sy
