@@ -1,0 +1,36 @@
+// DynamicPolicy ("dynamic", the default): places each ready node on the
+// candidate with the earliest predicted finish time,
+//   finish = backlog_us + predicted_transfer_us + predicted_compute_us,
+// all three filled in by the executor from the cost model and the devices'
+// queues at the moment the node becomes ready.
+//
+// Hysteresis keeps placements from flapping between near-equal devices,
+// which would pay for transfers that the predictions cannot see coming: the
+// node's memo remembers the device chosen last time, and that device is
+// kept unless the best candidate finishes earlier by more than
+// max(10% of the previous device's finish, 2 us).
+//
+// place() runs per node on the hot path: no allocation, no locks, no
+// strings; reasons are static.
+//
+// Thread-safety: place() is safe from any number of threads. The memo is a
+// relaxed atomic; two runs placing the same node at once may each see the
+// other's choice or not, which only affects hysteresis.
+#pragma once
+
+#include "placer/placement_policy.h"
+
+namespace sy {
+
+class DynamicPolicy final : public PlacementPolicy {
+ public:
+  // Hysteresis margin: a switch needs a gain above both of these.
+  static constexpr double kRelativeMargin = 0.10;
+  static constexpr double kAbsoluteMarginUs = 2.0;
+
+  std::string_view name() const override { return "dynamic"; }
+  bool uses_costs() const override { return true; }
+  PlacementDecision place(const PlacementRequest& request) override;
+};
+
+}  // namespace sy
