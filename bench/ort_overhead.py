@@ -68,7 +68,8 @@ def measure_switchyard(bench, policy, devices):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build", help="Switchyard build folder")
-    ap.add_argument("--policy", default="single")
+    ap.add_argument("--policy", default="single",
+                    help="comma-separated policies, each measured against the same ONNX Runtime figures")
     ap.add_argument("--devices", default="cpu")
     ap.add_argument("--verbose", action="store_true", help="print the raw Google Benchmark output")
     args = ap.parse_args()
@@ -81,12 +82,14 @@ def main():
             o_node, o_iter, o_ver = measure_ort(d)
         except ImportError:
             sys.exit("error: onnxruntime is not installed (pip install onnxruntime numpy)")
-    s_node, s_iter, raw = measure_switchyard(bench, args.policy, args.devices)
-    if args.verbose:
-        print(raw)
-    print(f"{'figure':<28}{'ONNX Runtime ' + o_ver:>22}{'Switchyard':>14}{'ratio':>8}")
-    print(f"{'per-node overhead (us)':<28}{o_node:>22.3f}{s_node:>14.3f}{s_node / o_node:>8.2f}")
-    print(f"{'per-Loop-iteration (us)':<28}{o_iter:>22.3f}{s_iter:>14.3f}{s_iter / o_iter:>8.2f}")
+    print(f"devices: {args.devices}")
+    print(f"{'figure':<28}{'ONNX Runtime ' + o_ver:>22}{'Switchyard':>14}{'policy':>12}{'ratio':>8}")
+    for policy in args.policy.split(","):
+        s_node, s_iter, raw = measure_switchyard(bench, policy, args.devices)
+        if args.verbose:
+            print(raw)
+        print(f"{'per-node overhead (us)':<28}{o_node:>22.3f}{s_node:>14.3f}{policy:>12}{s_node / o_node:>8.2f}")
+        print(f"{'per-Loop-iteration (us)':<28}{o_iter:>22.3f}{s_iter:>14.3f}{policy:>12}{s_iter / o_iter:>8.2f}")
 
 
 if __name__ == "__main__":

@@ -178,8 +178,8 @@ int cmd_run(const RunArgs& a) {
     std::printf("busy (last run):");
     for (size_t d = 0; d < devs.size(); ++d)
       std::printf(" %s=%.0f%%", devs[d]->id().to_string().c_str(), busy_percent(last, d));
-    std::printf("  copies=%lld  bytes moved=%lld\n", static_cast<long long>(last.stats.copies),
-                static_cast<long long>(last.stats.bytes_copied));
+    std::printf("  copies=%lld  bytes moved=%lld  overlapped hand-offs=%lld\n", static_cast<long long>(last.stats.copies),
+                static_cast<long long>(last.stats.bytes_copied), static_cast<long long>(last.stats.handoffs));
   }
   if (!a.report.empty()) {
     nlohmann::json j;

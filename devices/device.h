@@ -26,10 +26,14 @@ class DeviceTask {
   // Which of the device's in-order queues runs it. Devices with a single
   // queue (CPU) run both kinds in order.
   Queue queue = Queue::kCompute;
-  // The cost model's estimate, a hint: a CPU device runs short tasks inline
-  // on the enqueuing thread when its queue is idle, and hands long ones to
-  // its worker so the run loop can feed other devices meanwhile.
+  // The cost model's estimate of the task's time (0 if unknown).
   int64_t predicted_ns = 0;
+  // Set by the enqueuer when it has nothing to overlap with this task, or
+  // the task is short: a device with a worker thread may then run it
+  // inline on the enqueuing thread (if its queue is idle) and save the
+  // hand-off. Cleared, it goes to the device's queue so the enqueuer can
+  // feed other devices meanwhile.
+  bool may_run_inline = true;
   Status status;
   int64_t start_ns = 0;
   int64_t end_ns = 0;

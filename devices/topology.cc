@@ -9,7 +9,7 @@ namespace {
 // Defaults before calibration: a host memcpy between two CPU memory spaces.
 // Deliberately conservative so that an uncalibrated dynamic policy does not
 // scatter small nodes across spaces.
-constexpr Link kDefaultHostLink{2.0, 8.0};
+constexpr Link kDefaultHostLink{10.0, 8.0};
 }  // namespace
 
 Topology::Topology(const std::vector<Device*>& devices) {

@@ -27,6 +27,7 @@ void RunLoop::on_complete(DeviceTask* task) {
     std::lock_guard<std::mutex> lock(mu_);
     task->next_completed = remote_done_;
     remote_done_ = task;
+    has_remote_.store(true, std::memory_order_release);
   }
   cv_.notify_one();
 }
@@ -125,7 +126,8 @@ Status RunLoop::dispatch(Frame& frame, NodeId n) {
   req.depth = frame.graph().depth();
   req.inputs = inputs_;
   req.memo = frame.plan().memo(n);
-  const bool costs = env_.predict && !np.cost_slots.empty();
+  // A lone candidate needs no prediction: there is nothing to choose.
+  const bool costs = env_.predict && np.candidates.size() > 1 && !np.cost_slots.empty();
   if (costs) {
     predict(np, frame);
     req.candidates = candidates_;
@@ -146,7 +148,12 @@ Status RunLoop::dispatch(Frame& frame, NodeId n) {
   task.cost_slot = np.cost_slots.empty() ? -1 : np.cost_slots[ci];
   task.work = costs ? work_ : 0;
   task.predicted_us = costs ? candidates_[ci].predicted_compute_us : 0;
-  if (env_.learn && !costs && task.cost_slot >= 0) task.work = env_.cost->work(task.cost_slot, input_dims_);
+  if (env_.learn && !costs && task.cost_slot >= 0) {
+    // Static policies get no predictions, but the launch decision and the
+    // backlog still use the model's estimate for the chosen device.
+    task.work = env_.cost->work(task.cost_slot, input_dims_);
+    task.predicted_us = env_.cost->predict_us(task.cost_slot, task.work);
+  }
   ++stats_.nodes_per_device[static_cast<size_t>(dev)];
   task.staging = 0;
   if (num_spaces_ > 1) stage(frame, n, task);
@@ -198,7 +205,8 @@ void RunLoop::stage(Frame& frame, NodeId n, NodeTask& task) {
     c->waiters.emplace_back(&frame, n);
     c->device_index = (*env_.copy_engine)[static_cast<size_t>(c->from) * num_spaces_ + need];
     c->queue = DeviceTask::Queue::kCopy;
-    c->predicted_ns = env_.predict && env_.cost ? static_cast<int64_t>(env_.cost->transfer_us(c->from, need, c->bytes) * 1e3) : 0;
+    c->predicted_ns = env_.learn ? static_cast<int64_t>(env_.cost->transfer_us(c->from, need, c->bytes) * 1e3) : 0;
+    c->may_run_inline = true;  // copies are short; they never wait for a hand-off
     of->in_flight(v, need) = c;
     ++task.staging;
     if (env_.backlog_ns) env_.backlog_ns[c->device_index].fetch_add(c->predicted_ns, std::memory_order_relaxed);
@@ -207,12 +215,38 @@ void RunLoop::stage(Frame& frame, NodeId n, NodeTask& task) {
   }
 }
 
+// Whether a long task runs on this thread or on its device's worker is
+// decided late. A long task, with other nodes ready, is held back
+// (deferred_) until the loop meets the next long task: if that one is for
+// another device, the held task is handed to its device's worker so both
+// run at once; if it is for the same device, or nothing else is left to
+// do, the held task runs inline. Short work meanwhile runs inline ahead of
+// it: overlapping with it would not pay for the hand-off, which costs two
+// thread wake-ups.
 void RunLoop::launch(NodeTask& task) {
   task.predicted_ns = static_cast<int64_t>(task.predicted_us * 1e3);
   if (task.predicted_ns && env_.backlog_ns)
     env_.backlog_ns[task.device_index].fetch_add(task.predicted_ns, std::memory_order_relaxed);
+  Device& device = *devices_[static_cast<size_t>(task.device_index)];
+  const bool is_long = task.predicted_ns >= kOverlapAboveNs;
+  if (deferred_ && (is_long || deferred_->device_index == task.device_index)) flush_deferred(task.device_index);
+  if (!deferred_ && !device.runs_inline() && !ready_.empty() && is_long) {
+    deferred_ = &task;
+    return;
+  }
+  task.may_run_inline = true;
   ++in_flight_;
-  devices_[static_cast<size_t>(task.device_index)]->enqueue(&task, this);
+  device.enqueue(&task, this);
+}
+
+void RunLoop::flush_deferred(int next_device) {
+  if (!deferred_) return;
+  NodeTask& t = *deferred_;
+  deferred_ = nullptr;
+  t.may_run_inline = next_device == kNothingElse || next_device == t.device_index;
+  if (!t.may_run_inline) ++stats_.handoffs;
+  ++in_flight_;
+  devices_[static_cast<size_t>(t.device_index)]->enqueue(&t, this);
 }
 
 Status RunLoop::kernel_done(NodeTask& task) {
@@ -293,12 +327,18 @@ Status RunLoop::drain_completions() {
 }
 
 Status RunLoop::wait_for_completion() {
+  // Spin briefly first: a blocked wait costs a futex wake-up (tens of µs on
+  // a busy machine), more than many kernels take.
+  const int64_t spin_until = env_.clock->now_ns() + kSpinNs;
+  while (!has_remote_.load(std::memory_order_acquire) && env_.clock->now_ns() < spin_until) {
+  }
   DeviceTask* list;
   {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return remote_done_ != nullptr; });
     list = remote_done_;
     remote_done_ = nullptr;
+    has_remote_.store(false, std::memory_order_relaxed);
   }
   // The remote list is newest-first; reverse it to handle completions in
   // the order they happened.
@@ -332,6 +372,9 @@ Status RunLoop::run(Frame& root) {
       ready_.pop_back();
       status = r.node == kFrameDone ? frame_done(*r.frame) : dispatch(*r.frame, r.node);
       if (status.ok()) status = drain_completions();
+    } else if (deferred_) {
+      flush_deferred(kNothingElse);
+      status = drain_completions();
     } else if (in_flight_ > 0) {
       status = wait_for_completion();
     } else {
@@ -346,6 +389,11 @@ Status RunLoop::run(Frame& root) {
     if (t->predicted_ns && env_.backlog_ns)
       env_.backlog_ns[static_cast<LoopTask*>(t)->device_index].fetch_sub(t->predicted_ns, std::memory_order_relaxed);
   };
+  if (deferred_) {
+    ++in_flight_;
+    forget(deferred_);
+    deferred_ = nullptr;
+  }
   for (DeviceTask* t = local_done_; t; t = t->next_completed) forget(t);
   local_done_ = local_tail_ = nullptr;
   while (!status.ok() && in_flight_ > 0) {

@@ -33,6 +33,7 @@ struct RunStats {
   int64_t bytes_copied = 0;
   int64_t control_nodes = 0;
   int64_t loop_iterations = 0;
+  int64_t handoffs = 0;  // long tasks handed to a device thread to overlap
 };
 
 // What a run needs from its session. Everything is shared by concurrent runs.
@@ -80,6 +81,13 @@ class RunLoop final : public CompletionSink {
   void predict(const NodePlan& np, Frame& frame);
   void stage(Frame& frame, NodeId n, NodeTask& task);
   void launch(NodeTask& task);
+  // Enqueues the held-back task, inline if `next_device` is its own device
+  // or kNothingElse, on its device's worker otherwise (see launch()).
+  void flush_deferred(int next_device);
+  static constexpr int kNothingElse = -1;
+  // Below this, a hand-off to a device thread costs more than it can save.
+  static constexpr int64_t kOverlapAboveNs = 100'000;
+  static constexpr int64_t kSpinNs = 50'000;  // before blocking for a completion
   Status kernel_done(NodeTask& task);
   Status copy_done(CopyTask& copy);
   Status frame_done(Frame& frame);
@@ -102,7 +110,9 @@ class RunLoop final : public CompletionSink {
   std::mutex mu_;                         // guards remote_done_ only
   std::condition_variable cv_;
   DeviceTask* remote_done_ = nullptr;     // completions from device threads
+  std::atomic<bool> has_remote_{false};   // remote_done_ is non-empty (spin check)
   int64_t in_flight_ = 0;
+  NodeTask* deferred_ = nullptr;          // launched, held back one step
   Frame* root_ = nullptr;
   bool root_done_ = false;
   RunStats stats_;

@@ -270,7 +270,9 @@ StatusOr<RunResult> Session::run(const std::map<std::string, RuntimeValue>& inpu
   env.topology = &topology_;
   env.cost = cost_.get();
   env.predict = policy_->uses_costs();
-  env.learn = env.predict || options_.learn_costs;
+  // Learning pays off only where there is a choice to make (placement, and
+  // whether to overlap a task or run it inline), or when asked (profiling).
+  env.learn = device_ptrs_.size() > 1 || options_.learn_costs;
   env.backlog_ns = backlog_ns_.get();
   env.copy_engine = &copy_engine_;
   env.observer = run_options.observer;

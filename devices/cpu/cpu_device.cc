@@ -62,9 +62,9 @@ void CpuDevice::run_task(DeviceTask* task) {
 }
 
 void CpuDevice::enqueue(DeviceTask* task, CompletionSink* sink) {
-  // Inline when there is no worker, or when the task is short and nothing
-  // is queued ahead of it (so queue order still holds).
-  if (!worker_.joinable() || (task->predicted_ns < kInlineBelowNs && queued_.load(std::memory_order_acquire) == 0)) {
+  // Inline when there is no worker, or when the enqueuer allows it and
+  // nothing is queued ahead of it (so queue order still holds).
+  if (!worker_.joinable() || (task->may_run_inline && queued_.load(std::memory_order_acquire) == 0)) {
     run_task(task);
     sink->on_complete(task);
     return;

@@ -42,9 +42,6 @@ class CpuDevice final : public Device {
   bool runs_inline() const override { return !worker_.joinable(); }
   int64_t now_ns() const override;
 
-  // Tasks predicted shorter than this run inline when the queue is idle.
-  static constexpr int64_t kInlineBelowNs = 20'000;
-
  private:
   void run_task(DeviceTask* task);
   void worker_loop();
