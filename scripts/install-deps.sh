@@ -2,7 +2,7 @@
 # Installs what Switchyard needs on Debian 12. Safe to run repeatedly: it only
 # asks apt/pip for packages that are missing.
 set -euo pipefail
-pkgs=(cmake ninja-build g++ pkg-config libonnx-dev libprotobuf-dev protobuf-compiler
+pkgs=(cmake ninja-build gcc g++ pkg-config libonnx-dev libprotobuf-dev protobuf-compiler
       libtbb-dev libdnnl-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
       nlohmann-json3-dev libonnx-testdata python3 python3-pip ccache
       ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers)  # oneDNN's CMake config requires OpenCL
