@@ -111,6 +111,9 @@ struct Row {
   double bytes_per_run = 0, copies_per_run = 0, control_nodes_per_run = 0, loop_iterations_per_run = 0;
   std::vector<std::string> device_names;
   std::vector<double> nodes_per_device;  // mean per run
+  // Median |predicted - measured| / measured of the session's cost model
+  // over its recent kernels; NaN when it made no prediction.
+  double prediction_error = NAN;
 };
 
 std::string placement_str(const Row& r) {
@@ -189,6 +192,7 @@ Status bench_one(const Session& s, const Loaded& m, const BenchArgs& a, Progress
   }
   row.wall_s = std::chrono::duration<double>(SteadyTime::now() - t0).count();
   if (!err.ok()) return err;
+  if (const PredictionError e = s.cost_model().error(); e.samples > 0) row.prediction_error = e.median_abs_rel;
 
   const double n = static_cast<double>(a.runs);
   row.latency_ms = lat;
@@ -218,17 +222,18 @@ Status bench_one(const Session& s, const Loaded& m, const BenchArgs& a, Progress
 
 void print_table(const std::vector<Row>& rows) {
   const std::vector<std::string> head = {"model", "policy", "p50 ms", "p95 ms", "mean ms", "runs/s",
-                                         "speed-up", "bytes/run", "copies/run", "placement (nodes/run)"};
+                                         "speed-up", "bytes/run", "copies/run", "pred err", "placement (nodes/run)"};
   std::vector<std::vector<std::string>> cells;
   for (const Row& r : rows) {
     if (!r.ok) {
-      cells.push_back({r.model, r.policy, "failed", "-", "-", "-", "-", "-", "-", "-"});
+      cells.push_back({r.model, r.policy, "failed", "-", "-", "-", "-", "-", "-", "-", "-"});
       continue;
     }
     // Four significant digits: models range from microseconds to seconds.
     cells.push_back({r.model, r.policy, fmt("%.4g", r.p50), fmt("%.4g", r.p95), fmt("%.4g", r.mean),
                      fmt("%.1f", r.throughput), std::isnan(r.speedup) ? "-" : fmt("%.2f", r.speedup),
-                     fmt("%.0f", r.bytes_per_run), fmt("%.1f", r.copies_per_run), placement_str(r)});
+                     fmt("%.0f", r.bytes_per_run), fmt("%.1f", r.copies_per_run),
+                     std::isnan(r.prediction_error) ? "-" : fmt("%.0f%%", 100 * r.prediction_error), placement_str(r)});
   }
   std::vector<size_t> w(head.size());
   for (size_t c = 0; c < head.size(); ++c) {
@@ -375,6 +380,7 @@ int cmd_bench(const BenchArgs& a) {
         for (size_t d = 0; d < r.device_names.size(); ++d) per[r.device_names[d]] = r.nodes_per_device[d];
         j.update({{"p50_ms", r.p50},
                   {"p95_ms", r.p95},
+                  {"prediction_error", std::isnan(r.prediction_error) ? nlohmann::json() : nlohmann::json(r.prediction_error)},
                   {"mean_ms", r.mean},
                   {"throughput_rps", r.throughput},
                   {"wall_s", r.wall_s},
