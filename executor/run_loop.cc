@@ -94,6 +94,7 @@ void RunLoop::predict(const NodePlan& np, Frame& frame) {
   for (size_t c = 0; c < candidates_.size(); ++c) {
     Candidate& cand = candidates_[c];
     cand.predicted_compute_us = cost.predict_us(np.cost_slots[c], work_);
+    cand.samples = cost.samples(np.cost_slots[c], work_);
     cand.backlog_us = static_cast<double>(env_.backlog_ns[cand.device_index].load(std::memory_order_relaxed)) * 1e-3;
     if (num_spaces_ == 1) continue;
     const int to = topo.space_of_device(cand.device_index);

@@ -31,6 +31,7 @@ constexpr double kDefaultUsPerWork = 0.5e-3;
 // exponentially weighted mean after that, so it follows drift (thermal
 // throttling, contention) without being dominated by its first sample.
 constexpr double kEwmaAlpha = 0.2;
+constexpr uint64_t kColdSamples = 3;  // early samples that may replace a cold first one
 constexpr int kErrorRing = 128;  // recent relative errors kept for the median
 // Slots live in fixed chunks that never move, so lock-free readers can index
 // them while slot() appends.
@@ -494,6 +495,13 @@ double CostModel::predict_us(int slot, double work) const {
   return s ? impl_->predict(*s, work) : default_guess(work);
 }
 
+int64_t CostModel::samples(int slot, double work) const {
+  const Slot* s = impl_->get(slot);
+  if (!s) return 0;
+  return static_cast<int64_t>(
+      s->buckets[static_cast<size_t>(shape_class(sanitize_work(work)))].count.load(std::memory_order_relaxed));
+}
+
 void CostModel::record(int slot, double work, double measured_us) {
   Slot* s = impl_->get(slot);
   if (!s || !std::isfinite(measured_us) || measured_us < 0) return;
@@ -514,7 +522,12 @@ void CostModel::record(int slot, double work, double measured_us) {
   // running estimate, and it keeps record() free of locks here.
   double old = b.mean.load(std::memory_order_relaxed);
   double alpha = std::max(1.0 / static_cast<double>(n), kEwmaAlpha);
-  b.mean.store(n == 1 ? measured_us : old + alpha * (measured_us - old), std::memory_order_relaxed);
+  // A first execution is often cold (page faults, JIT, thread start-up) and
+  // can be 10-100x the steady time; if an early sample says so, drop the
+  // cold one instead of averaging it in, or the device may look slow for
+  // good and never be tried again.
+  const bool cold_before = n > 1 && n <= kColdSamples && measured_us < 0.5 * old;
+  b.mean.store(n == 1 || cold_before ? measured_us : old + alpha * (measured_us - old), std::memory_order_relaxed);
   s->seen.fetch_or(1ull << cls, std::memory_order_release);
 
   {

@@ -50,6 +50,8 @@ class CostModel {
   double work(int slot, std::span<const Dims* const> input_dims) const;
   // Predicted kernel time in microseconds. Lock-free.
   double predict_us(int slot, double work) const;
+  // Measurements recorded for this slot at `work`'s shape class. Lock-free.
+  int64_t samples(int slot, double work) const;
   // Feeds one measurement back (also updates the prediction-error stats).
   void record(int slot, double work, double measured_us);
 

@@ -23,6 +23,12 @@ PlacementDecision DynamicPolicy::place(const PlacementRequest& request) {
     return {0, "only candidate"};
   }
 
+  // Calibration first (as StarPU's dmda does): a device whose estimate
+  // rests on too few measurements gets the node, so that one bad early
+  // sample cannot keep a device unused forever. Bounded: kCalibrationRuns
+  // per (op, device, shape class).
+  for (int i = 0; i < n; ++i)
+    if (cands[static_cast<size_t>(i)].samples < kCalibrationRuns) return {i, "calibrating"};
   int best = 0;
   double best_finish = finish_us(cands[0]);
   int32_t prev_dev = request.memo ? request.memo->load(std::memory_order_relaxed) : -1;

@@ -4,6 +4,11 @@
 // all three filled in by the executor from the cost model and the devices'
 // queues at the moment the node becomes ready.
 //
+// Until a candidate has kCalibrationRuns measurements for the node's op and
+// shape class, it is chosen outright ("calibrating"), as StarPU's dmda
+// does: estimates from a single cold sample or an extrapolation can
+// otherwise rule a device out for good.
+//
 // Hysteresis keeps placements from flapping between near-equal devices,
 // which would pay for transfers that the predictions cannot see coming: the
 // node's memo remembers the device chosen last time, and that device is
@@ -27,6 +32,8 @@ class DynamicPolicy final : public PlacementPolicy {
   // Hysteresis margin: a switch needs a gain above both of these.
   static constexpr double kRelativeMargin = 0.10;
   static constexpr double kAbsoluteMarginUs = 2.0;
+  // Measurements per (op, device, shape class) before estimates are trusted.
+  static constexpr int64_t kCalibrationRuns = 2;
 
   std::string_view name() const override { return "dynamic"; }
   bool uses_costs() const override { return true; }

@@ -28,6 +28,9 @@ struct Candidate {
   double predicted_compute_us = 0;   // cost model's estimate of the kernel time
   double predicted_transfer_us = 0;  // time to bring missing inputs over
   double backlog_us = 0;             // predicted time until the device is free
+  // Measurements behind predicted_compute_us at this shape class; 0 means
+  // the figure is extrapolated (a line, another device, a default guess).
+  int64_t samples = 0;
 };
 
 // What the policy may know about one input of the node.

@@ -337,3 +337,23 @@ TEST(CostModel, Record_ConcurrentThreads_CountsEverySample) {
 
 }  // namespace
 }  // namespace sy
+
+namespace sy {
+namespace {
+
+TEST(CostModel, ColdFirstSample_IsReplacedByAFastSecondOne) {
+  CostModel m;
+  int s = m.slot(make_node("Relu"), kCpu0);
+  EXPECT_EQ(m.samples(s, 1000), 0);
+  m.record(s, 1000, 5000);  // cold: page faults, thread start-up
+  m.record(s, 1000, 50);
+  EXPECT_EQ(m.samples(s, 1000), 2);
+  EXPECT_NEAR(m.predict_us(s, 1000), 50, 1e-9);
+  // Later samples average as usual: a slow one moves the estimate up.
+  for (int i = 0; i < 5; ++i) m.record(s, 1000, 50);
+  m.record(s, 1000, 150);
+  EXPECT_GT(m.predict_us(s, 1000), 60);
+}
+
+}  // namespace
+}  // namespace sy

@@ -79,6 +79,19 @@ TEST(DynamicPolicy, Place_PreviousDeviceNotACandidate_PicksEarliest) {
   EXPECT_EQ(memo.load(), 1);
 }
 
+TEST(DynamicPolicy, Place_UncalibratedCandidate_GetsTheNodeFirst) {
+  DynamicPolicy p;
+  auto c = with_finish({0, 1}, {10, 1000});
+  c[1].samples = DynamicPolicy::kCalibrationRuns - 1;
+  std::atomic<int32_t> memo{0};
+  PlacementDecision d = p.place(request_for(c, &memo));
+  EXPECT_EQ(d.candidate, 1);
+  EXPECT_STREQ(d.reason, "calibrating");
+  EXPECT_EQ(memo.load(), 0);  // calibration does not move the node's home
+  c[1].samples = DynamicPolicy::kCalibrationRuns;
+  EXPECT_EQ(p.place(request_for(c, &memo)).candidate, 0);
+}
+
 TEST(DynamicPolicy, Place_OnlyCandidate_SaysSo) {
   DynamicPolicy p;
   std::atomic<int32_t> memo{-1};

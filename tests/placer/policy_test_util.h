@@ -7,7 +7,8 @@
 
 namespace sy::testing {
 
-// Candidates on session devices 0..n-1 (or the given indices), CPU spaces.
+// Candidates on session devices 0..n-1 (or the given indices), CPU spaces,
+// with calibrated estimates (many samples behind each).
 inline std::vector<Candidate> candidates_on(std::vector<int> device_indices) {
   std::vector<Candidate> out;
   for (int d : device_indices) {
@@ -15,6 +16,7 @@ inline std::vector<Candidate> candidates_on(std::vector<int> device_indices) {
     c.device = DeviceId{DeviceKind::kCpu, static_cast<int16_t>(d)};
     c.space = MemorySpace{DeviceKind::kCpu, static_cast<int16_t>(d)};
     c.device_index = d;
+    c.samples = 100;
     out.push_back(c);
   }
   return out;
