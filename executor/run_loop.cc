@@ -217,22 +217,22 @@ void RunLoop::stage(Frame& frame, NodeId n, NodeTask& task) {
 }
 
 // Whether a long task runs on this thread or on its device's worker is
-// decided late. A long task, with other nodes ready, is held back
-// (deferred_) until the loop meets the next long task: if that one is for
-// another device, the held task is handed to its device's worker so both
-// run at once; if it is for the same device, or nothing else is left to
-// do, the held task runs inline. Short work meanwhile runs inline ahead of
-// it: overlapping with it would not pay for the hand-off, which costs two
-// thread wake-ups.
+// decided late. While other nodes are ready, long tasks are held back
+// (deferred_) and the loop goes on placing ready nodes. As soon as held
+// tasks target two devices, they are all handed to their devices' workers
+// and run at once. If the ready nodes run out first, the held tasks all
+// target one device and run inline: a hand-off would buy no overlap and
+// costs two thread wake-ups. Short work meanwhile runs inline ahead of
+// them; overlapping with it would not pay for the hand-off.
 void RunLoop::launch(NodeTask& task) {
   task.predicted_ns = static_cast<int64_t>(task.predicted_us * 1e3);
   if (task.predicted_ns && env_.backlog_ns)
     env_.backlog_ns[task.device_index].fetch_add(task.predicted_ns, std::memory_order_relaxed);
   Device& device = *devices_[static_cast<size_t>(task.device_index)];
-  const bool is_long = task.predicted_ns >= kOverlapAboveNs;
-  if (deferred_ && (is_long || deferred_->device_index == task.device_index)) flush_deferred(task.device_index);
-  if (!deferred_ && !device.runs_inline() && !ready_.empty() && is_long) {
-    deferred_ = &task;
+  if (!device.runs_inline() && task.predicted_ns >= kOverlapAboveNs && (!ready_.empty() || !deferred_.empty())) {
+    const bool other_device = !deferred_.empty() && deferred_.front()->device_index != task.device_index;
+    deferred_.push_back(&task);
+    if (other_device) flush_deferred(/*overlap=*/true);
     return;
   }
   task.may_run_inline = true;
@@ -240,14 +240,14 @@ void RunLoop::launch(NodeTask& task) {
   device.enqueue(&task, this);
 }
 
-void RunLoop::flush_deferred(int next_device) {
-  if (!deferred_) return;
-  NodeTask& t = *deferred_;
-  deferred_ = nullptr;
-  t.may_run_inline = next_device == kNothingElse || next_device == t.device_index;
-  if (!t.may_run_inline) ++stats_.handoffs;
-  ++in_flight_;
-  devices_[static_cast<size_t>(t.device_index)]->enqueue(&t, this);
+void RunLoop::flush_deferred(bool overlap) {
+  if (overlap) stats_.handoffs += static_cast<int64_t>(deferred_.size());
+  for (NodeTask* t : deferred_) {
+    t->may_run_inline = !overlap;
+    ++in_flight_;
+    devices_[static_cast<size_t>(t->device_index)]->enqueue(t, this);
+  }
+  deferred_.clear();
 }
 
 Status RunLoop::kernel_done(NodeTask& task) {
@@ -373,8 +373,8 @@ Status RunLoop::run(Frame& root) {
       ready_.pop_back();
       status = r.node == kFrameDone ? frame_done(*r.frame) : dispatch(*r.frame, r.node);
       if (status.ok()) status = drain_completions();
-    } else if (deferred_) {
-      flush_deferred(kNothingElse);
+    } else if (!deferred_.empty()) {
+      flush_deferred(/*overlap=*/false);
       status = drain_completions();
     } else if (in_flight_ > 0) {
       status = wait_for_completion();
@@ -390,11 +390,11 @@ Status RunLoop::run(Frame& root) {
     if (t->predicted_ns && env_.backlog_ns)
       env_.backlog_ns[static_cast<LoopTask*>(t)->device_index].fetch_sub(t->predicted_ns, std::memory_order_relaxed);
   };
-  if (deferred_) {
+  for (NodeTask* t : deferred_) {
     ++in_flight_;
-    forget(deferred_);
-    deferred_ = nullptr;
+    forget(t);
   }
+  deferred_.clear();
   for (DeviceTask* t = local_done_; t; t = t->next_completed) forget(t);
   local_done_ = local_tail_ = nullptr;
   while (!status.ok() && in_flight_ > 0) {

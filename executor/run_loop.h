@@ -81,10 +81,9 @@ class RunLoop final : public CompletionSink {
   void predict(const NodePlan& np, Frame& frame);
   void stage(Frame& frame, NodeId n, NodeTask& task);
   void launch(NodeTask& task);
-  // Enqueues the held-back task, inline if `next_device` is its own device
-  // or kNothingElse, on its device's worker otherwise (see launch()).
-  void flush_deferred(int next_device);
-  static constexpr int kNothingElse = -1;
+  // Enqueues the held-back tasks, on their devices' workers to run at once
+  // if `overlap`, inline otherwise (see launch()).
+  void flush_deferred(bool overlap);
   // Below this, a hand-off to a device thread costs more than it can save.
   static constexpr int64_t kOverlapAboveNs = 100'000;
   static constexpr int64_t kSpinNs = 50'000;  // before blocking for a completion
@@ -112,7 +111,7 @@ class RunLoop final : public CompletionSink {
   DeviceTask* remote_done_ = nullptr;     // completions from device threads
   std::atomic<bool> has_remote_{false};   // remote_done_ is non-empty (spin check)
   int64_t in_flight_ = 0;
-  NodeTask* deferred_ = nullptr;          // launched, held back one step
+  std::vector<NodeTask*> deferred_;       // launched long tasks, held back (launch())
   Frame* root_ = nullptr;
   bool root_done_ = false;
   RunStats stats_;
