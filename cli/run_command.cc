@@ -117,6 +117,9 @@ int cmd_run(const RunArgs& a) {
   if (Status s = (*session)->validate_inputs(inputs); !s.ok()) return report_error(s.message(), kExitBadInput);
   // Trace and decisions cover the last run only, so repeated runs (-n) show
   // the steady state rather than the first, cold one.
+  // Output files are checked before running, so a typo costs no run.
+  if (!a.trace.empty() && !std::ofstream(a.trace))
+    return report_error("cannot write trace '" + a.trace + "'", kExitBadInput);
   std::vector<std::string> names;
   for (Device* d : (*session)->devices()) names.push_back(d->id().to_string());
   TraceWriter trace(names);

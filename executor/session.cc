@@ -1,12 +1,11 @@
 #include "executor/session.h"
 
+#include <filesystem>
 #include <set>
 #include <sstream>
 #include <thread>
 
 #include "devices/cpu/cpu_device.h"
-
-#include <filesystem>
 
 namespace sy {
 

@@ -501,5 +501,40 @@ TEST(RuntimeFault, ExpandToPetabytes_Exit1WithoutAllocating) {
   EXPECT_LT(r.seconds, 30.0) << r.describe();
 }
 
+// ---------------------------------------------------------------------------
+// Placement options
+// ---------------------------------------------------------------------------
+const fs::path kLoopModel = source_dir() / "models/control_flow/nested_loops/model.onnx";
+
+TEST(BadInput, UnknownDeviceKind_Exit2) {
+  expect_clean_failure(run_model(kLoopModel, {"--random-inputs", "--devices", "cpu:0,tpu:1"}), kBadInput,
+                       {"unknown device"});
+}
+
+TEST(BadInput, DeviceListedTwice_Exit2) {
+  expect_clean_failure(run_model(kLoopModel, {"--random-inputs", "--devices", "cpu:1,cpu:1"}), kBadInput,
+                       {"twice"});
+}
+
+TEST(BadInput, UnknownPolicy_Exit2ListingKnownOnes) {
+  const auto r = run_model(kLoopModel, {"--random-inputs", "--policy", "fastest"});
+  expect_clean_failure(r, kBadInput, {"unknown placement policy"});
+  EXPECT_TRUE(contains_any(r.err, {"static-heft"})) << r.describe();
+}
+
+TEST(BadInput, MalformedProfile_Exit2) {
+  TempDir d;
+  write_bytes(d.file("p.json"), "{\"version\": 1, \"ops\": [{\"op\": 3}]");
+  expect_clean_failure(run_model(kLoopModel, {"--random-inputs", "--profile", d.file("p.json")}), kBadInput,
+                       {"profile"});
+}
+
+TEST(BadInput, UnwritableTrace_Exit2BeforeRunning) {
+  TempDir d;
+  expect_clean_failure(
+      run_model(kLoopModel, {"--random-inputs", "--devices", "cpu:0,cpu:1", "--trace", d.file("no/such/dir/t.json")}),
+      kBadInput, {"cannot write trace"});
+}
+
 }  // namespace
 }  // namespace sy
