@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/random_inputs.h"
 #include "executor/session.h"
@@ -47,14 +48,6 @@ std::string display_name(const fs::path& p) {
   if (p.filename() == "model.onnx" && p.has_parent_path() && !p.parent_path().filename().empty())
     return p.parent_path().filename().string();
   return p.stem().string();
-}
-
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  // Nearest rank, as `run --report` computes it.
-  size_t idx = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size())));
-  return v[std::min(v.size() - 1, idx == 0 ? 0 : idx - 1)];
 }
 
 std::string fmt(const char* f, double v) {
@@ -275,16 +268,9 @@ int cmd_bench(const BenchArgs& a) {
     auto devs = create_devices(a.devices);
     if (!devs.ok()) return report_error("--devices '" + a.devices + "': " + devs.status().message(), kExitBadInput);
   }
-  std::map<std::string, int64_t> dims;
-  for (const std::string& d : a.dims) {
-    const auto eq = d.find('=');
-    char* end = nullptr;
-    const std::string v = eq == std::string::npos ? "" : d.substr(eq + 1);
-    const long long x = std::strtoll(v.c_str(), &end, 10);
-    if (eq == std::string::npos || eq == 0 || v.empty() || *end || x < 0)
-      return report_error("--dim expects NAME=VALUE with a non-negative integer VALUE, got '" + d + "'", kExitBadInput);
-    dims[d.substr(0, eq)] = x;
-  }
+  auto parsed_dims = parse_dims(a.dims);
+  if (!parsed_dims.ok()) return report_error(parsed_dims.status().message(), kExitBadInput);
+  const std::map<std::string, int64_t> dims = std::move(parsed_dims).value();
   if (!a.profile.empty()) {
     std::error_code ec;
     if (!fs::exists(a.profile, ec))

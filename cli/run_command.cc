@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/random_inputs.h"
 #include "cli/tensor_io.h"
@@ -54,13 +55,6 @@ std::string preview(const Tensor& t) {
   return s + (t.numel() > n ? ", ...]" : "]");
 }
 
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t idx = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size()))) ;
-  return v[std::min(v.size() - 1, idx == 0 ? 0 : idx - 1)];
-}
-
 // Share of the run's wall time a device spent in kernels.
 double busy_percent(const RunResult& r, size_t d) {
   if (r.latency_ns <= 0) return 0;
@@ -79,13 +73,10 @@ int cmd_run(const RunArgs& a) {
   opts.devices = a.devices;
   opts.profile = a.profile;
   opts.learn_costs = !a.profile.empty();
-  for (const auto& d : a.dims) {
-    std::string k, v;
-    if (!split_kv(d, &k, &v)) return report_error("--dim expects NAME=VALUE, got '" + d + "'", kExitBadInput);
-    char* end = nullptr;
-    long long x = std::strtoll(v.c_str(), &end, 10);
-    if (v.empty() || *end || x < 0) return report_error("--dim " + k + ": '" + v + "' is not a non-negative integer", kExitBadInput);
-    opts.dims[k] = x;
+  {
+    auto dims = parse_dims(a.dims);
+    if (!dims.ok()) return report_error(dims.status().message(), kExitBadInput);
+    opts.dims = std::move(dims).value();
   }
   auto session = Session::create(model, opts);
   if (!session.ok()) return report_error(session.status().message(), kExitBadInput);
