@@ -88,24 +88,7 @@ int value_space(const RuntimeValue& v, const Topology& topology) {
 }
 
 Status CopyTask::execute(Device& device) {
-  if (src.is_tensor()) {
-    ASSIGN_OR_RETURN(Tensor t, device.copy(src.tensor(), to_space));
-    result = RuntimeValue(std::move(t));
-  } else {
-    auto seq = std::make_shared<Sequence>();
-    seq->elem = src.sequence()->elem;
-    seq->items.reserve(src.sequence()->items.size());
-    for (const Tensor& item : src.sequence()->items) {
-      if (item.space() == to_space) {
-        seq->items.push_back(item);
-      } else {
-        ASSIGN_OR_RETURN(Tensor t, device.copy(item, to_space));
-        seq->items.push_back(std::move(t));
-      }
-    }
-    result = RuntimeValue(std::shared_ptr<const Sequence>(std::move(seq)));
-  }
-  result.set_optional(src.is_optional());
+  ASSIGN_OR_RETURN(result, copy_value(src, to_space, [&](const Tensor& t) { return device.copy(t, to_space); }));
   return OkStatus();
 }
 

@@ -136,6 +136,36 @@ class Frame {
   std::vector<CopyTask*> free_copies_;
 };
 
+// A copy of `src` in memory space `to`: the tensor, or each sequence item
+// not already there (the others are shared); other values are returned as
+// they are. `copy_tensor(const Tensor&)` returns StatusOr<Tensor> in `to`.
+// Keeps the optional flag.
+template <typename CopyTensor>
+StatusOr<RuntimeValue> copy_value(const RuntimeValue& src, MemorySpace to, CopyTensor&& copy_tensor) {
+  RuntimeValue out;
+  if (src.is_tensor()) {
+    ASSIGN_OR_RETURN(Tensor t, copy_tensor(src.tensor()));
+    out = RuntimeValue(std::move(t));
+  } else if (src.is_sequence()) {
+    auto seq = std::make_shared<Sequence>();
+    seq->elem = src.sequence()->elem;
+    seq->items.reserve(src.sequence()->items.size());
+    for (const Tensor& item : src.sequence()->items) {
+      if (item.space() == to) {
+        seq->items.push_back(item);
+      } else {
+        ASSIGN_OR_RETURN(Tensor t, copy_tensor(item));
+        seq->items.push_back(std::move(t));
+      }
+    }
+    out = RuntimeValue(std::shared_ptr<const Sequence>(std::move(seq)));
+  } else {
+    return src;
+  }
+  out.set_optional(src.is_optional());
+  return out;
+}
+
 // Topology index of the space a value lives in; -1 if it needs no copy
 // (absent, empty sequence), -2 for a sequence spread over several spaces.
 int value_space(const RuntimeValue& v, const Topology& topology);

@@ -88,7 +88,7 @@ void RunLoop::describe_inputs(Frame& frame, const Node& node) {
 void RunLoop::predict(const NodePlan& np, Frame& frame) {
   candidates_.assign(np.candidates.begin(), np.candidates.end());
   CostModel& cost = *env_.cost;
-  work_ = np.cost_slots.empty() ? 0 : cost.work(np.cost_slots[0], input_dims_);
+  work_ = cost.work(np.cost_slots[0], input_dims_);  // dispatch() predicts only with cost slots
   const Topology& topo = *env_.topology;
   const Node& node = *inputs_node_;
   for (size_t c = 0; c < candidates_.size(); ++c) {

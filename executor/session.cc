@@ -279,29 +279,16 @@ StatusOr<RunResult> Session::run(const std::map<std::string, RuntimeValue>& inpu
   RETURN_IF_ERROR(loop.run(root));
   RunResult result;
   result.stats = loop.stats();
+  const int host = topology_.index_of(kHostSpace);
   for (ValueId id : g.outputs()) {
     RuntimeValue v = root.value(id);
     // Outputs come back to host memory.
-    if (v.is_tensor() && !(v.tensor().space() == kHostSpace)) {
-      ASSIGN_OR_RETURN(Tensor h, host_copy(v.tensor()));
-      result.stats.bytes_copied += static_cast<int64_t>(h.nbytes());
-      ++result.stats.copies;
-      v = RuntimeValue(std::move(h));
-    } else if (v.is_sequence()) {
-      bool foreign = false;
-      for (const Tensor& t : v.sequence()->items) foreign |= !(t.space() == kHostSpace);
-      if (foreign) {
-        auto seq = std::make_shared<Sequence>(*v.sequence());
-        for (Tensor& t : seq->items) {
-          if (t.space() == kHostSpace) continue;
-          ASSIGN_OR_RETURN(t, host_copy(t));
-          result.stats.bytes_copied += static_cast<int64_t>(t.nbytes());
-          ++result.stats.copies;
-        }
-        const bool opt = v.is_optional();
-        v = RuntimeValue(std::shared_ptr<const Sequence>(std::move(seq)));
-        v.set_optional(opt);
-      }
+    if (const int at = value_space(v, topology_); at != -1 && at != host) {
+      ASSIGN_OR_RETURN(v, copy_value(v, kHostSpace, [&](const Tensor& t) {
+                         ++result.stats.copies;
+                         result.stats.bytes_copied += static_cast<int64_t>(t.nbytes());
+                         return host_copy(t);
+                       }));
     }
     result.outputs.push_back(std::move(v));
   }
