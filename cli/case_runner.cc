@@ -71,6 +71,12 @@ CaseResult run_test_case(const std::string& dir, const SessionOptions& options, 
     }
     auto result = (*session)->run(inputs);
     if (!result.ok()) return fail(CaseResult::Outcome::kFail, "run: " + result.status().message());
+    const auto& devices = (*session)->devices();
+    r.placed.resize(devices.size());
+    for (size_t d = 0; d < devices.size() && d < result->stats.nodes_per_device.size(); ++d) {
+      r.placed[d].first = devices[d]->info().name;
+      r.placed[d].second += result->stats.nodes_per_device[d];
+    }
     auto out_files = sorted_files(set, "output_");
     if (out_files.size() != result->outputs.size())
       return fail(CaseResult::Outcome::kFail, "model has " + std::to_string(result->outputs.size()) + " outputs, reference has " +

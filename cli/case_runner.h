@@ -13,6 +13,8 @@ struct CaseResult {
   enum class Outcome { kPass, kFail, kError } outcome = Outcome::kError;
   std::string reason;
   std::vector<std::string> ops;  // distinct op types of the main graph
+  // Kernel nodes run per device name, over all of the case's data sets.
+  std::vector<std::pair<std::string, int64_t>> placed;
 };
 
 CaseResult run_test_case(const std::string& dir, const SessionOptions& options, const Tolerance& tol);

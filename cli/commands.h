@@ -35,6 +35,7 @@ struct ConformanceArgs {
   std::string filter;
   std::string exclusions;  // file of "case_name  reason" lines
   std::string same_as;     // baseline --json file whose pass set must match
+  std::string min_share;   // "DEVICE=FRACTION": fail unless that share of nodes ran there
   std::string policy = "dynamic";
   std::string devices = "cpu";
   uint64_t seed = 0;

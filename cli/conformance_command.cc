@@ -40,9 +40,11 @@ int cmd_test(const std::string& dir, const std::string& policy, const std::strin
   CaseResult r = run_test_case(dir, opts, Tolerance{});
   const char* word = r.outcome == CaseResult::Outcome::kPass ? "PASS" : (r.outcome == CaseResult::Outcome::kFail ? "FAIL" : "ERROR");
   if (machine) {
-    std::string ops;
+    std::string ops, placed;
     for (const auto& o : r.ops) ops += (ops.empty() ? "" : ",") + o;
-    std::cout << "SYRESULT " << word << " " << (ops.empty() ? "-" : ops) << " " << r.reason << std::endl;
+    for (const auto& [dev, n] : r.placed) placed += (placed.empty() ? "" : ",") + dev + "=" + std::to_string(n);
+    std::cout << "SYRESULT " << word << " " << (ops.empty() ? "-" : ops) << " " << (placed.empty() ? "-" : placed) << " "
+              << r.reason << std::endl;
   } else {
     std::cout << word << " " << fs::path(dir).filename().string() << (r.reason.empty() ? "" : ": " + r.reason) << std::endl;
   }
@@ -57,6 +59,7 @@ struct ChildResult {
   std::string reason;
   std::vector<std::string> ops;
   double seconds = 0;
+  std::map<std::string, int64_t> placed;  // kernel nodes per device name
 };
 
 ChildResult run_child(const std::string& exe, const std::vector<std::string>& args, int timeout_s) {
@@ -112,14 +115,21 @@ ChildResult run_child(const std::string& exe, const std::vector<std::string>& ar
     return {"ERROR", "no result line (exit " + std::to_string(WEXITSTATUS(wstatus)) + "): " + tail, {}, r.seconds};
   }
   std::istringstream line(out.substr(pos + 9, out.find('\n', pos) - pos - 9));
-  std::string ops;
-  line >> r.status >> ops;
+  std::string ops, placed;
+  line >> r.status >> ops >> placed;
   std::getline(line, r.reason);
   if (!r.reason.empty() && r.reason[0] == ' ') r.reason.erase(0, 1);
   if (ops != "-") {
     std::stringstream ss(ops);
     std::string op;
     while (std::getline(ss, op, ',')) r.ops.push_back(op);
+  }
+  if (placed != "-") {
+    std::stringstream ss(placed);
+    std::string item;
+    while (std::getline(ss, item, ','))
+      if (auto eq = item.rfind('='); eq != std::string::npos)
+        r.placed[item.substr(0, eq)] += std::atoll(item.c_str() + eq + 1);
   }
   return r;
 }
@@ -194,6 +204,17 @@ int cmd_conformance(const ConformanceArgs& a, const std::string& self) {
   if (auto d = create_devices(a.devices); !d.ok()) return report_error(d.status().message(), kExitBadInput);
   if (auto p = PolicyRegistry::builtin().create(a.policy, {a.seed}); !p.ok())
     return report_error(p.status().message(), kExitBadInput);
+  std::string share_device;
+  double share_min = 0;
+  if (!a.min_share.empty()) {
+    const auto eq = a.min_share.rfind('=');
+    char* end = nullptr;
+    if (eq != std::string::npos) share_min = std::strtod(a.min_share.c_str() + eq + 1, &end);
+    if (eq == std::string::npos || eq == 0 || !end || *end != '\0' || !(share_min >= 0 && share_min <= 1))
+      return report_error("bad --min-share '" + a.min_share + "': expected DEVICE=FRACTION with FRACTION in [0, 1]",
+                          kExitBadInput);
+    share_device = a.min_share.substr(0, eq);
+  }
   std::map<std::string, std::string> baseline;
   if (!a.same_as.empty()) {
     auto b = load_statuses(a.same_as);
@@ -230,11 +251,18 @@ int cmd_conformance(const ConformanceArgs& a, const std::string& self) {
   struct Row { int pass = 0, fail = 0, skip = 0; };
   std::map<std::string, Row> per_op;
   int passed = 0, failed = 0, skipped = 0;
+  std::map<std::string, int64_t> placed;  // over passing cases
+  int64_t placed_total = 0;
   nlohmann::json j = nlohmann::json::array();
   for (size_t i = 0; i < cases.size(); ++i) {
     const ChildResult& r = results[i];
     int kind = r.status == "PASS" ? 0 : (r.status == "SKIP" ? 2 : 1);
     (kind == 0 ? passed : kind == 1 ? failed : skipped)++;
+    if (kind == 0)
+      for (const auto& [dev, n] : r.placed) {
+        placed[dev] += n;
+        placed_total += n;
+      }
     std::vector<std::string> ops = r.ops.empty() ? std::vector<std::string>{"(unknown)"} : r.ops;
     for (const auto& op : ops) {
       Row& row = per_op[op];
@@ -247,9 +275,24 @@ int cmd_conformance(const ConformanceArgs& a, const std::string& self) {
   if (!a.json.empty()) {
     std::ofstream out(a.json);
     if (!out) return report_error("cannot write '" + a.json + "'", kExitBadInput);
-    out << nlohmann::json{{"passed", passed}, {"failed", failed}, {"skipped", skipped}, {"cases", j}}.dump(1) << "\n";
+    out << nlohmann::json{{"passed", passed}, {"failed", failed}, {"skipped", skipped}, {"placed", placed}, {"cases", j}}
+               .dump(1)
+        << "\n";
+  }
+  if (placed.size() > 1) {
+    std::printf("\nkernel nodes run, passing cases:");
+    for (const auto& [dev, n] : placed)
+      std::printf("  %s %lld (%.1f%%)", dev.c_str(), static_cast<long long>(n), 100.0 * n / std::max<int64_t>(placed_total, 1));
+    std::printf("\n");
   }
   std::printf("\n%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+  bool share_ok = true;
+  if (!share_device.empty()) {
+    const double share = placed_total ? static_cast<double>(placed[share_device]) / placed_total : 0;
+    share_ok = share >= share_min;
+    std::printf("share of kernel nodes on %s: %.1f%% (--min-share %.1f%%): %s\n", share_device.c_str(), 100 * share,
+                100 * share_min, share_ok ? "ok" : "BELOW");
+  }
   bool same = true;
   if (!a.same_as.empty()) {
     // Same pass set as the baseline, case by case, over the cases run here.
@@ -265,7 +308,7 @@ int cmd_conformance(const ConformanceArgs& a, const std::string& self) {
     std::printf("same pass set as %s: %s\n", a.same_as.c_str(), same ? "yes" : "no");
   }
   std::fflush(stdout);
-  return failed == 0 && same ? kExitOk : kExitFailed;
+  return failed == 0 && same && share_ok ? kExitOk : kExitFailed;
 }
 
 }  // namespace sy

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/measure_links.h"
+#include "devices/cuda/cuda_backend.h"
 #include "executor/session.h"
 
 namespace sy {
@@ -54,6 +55,11 @@ int cmd_devices(const DevicesArgs& a) {
                   {"threads", info.threads},
                   {"memory_space", space}});
   }
+
+  if (const int gpus = cuda_device_count(); gpus > 0)
+    std::printf("cuda: %d GPU%s on this machine (cuda:0..cuda:%d)\n", gpus, gpus == 1 ? "" : "s", gpus - 1);
+  else
+    std::printf("cuda: none usable: %s\n", cuda_unavailable_reason().c_str());
 
   nlohmann::json jl = nlohmann::json::array();
   if (links->empty()) {

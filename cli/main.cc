@@ -60,6 +60,9 @@ int main(int argc, char** argv) {
   c_conf->add_option("--seed", conf.seed, "Seed for the 'random' policy");
   c_conf->add_option("--same-as", conf.same_as,
                      "A previous --json result: fail unless exactly the same cases pass (placement invariance)");
+  c_conf->add_option("--min-share", conf.min_share,
+                     "DEVICE=FRACTION, e.g. cuda:0=0.6: fail unless at least that share of the kernel nodes of passing "
+                     "cases ran on DEVICE");
   c_conf->add_option("-j,--jobs", conf.jobs, "Cases run at once (default: number of cores)");
   c_conf->add_option("--timeout", conf.timeout_s, "Seconds before a case is killed")->capture_default_str();
   c_conf->add_flag("-v,--verbose", conf.verbose, "Also print passing cases");

@@ -26,7 +26,7 @@ StatusOr<Tensor> host_scalar(RunLoop& loop, const RuntimeValue& v, const Node& n
   const Tensor& t = v.tensor();
   if (t.numel() != 1) return InvalidArgument(node.describe(), ": ", what, " must have one element, has shape ", t.dims().to_string());
   if (t.space().is_host_accessible()) return t;
-  return loop.host_device().copy(t, kHostSpace);
+  return loop.copy_to_host(t);
 }
 
 StatusOr<bool> read_bool(RunLoop& loop, const RuntimeValue& v, const Node& node, const char* what) {

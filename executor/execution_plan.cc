@@ -103,10 +103,16 @@ Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const Ker
     for (size_t d = 0; d < devices.size(); ++d) {
       DeviceKind kind = devices[d]->id().kind;
       const KernelDef* def = registry.find(n.domain, n.op_type, n.opset, kind, first);
-      if (!def && first != DataType::kUndefined) def = registry.find(n.domain, n.op_type, n.opset, kind);
+      // CPU kernels take any type they are asked to; accelerator kernels
+      // only the types they list, so other types fall back to the CPU.
+      if (!def && first != DataType::kUndefined && kind == DeviceKind::kCpu)
+        def = registry.find(n.domain, n.op_type, n.opset, kind);
       if (!def) continue;
       std::unique_ptr<Kernel> k = def->factory();
       Status s = k->init(n);
+      // An accelerator kernel declines attribute combinations it does not
+      // implement (Unimplemented); the node then runs on another device.
+      if (!s.ok() && kind != DeviceKind::kCpu && s.code() == StatusCode::kUnimplemented) continue;
       if (!s.ok()) return s.with_context(n.describe());
       np.kernels[d] = std::move(k);
       np.defs[d] = def;

@@ -14,6 +14,13 @@ RunLoop::RunLoop(const RunEnv& env) : env_(env), devices_(*env.devices) {
   ready_.reserve(64);
 }
 
+StatusOr<Tensor> RunLoop::copy_to_host(const Tensor& t) {
+  const int from = env_.topology ? env_.topology->index_of(t.space()) : -1;
+  int dev = 0;
+  if (from >= 0 && env_.copy_engine) dev = (*env_.copy_engine)[static_cast<size_t>(from) * num_spaces_ + host_space_];
+  return devices_[static_cast<size_t>(dev)]->copy(t, kHostSpace);
+}
+
 void RunLoop::on_complete(DeviceTask* task) {
   task->next_completed = nullptr;
   if (std::this_thread::get_id() == loop_thread_) {

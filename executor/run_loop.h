@@ -66,7 +66,10 @@ class RunLoop final : public CompletionSink {
   void start_frame(Frame& frame);
   // Marks node `n` of `frame` done: frees dead values, readies successors.
   void finish_node(Frame& frame, NodeId n);
-  Device& host_device() { return *devices_[0]; }
+  // A host copy of `t` (a control-flow scalar), made by the device that
+  // owns the link from t's space: synchronous, which costs one small copy
+  // per If/Loop decision and keeps the decision exact.
+  StatusOr<Tensor> copy_to_host(const Tensor& t);
   void count_iteration() { ++stats_.loop_iterations; }
 
  private:

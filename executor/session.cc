@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "devices/cpu/cpu_device.h"
+#include "devices/cuda/cuda_backend.h"
 
 namespace sy {
 
@@ -41,9 +42,10 @@ StatusOr<std::vector<std::unique_ptr<Device>>> create_devices(const std::string&
       if (cpus > 1) out.push_back(std::make_unique<CpuDevice>(static_cast<int>(o), std::max(1, hw / cpus), true));
       else out.push_back(std::make_unique<CpuDevice>(static_cast<int>(o)));
     } else if (kind == "cuda") {
-      return Unimplemented("device '", item, "': this build has no CUDA support");
+      ASSIGN_OR_RETURN(std::unique_ptr<Device> d, create_cuda_device(static_cast<int>(o)));
+      out.push_back(std::move(d));
     } else {
-      return InvalidArgument("unknown device kind '", kind, "' in '", item, "' (known: cpu)");
+      return InvalidArgument("unknown device kind '", kind, "' in '", item, "' (known: cpu, cuda)");
     }
   }
   if (out.empty()) return InvalidArgument("no devices given");

@@ -1,5 +1,7 @@
 #include "placer/ort_policy.h"
 
+#include "placer/gpu_policy.h"
+
 namespace sy {
 
 PlacementDecision OrtPolicy::place(const PlacementRequest& request) {
@@ -11,9 +13,11 @@ PlacementDecision OrtPolicy::place(const PlacementRequest& request) {
     if (dev >= 0)
       for (int i = 0; i < n; ++i)
         if (request.candidates[static_cast<size_t>(i)].device_index == dev) return {i, "first-fit (decided once)"};
-    if (n > 0) request.memo->store(request.candidates[0].device_index, std::memory_order_relaxed);
+    if (n > 0)
+      request.memo->store(request.candidates[static_cast<size_t>(first_accelerator(request.candidates))].device_index,
+                          std::memory_order_relaxed);
   }
-  return {0, "first-fit by device priority"};
+  return {first_accelerator(request.candidates), "first-fit by device priority"};
 }
 
 }  // namespace sy

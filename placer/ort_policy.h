@@ -1,8 +1,9 @@
 // OrtPolicy ("ort"): static first-fit by device priority, as ONNX Runtime
-// partitions a graph. The session's device order is the priority order and
-// candidates arrive in that order, restricted to devices with a kernel for
-// the node, so the choice is the first candidate: the highest-priority
-// device that can run the node, falling back down the list otherwise. The
+// partitions a graph. Accelerators come first, in --devices order, and
+// CPUs last, as ONNX Runtime always appends its CPU provider after the
+// ones a user registers; candidates are restricted to devices with a
+// kernel for the node, so the choice is the highest-priority device that
+// can run it, falling back down the list otherwise. The
 // choice depends only on the node, so it is decided once per session and
 // cached in the node's memo, as ONNX Runtime fixes its partition at session
 // creation; measured costs never change it.

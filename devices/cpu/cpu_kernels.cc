@@ -1,4 +1,5 @@
 #include "devices/cpu/cpu_kernels.h"
+#include "devices/cuda/cuda_backend.h"
 
 namespace sy {
 
@@ -11,6 +12,9 @@ void register_cpu_kernels(KernelRegistry& r) {
   register_cpu_image_kernels(r);
 }
 
-void register_builtin_kernels(KernelRegistry& r) { register_cpu_kernels(r); }
+void register_builtin_kernels(KernelRegistry& r) {
+  register_cpu_kernels(r);
+  register_cuda_kernels(r);
+}
 
 }  // namespace sy

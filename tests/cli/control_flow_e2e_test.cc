@@ -9,6 +9,7 @@
 #include <set>
 
 #include "cli/tensor_io.h"
+#include "devices/cuda/cuda_backend.h"
 #include "tests/cli/cli_test_util.h"
 
 namespace sy {
@@ -57,7 +58,8 @@ std::string compare_tensors(const std::string& name, const Tensor& got, const Te
 
 // Runs model.onnx of `name` with inputs<suffix>/ and checks the outputs
 // against expected<suffix>/.
-void run_and_compare(const std::string& name, const std::string& suffix = "") {
+void run_and_compare(const std::string& name, const std::string& suffix = "",
+                     const std::vector<std::string>& extra = {}) {
   const fs::path dir = case_dir(name);
   const fs::path model = dir / "model.onnx";
   const fs::path in_dir = dir / ("inputs" + suffix);
@@ -77,6 +79,7 @@ void run_and_compare(const std::string& name, const std::string& suffix = "") {
   }
   args.push_back("--output-dir");
   args.push_back(out_dir.string());
+  args.insert(args.end(), extra.begin(), extra.end());
   const CommandResult r = cli_test::run_switchyard(args);
   ASSERT_TRUE(r.exited && r.exit_code == 0) << r.describe();
 
@@ -125,6 +128,31 @@ TEST(ControlFlowE2E, NestedLoopsWithIterationDependentTripCount_MatchesNumpy) { 
 // f) M = 0: the carried value comes back unchanged and the scan output is
 //    empty with the body's declared element shape, [0, 2, 2].
 TEST(ControlFlowE2E, ZeroTripLoop_ReturnsInitialValueAndEmptyScan) { run_and_compare("zero_trip_loop"); }
+
+// Every case again with bodies and branches on the GPU (only the
+// conditions cross to the host), and with nodes spread at random over the
+// CPU and the GPU.
+const std::vector<std::pair<std::string, std::string>> kAllCases = {
+    {"loop_early_exit", ""}, {"loop_early_exit", "_m_limited"}, {"if_in_loop", ""},   {"scan_reverse", ""},
+    {"if_shapes", ""},       {"if_shapes", "_false"},           {"nested_loops", ""}, {"zero_trip_loop", ""}};
+
+TEST(ControlFlowE2E, OnGpu_EveryCaseMatchesNumpy) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason();
+  for (const auto& [name, suffix] : kAllCases) {
+    SCOPED_TRACE(name + suffix);
+    run_and_compare(name, suffix, {"--devices", "cuda:0,cpu", "--policy", "gpu"});
+  }
+}
+
+TEST(ControlFlowE2E, RandomOverCpuAndGpu_EveryCaseMatchesNumpy) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason();
+  for (const auto& [name, suffix] : kAllCases) {
+    for (const char* seed : {"1", "2", "3"}) {
+      SCOPED_TRACE(name + suffix + " seed " + seed);
+      run_and_compare(name, suffix, {"--devices", "cpu,cuda:0", "--policy", "random", "--seed", seed});
+    }
+  }
+}
 
 }  // namespace
 }  // namespace sy

@@ -30,6 +30,18 @@ TEST(OrtPolicy, Place_DecidedOnce_ReplaysMemo) {
   EXPECT_EQ(p.place(request_for(reordered, &memo)).candidate, 1);
 }
 
+TEST(OrtPolicy, Place_AcceleratorBeforeCpu_WhateverTheDeviceOrder) {
+  // --devices cpu,cuda:0: ONNX Runtime would still try its CUDA provider
+  // first and keep the CPU as the fallback.
+  OrtPolicy p;
+  auto c = candidates_on({0, 1});
+  c[1].device = DeviceId{DeviceKind::kCuda, 0};
+  c[1].space = MemorySpace{DeviceKind::kCuda, 0};
+  std::atomic<int32_t> memo{-1};
+  EXPECT_EQ(p.place(request_for(c, &memo)).candidate, 1);
+  EXPECT_EQ(memo.load(), 1);
+}
+
 TEST(OrtPolicy, Registry_CreatesByName) {
   auto p = PolicyRegistry::builtin().create("ort");
   ASSERT_TRUE(p.ok());

@@ -223,27 +223,6 @@ struct Lifted {
   O operator()(T a, T b) const { return cvt<O>(op(cvt<Compute<T>>(a), cvt<Compute<T>>(b))); }
 };
 
-// ONNX opset < 7 "broadcast=1, axis" form: B aligned to A at `axis`.
-struct LegacyBroadcast {
-  bool enabled = false;
-  int64_t axis = -1;  // -1: suffix alignment (numpy-compatible)
-  void init(const Node& n) {
-    if (n.opset < 7 && n.attr_int("broadcast", 0) != 0) {
-      enabled = true;
-      axis = n.attr_int("axis", -1);
-    }
-  }
-  StatusOr<Dims> b_dims(const KernelContext& ctx, const Dims& a, const Dims& b) const {
-    if (!enabled || axis < 0) return b;
-    if (axis + static_cast<int64_t>(b.size()) > static_cast<int64_t>(a.size()))
-      return InvalidArgument(ctx.node().describe(), ": legacy broadcast axis ", axis, " does not fit shapes ",
-                             a.to_string(), " and ", b.to_string());
-    Dims d = b;
-    while (d.size() < a.size() - static_cast<size_t>(axis)) d.push_back(1);
-    return d;
-  }
-};
-
 template <typename Op>
 class BinaryKernel final : public Kernel {
  public:

@@ -10,6 +10,8 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "devices/broadcast.h"
+
 namespace sy::nn {
 
 void add_kernel(KernelRegistry& r, const char* op, int since, KernelFactory f, std::vector<DataType> types,
@@ -109,6 +111,146 @@ StatusOr<Window> resolve_window(const WindowAttrs& a, const Dims& x_dims, std::s
     w.pad_e[o] = pe;
   }
   return w;
+}
+
+StatusOr<ConvShape> conv_shape(const WindowAttrs& a, int64_t group, const Tensor& x, const Tensor& wt,
+                               const std::string& op) {
+  if (!x.defined() || !wt.defined()) return InvalidArgument(op, ": X and W are required");
+  if (x.rank() != wt.rank())
+    return InvalidArgument(op, ": X ", x.describe(), " and W ", wt.describe(), " must have the same rank");
+  if (x.rank() < 3) return InvalidArgument(op, ": X must have rank >= 3, got ", x.describe());
+  ConvShape s;
+  s.N = x.dim(0);
+  s.C = x.dim(1);
+  s.M = wt.dim(0);
+  if (group <= 0 || s.C % group != 0 || s.M % group != 0 || wt.dim(1) * group != s.C)
+    return InvalidArgument(op, ": channel mismatch: X ", x.describe(), ", W ", wt.describe(), ", group ", group);
+  std::vector<int64_t> kernel(wt.dims().begin() + 2, wt.dims().end());
+  if (!a.kernel_shape.empty() && a.kernel_shape != kernel)
+    return InvalidArgument(op, ": kernel_shape attribute does not match W ", wt.describe());
+  ASSIGN_OR_RETURN(s.w, resolve_window(a, x.dims(), kernel, op));
+  s.out = Dims{s.N, s.M};
+  for (int i = 0; i < s.w.nsp; ++i) s.out.push_back(s.w.out[kMaxSpatial - s.w.nsp + i]);
+  return s;
+}
+
+StatusOr<ConvTransposeShape> conv_transpose_shape(const WindowAttrs& a, int64_t group,
+                                                  const std::vector<int64_t>& output_padding,
+                                                  const std::vector<int64_t>& output_shape, const Tensor& x,
+                                                  const Tensor& wt) {
+  if (x.rank() != wt.rank() || x.rank() < 3 || x.rank() > 5)
+    return InvalidArgument("ConvTranspose: X ", x.describe(), " and W ", wt.describe(),
+                           " must have the same rank, 3 to 5");
+  const int nsp = static_cast<int>(x.rank()) - 2;
+  ConvTransposeShape r;
+  r.N = x.dim(0);
+  r.C = x.dim(1);
+  if (group <= 0 || wt.dim(0) != r.C || r.C % group != 0)
+    return InvalidArgument("ConvTranspose: channel mismatch: X ", x.describe(), ", W ", wt.describe(), ", group ",
+                           group);
+  r.Mg = wt.dim(1);
+  r.M = r.Mg * group;
+  r.Cg = r.C / group;
+  auto spatial = [&](const std::vector<int64_t>& v, size_t n, int i, int64_t dflt) {
+    return v.size() == n ? v[i] : v.size() > n ? v[v.size() - n + i] : dflt;
+  };
+  if (!a.kernel_shape.empty() && static_cast<int>(a.kernel_shape.size()) != nsp)
+    return InvalidArgument("ConvTranspose: kernel_shape has wrong length");
+  if ((!a.strides.empty() && static_cast<int>(a.strides.size()) != nsp) ||
+      (!a.dilations.empty() && static_cast<int>(a.dilations.size()) != nsp) ||
+      (!a.pads.empty() && static_cast<int>(a.pads.size()) != 2 * nsp) ||
+      (!output_padding.empty() && static_cast<int>(output_padding.size()) != nsp) ||
+      (!output_shape.empty() && static_cast<int>(output_shape.size()) < nsp))
+    return InvalidArgument("ConvTranspose: attribute lengths do not match spatial rank ", nsp);
+  Window& w = r.w;
+  w.nsp = nsp;
+  r.out = Dims{r.N, r.M};
+  const bool same = a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER";
+  for (int i = 0; i < nsp; ++i) {
+    const int o = kMaxSpatial - nsp + i;
+    const int64_t in = x.dim(2 + i), k = wt.dim(2 + i);
+    if (!a.kernel_shape.empty() && a.kernel_shape[i] != k)
+      return InvalidArgument("ConvTranspose: kernel_shape does not match W ", wt.describe());
+    const int64_t s = spatial(a.strides, nsp, i, 1), d = spatial(a.dilations, nsp, i, 1);
+    const int64_t op = output_padding.empty() ? 0 : output_padding[i];
+    const int64_t dk = (k - 1) * d + 1;
+    int64_t pb = 0, pe = 0, out = 0;
+    const bool explicit_pads = a.auto_pad == "NOTSET" && !a.pads.empty();
+    if (explicit_pads) {
+      pb = a.pads[i];
+      pe = a.pads[nsp + i];
+    }
+    if (!output_shape.empty() || same) {
+      out = !output_shape.empty() ? output_shape[output_shape.size() - nsp + i] : in * s;
+      if (!explicit_pads) {
+        const int64_t total = s * (in - 1) + op + dk - out;
+        // Floor division: a negative total (output larger than the full
+        // result) puts the extra rows at the end, as the ONNX reference does.
+        const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+        pb = a.auto_pad == "SAME_UPPER" ? half : total - half;
+        pe = total - pb;
+      }
+    } else {
+      out = s * (in - 1) + op + dk - pb - pe;
+    }
+    if (k <= 0 || in <= 0 || out <= 0)
+      return InvalidArgument("ConvTranspose: empty or negative output size for X ", x.describe(), " W ",
+                             wt.describe());
+    w.in[o] = in;
+    w.k[o] = k;
+    w.out[o] = out;
+    w.stride[o] = s;
+    w.dil[o] = d;
+    w.pad_b[o] = pb;
+    w.pad_e[o] = pe;
+    r.out.push_back(out);
+  }
+  return r;
+}
+
+StatusOr<MatMulPlan> plan_matmul(const Dims& ad, const Dims& bd, const std::string& op) {
+  if (ad.rank() == 0 || bd.rank() == 0)
+    return InvalidArgument(op, ": inputs must have rank >= 1, got ", ad.to_string(), " and ", bd.to_string());
+  Dims a = ad, b = bd;
+  const bool pa = ad.rank() == 1, pb = bd.rank() == 1;
+  if (pa) a = Dims{1, ad[0]};
+  if (pb) b = Dims{bd[0], 1};
+  MatMulPlan p;
+  p.M = a[a.rank() - 2];
+  p.K = a[a.rank() - 1];
+  p.N = b[b.rank() - 1];
+  if (b[b.rank() - 2] != p.K)
+    return InvalidArgument(op, ": inner dimensions differ: ", ad.to_string(), " x ", bd.to_string());
+  Dims ab, bb;
+  for (size_t i = 0; i + 2 < a.rank(); ++i) ab.push_back(a[i]);
+  for (size_t i = 0; i + 2 < b.rank(); ++i) bb.push_back(b[i]);
+  auto batch_or = broadcast_dims(ab, bb);
+  if (!batch_or.ok())
+    return InvalidArgument(op, ": batch dimensions do not broadcast: ", ad.to_string(), " x ", bd.to_string());
+  Dims batch = *batch_or;
+  p.out = batch;
+  if (!pa) p.out.push_back(p.M);
+  if (!pb) p.out.push_back(p.N);
+  int64_t nb = 1;
+  for (int64_t d : batch) nb *= d;
+  Dims as = broadcast_strides(ab, batch), bs = broadcast_strides(bb, batch);
+  p.a_off.resize(static_cast<size_t>(nb));
+  p.b_off.resize(static_cast<size_t>(nb));
+  std::vector<int64_t> idx(batch.rank(), 0);
+  for (int64_t n = 0; n < nb; ++n) {
+    int64_t ao = 0, bo = 0;
+    for (size_t d = 0; d < batch.rank(); ++d) {
+      ao += idx[d] * as[d];
+      bo += idx[d] * bs[d];
+    }
+    p.a_off[n] = ao * p.M * p.K;
+    p.b_off[n] = bo * p.K * p.N;
+    for (size_t d = batch.rank(); d-- > 0;) {
+      if (++idx[d] < batch[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return p;
 }
 
 Status sgemm(char ta, char tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,

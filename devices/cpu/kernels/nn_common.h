@@ -59,6 +59,42 @@ struct Window {
 StatusOr<Window> resolve_window(const WindowAttrs& a, const Dims& x_dims, std::span<const int64_t> kernel,
                                 const std::string& op);
 
+// Output geometry of a forward convolution (Conv, ConvInteger, QLinearConv):
+// checks X/W shapes against `group` and kernel_shape and resolves the window.
+// Shared by the CPU and CUDA kernels.
+struct ConvShape {
+  int64_t N = 0, C = 0, M = 0;
+  Window w;
+  Dims out;
+};
+StatusOr<ConvShape> conv_shape(const WindowAttrs& a, int64_t group, const Tensor& x, const Tensor& wt,
+                               const std::string& op);
+
+// Output geometry of ConvTranspose: out = s*(in-1) + output_padding + dk -
+// pad_b - pad_e, or output_shape / SAME with the pads derived from it. The
+// derived pads may be negative (output_shape larger than the full result):
+// the extra rows then hold only the bias. Channels: X is [N, C, ...], W is
+// [C, Mg, k...], Y is [N, M = Mg * group, ...]. Shared by the CPU and CUDA kernels.
+struct ConvTransposeShape {
+  int64_t N = 0, C = 0, M = 0, Mg = 0, Cg = 0;
+  Window w;
+  Dims out;
+};
+StatusOr<ConvTransposeShape> conv_transpose_shape(const WindowAttrs& a, int64_t group,
+                                                  const std::vector<int64_t>& output_padding,
+                                                  const std::vector<int64_t>& output_shape, const Tensor& x,
+                                                  const Tensor& wt);
+
+// Numpy-style batched MatMul: shapes after 1-D promotion and the element
+// offsets of each broadcast batch's A and B matrices (batch i writes the
+// i-th [M, N] block of the output). Shared by the CPU and CUDA kernels.
+struct MatMulPlan {
+  int64_t M = 0, K = 0, N = 0;
+  Dims out;
+  std::vector<int64_t> a_off, b_off;
+};
+StatusOr<MatMulPlan> plan_matmul(const Dims& a, const Dims& b, const std::string& op);
+
 // Row-major C = alpha * op(A) * op(B) + beta * C (ta/tb: 'N' or 'T').
 // Large products go to oneDNN's sgemm; small ones run a plain loop, since
 // oneDNN's OpenMP fork/join costs more than the arithmetic there.

@@ -55,34 +55,6 @@ void conv_direct(const TX* X, const TW* W, int64_t N, int64_t C, int64_t M, int6
   });
 }
 
-// Checks X/W/bias shapes of a forward convolution and resolves the window.
-struct ConvShape {
-  int64_t N = 0, C = 0, M = 0;
-  Window w;
-  Dims out;
-};
-
-StatusOr<ConvShape> conv_shape(const WindowAttrs& a, int64_t group, const Tensor& x, const Tensor& wt,
-                               const std::string& op) {
-  if (!x.defined() || !wt.defined()) return InvalidArgument(op, ": X and W are required");
-  if (x.rank() != wt.rank())
-    return InvalidArgument(op, ": X ", x.describe(), " and W ", wt.describe(), " must have the same rank");
-  if (x.rank() < 3) return InvalidArgument(op, ": X must have rank >= 3, got ", x.describe());
-  ConvShape s;
-  s.N = x.dim(0);
-  s.C = x.dim(1);
-  s.M = wt.dim(0);
-  if (group <= 0 || s.C % group != 0 || s.M % group != 0 || wt.dim(1) * group != s.C)
-    return InvalidArgument(op, ": channel mismatch: X ", x.describe(), ", W ", wt.describe(), ", group ", group);
-  std::vector<int64_t> kernel(wt.dims().begin() + 2, wt.dims().end());
-  if (!a.kernel_shape.empty() && a.kernel_shape != kernel)
-    return InvalidArgument(op, ": kernel_shape attribute does not match W ", wt.describe());
-  ASSIGN_OR_RETURN(s.w, resolve_window(a, x.dims(), kernel, op));
-  s.out = Dims{s.N, s.M};
-  for (int i = 0; i < s.w.nsp; ++i) s.out.push_back(s.w.out[kMaxSpatial - s.w.nsp + i]);
-  return s;
-}
-
 // A oneDNN forward convolution with its primitive descriptor.
 struct DnnlConv {
   dnnl::convolution_forward::primitive_desc pd;
@@ -224,69 +196,11 @@ class ConvTransposeKernel final : public Kernel {
     const Tensor& wt = ctx.input(1);
     if (!x.defined() || !wt.defined()) return InvalidArgument("ConvTranspose: X and W are required");
     if (x.dtype() != wt.dtype()) return InvalidArgument("ConvTranspose: X and W types differ");
-    if (x.rank() != wt.rank() || x.rank() < 3 || x.rank() > 5)
-      return InvalidArgument("ConvTranspose: X ", x.describe(), " and W ", wt.describe(),
-                             " must have the same rank, 3 to 5");
-    const int nsp = static_cast<int>(x.rank()) - 2;
-    const int64_t N = x.dim(0), C = x.dim(1);
-    if (wt.dim(0) != C || C % group_ != 0)
-      return InvalidArgument("ConvTranspose: channel mismatch: X ", x.describe(), ", W ", wt.describe(), ", group ",
-                             group_);
-    const int64_t Mg = wt.dim(1), M = Mg * group_, Cg = C / group_;
-    auto spatial = [&](const std::vector<int64_t>& v, size_t n, int i, int64_t dflt) {
-      return v.size() == n ? v[i] : v.size() > n ? v[v.size() - n + i] : dflt;
-    };
-    if (!attrs_.kernel_shape.empty() && static_cast<int>(attrs_.kernel_shape.size()) != nsp)
-      return InvalidArgument("ConvTranspose: kernel_shape has wrong length");
-    if ((!attrs_.strides.empty() && static_cast<int>(attrs_.strides.size()) != nsp) ||
-        (!attrs_.dilations.empty() && static_cast<int>(attrs_.dilations.size()) != nsp) ||
-        (!attrs_.pads.empty() && static_cast<int>(attrs_.pads.size()) != 2 * nsp) ||
-        (!output_padding_.empty() && static_cast<int>(output_padding_.size()) != nsp) ||
-        (!output_shape_.empty() && static_cast<int>(output_shape_.size()) < nsp))
-      return InvalidArgument("ConvTranspose: attribute lengths do not match spatial rank ", nsp);
-    Window w;
-    w.nsp = nsp;
-    Dims out_dims{N, M};
-    const bool same = attrs_.auto_pad == "SAME_UPPER" || attrs_.auto_pad == "SAME_LOWER";
-    for (int i = 0; i < nsp; ++i) {
-      const int o = kMaxSpatial - nsp + i;
-      const int64_t in = x.dim(2 + i), k = wt.dim(2 + i);
-      if (!attrs_.kernel_shape.empty() && attrs_.kernel_shape[i] != k)
-        return InvalidArgument("ConvTranspose: kernel_shape does not match W ", wt.describe());
-      const int64_t s = spatial(attrs_.strides, nsp, i, 1), d = spatial(attrs_.dilations, nsp, i, 1);
-      const int64_t op = output_padding_.empty() ? 0 : output_padding_[i];
-      const int64_t dk = (k - 1) * d + 1;
-      int64_t pb = 0, pe = 0, out = 0;
-      const bool explicit_pads = attrs_.auto_pad == "NOTSET" && !attrs_.pads.empty();
-      if (explicit_pads) {
-        pb = attrs_.pads[i];
-        pe = attrs_.pads[nsp + i];
-      }
-      if (!output_shape_.empty() || same) {
-        out = !output_shape_.empty() ? output_shape_[output_shape_.size() - nsp + i] : in * s;
-        if (!explicit_pads) {
-          const int64_t total = s * (in - 1) + op + dk - out;
-          // Floor division: a negative total (output larger than the full
-          // result) puts the extra rows at the end, as the ONNX reference does.
-          const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
-          pb = attrs_.auto_pad == "SAME_UPPER" ? half : total - half;
-          pe = total - pb;
-        }
-      } else {
-        out = s * (in - 1) + op + dk - pb - pe;
-      }
-      if (k <= 0 || in <= 0 || out <= 0)
-        return InvalidArgument("ConvTranspose: empty or negative output size for X ", x.describe(), " W ",
-                               wt.describe());
-      w.in[o] = in;
-      w.k[o] = k;
-      w.out[o] = out;
-      w.stride[o] = s;
-      w.dil[o] = d;
-      w.pad_b[o] = pb;
-      w.pad_e[o] = pe;
-      out_dims.push_back(out);
-    }
+    ASSIGN_OR_RETURN(ConvTransposeShape cs,
+                     conv_transpose_shape(attrs_, group_, output_padding_, output_shape_, x, wt));
+    const int64_t N = cs.N, C = cs.C, M = cs.M, Mg = cs.Mg, Cg = cs.Cg;
+    const Window& w = cs.w;
+    const Dims& out_dims = cs.out;
     const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     if (b && (b->numel() != M || b->rank() != 1 || b->dtype() != x.dtype()))
       return InvalidArgument("ConvTranspose: bias must be 1-D of size ", M, ", got ", b->describe());

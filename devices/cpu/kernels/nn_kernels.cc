@@ -15,60 +15,9 @@ namespace sy {
 namespace {
 
 using nn::add_kernel;
+using nn::MatMulPlan;
+using nn::plan_matmul;
 using nn::sgemm;
-
-// Batched-matmul plan: shapes after 1-D promotion and the element offsets of
-// each broadcast batch's A and B matrices.
-struct MatMulPlan {
-  int64_t M = 0, K = 0, N = 0;
-  Dims out;
-  std::vector<int64_t> a_off, b_off;
-};
-
-StatusOr<MatMulPlan> plan_matmul(const Dims& ad, const Dims& bd, const std::string& op) {
-  if (ad.rank() == 0 || bd.rank() == 0)
-    return InvalidArgument(op, ": inputs must have rank >= 1, got ", ad.to_string(), " and ", bd.to_string());
-  Dims a = ad, b = bd;
-  const bool pa = ad.rank() == 1, pb = bd.rank() == 1;
-  if (pa) a = Dims{1, ad[0]};
-  if (pb) b = Dims{bd[0], 1};
-  MatMulPlan p;
-  p.M = a[a.rank() - 2];
-  p.K = a[a.rank() - 1];
-  p.N = b[b.rank() - 1];
-  if (b[b.rank() - 2] != p.K)
-    return InvalidArgument(op, ": inner dimensions differ: ", ad.to_string(), " x ", bd.to_string());
-  Dims ab, bb;
-  for (size_t i = 0; i + 2 < a.rank(); ++i) ab.push_back(a[i]);
-  for (size_t i = 0; i + 2 < b.rank(); ++i) bb.push_back(b[i]);
-  auto batch_or = broadcast_dims(ab, bb);
-  if (!batch_or.ok())
-    return InvalidArgument(op, ": batch dimensions do not broadcast: ", ad.to_string(), " x ", bd.to_string());
-  Dims batch = *batch_or;
-  p.out = batch;
-  if (!pa) p.out.push_back(p.M);
-  if (!pb) p.out.push_back(p.N);
-  int64_t nb = 1;
-  for (int64_t d : batch) nb *= d;
-  Dims as = broadcast_strides(ab, batch), bs = broadcast_strides(bb, batch);
-  p.a_off.resize(static_cast<size_t>(nb));
-  p.b_off.resize(static_cast<size_t>(nb));
-  std::vector<int64_t> idx(batch.rank(), 0);
-  for (int64_t n = 0; n < nb; ++n) {
-    int64_t ao = 0, bo = 0;
-    for (size_t d = 0; d < batch.rank(); ++d) {
-      ao += idx[d] * as[d];
-      bo += idx[d] * bs[d];
-    }
-    p.a_off[n] = ao * p.M * p.K;
-    p.b_off[n] = bo * p.K * p.N;
-    for (size_t d = batch.rank(); d-- > 0;) {
-      if (++idx[d] < batch[d]) break;
-      idx[d] = 0;
-    }
-  }
-  return p;
-}
 
 // Half types accumulate in float; every other type in itself.
 template <typename T>

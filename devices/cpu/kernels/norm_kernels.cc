@@ -25,18 +25,7 @@ StatusOr<std::vector<C>> expand_param(const Node& node, const Tensor& t, const D
   if (t.dims() == target || (t.numel() == n && t.rank() <= target.rank() && n > 0 &&
                              std::equal(t.dims().begin(), t.dims().end(), target.end() - t.rank())))
     return v;
-  // Strip leading ones beyond the target rank, then broadcast.
-  Dims pd = t.dims();
-  while (pd.size() > target.size() && pd[0] == 1) pd.erase(0);
-  bool ok = pd.size() <= target.size();
-  for (size_t i = 0; ok && i < pd.size(); ++i) {
-    int64_t td = target[target.size() - pd.size() + i];
-    ok = pd[i] == td || pd[i] == 1;
-  }
-  if (!ok)
-    return InvalidArgument(node.describe(), ": ", what, " of shape ", t.dims().to_string(),
-                           " does not broadcast to ", target.to_string());
-  Dims st = broadcast_strides(pd, target);
+  ASSIGN_OR_RETURN(Dims st, param_broadcast_strides(node, t.dims(), target, what));
   std::vector<C> out(static_cast<size_t>(n));
   std::vector<int64_t> idx(target.size(), 0);
   for (int64_t i = 0; i < n; ++i) {
@@ -56,12 +45,7 @@ StatusOr<std::vector<C>> expand_param(const Node& node, const Tensor& t, const D
 class LayerNormKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    axis_ = node.attr_int("axis", -1);
-    epsilon_ = node.attr_float("epsilon", 1e-5f);
-    int64_t stash = node.attr_int("stash_type", 1);
-    if (stash != 1 && stash != 16 && stash != 11)
-      return InvalidArgument(node.describe(), ": unsupported stash_type ", stash);
-    stash_ = static_cast<DataType>(stash);
+    ASSIGN_OR_RETURN(attrs_, LayerNormAttrs::parse(node));
     return OkStatus();
   }
 
@@ -69,17 +53,13 @@ class LayerNormKernel final : public Kernel {
     const Node& node = ctx.node();
     const Tensor& x = ctx.input(0);
     RETURN_IF_ERROR(check_float_input(node, x, "X"));
-    const int64_t rank = static_cast<int64_t>(x.rank());
-    if (rank == 0) return InvalidArgument(node.describe(), ": X must have rank >= 1");
-    ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, rank, node));
-    const auto a = static_cast<size_t>(axis);
-    const int64_t rows = prod(x.dims(), 0, a), cols = prod(x.dims(), a, x.rank());
-    Dims norm_dims(std::span<const int64_t>(x.dims().data() + a, x.rank() - a));
-    Dims stat_dims = x.dims();
-    for (size_t i = a; i < stat_dims.size(); ++i) stat_dims[i] = 1;
+    ASSIGN_OR_RETURN(LayerNormShape shape, resolve_layer_norm_shape(node, x, attrs_));
+    const int64_t rows = shape.rows, cols = shape.cols;
+    const Dims& norm_dims = shape.norm_dims;
+    const DataType stash = attrs_.stash;
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
-    ASSIGN_OR_RETURN(Tensor * mean_out, maybe_output(ctx, 1, stash_, stat_dims));
-    ASSIGN_OR_RETURN(Tensor * inv_out, maybe_output(ctx, 2, stash_, stat_dims));
+    ASSIGN_OR_RETURN(Tensor * mean_out, maybe_output(ctx, 1, stash, shape.stat_dims));
+    ASSIGN_OR_RETURN(Tensor * inv_out, maybe_output(ctx, 2, stash, shape.stat_dims));
     Status st;
     visit_float(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
@@ -101,7 +81,7 @@ class LayerNormKernel final : public Kernel {
       const std::vector<C>& sc = *scale;
       const T* in = x.data<T>();
       T* out = y->data<T>();
-      const C eps = static_cast<C>(epsilon_);
+      const C eps = static_cast<C>(attrs_.epsilon);
       parallel_rows(rows, cols * 3, [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; ++r) {
           const T* xr = in + r * cols;
@@ -122,7 +102,7 @@ class LayerNormKernel final : public Kernel {
             if (!bias.empty()) v += bias[jj];
             yr[j] = store<T>(v);
           }
-          visit_float(stash_, [&](auto stag) {
+          visit_float(stash, [&](auto stag) {
             using S = decltype(stag);
             if (mean_out) mean_out->data<S>()[r] = store<S>(mean);
             if (inv_out) inv_out->data<S>()[r] = store<S>(inv);
@@ -134,9 +114,7 @@ class LayerNormKernel final : public Kernel {
   }
 
  private:
-  int64_t axis_ = -1;
-  float epsilon_ = 1e-5f;
-  DataType stash_ = DataType::kFloat;
+  LayerNormAttrs attrs_;
 };
 
 // ------------------------------------------------------- BatchNormalization

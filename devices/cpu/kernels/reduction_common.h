@@ -1,18 +1,24 @@
-// Shared helpers for the CPU reduction family (Reduce*, ArgMax/Min, softmax,
-// normalisations, losses, CumSum, TopK, Einsum, Det). Internal to
-// devices/cpu/kernels/; nothing outside the family includes it.
+// Shared helpers for the reduction family (Reduce*, ArgMax/Min, softmax,
+// normalisations, losses, CumSum, TopK, Einsum, Det). Internal to the CPU
+// kernels and their CUDA counterparts (devices/cuda/kernels/), which share
+// the attribute parsing and output-shape logic so both backends agree.
 #pragma once
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <climits>
+#include <span>
+#include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "devices/broadcast.h"
 #include "devices/kernel.h"
 #include "devices/kernel_registry.h"
 #include "ir/data_type.h"
@@ -144,6 +150,303 @@ inline Status check_float_input(const Node& node, const Tensor& t, const char* w
   if (!dtype_is_float(t.dtype()))
     return InvalidArgument(node.describe(), ": input ", what, " must be a float tensor, got ", t.describe());
   return OkStatus();
+}
+
+// ------------------------------------------------ Reduce* shape (all backends)
+
+// Opset from which Reduce* axes come from input 1 instead of an attribute.
+inline int reduce_axes_input_since(std::string_view op) { return op == "ReduceSum" ? 13 : 18; }
+
+struct ReduceAttrs {
+  bool keepdims = true;
+  bool noop_with_empty_axes = false;
+  bool axes_from_input = false;
+  std::vector<int64_t> axes;  // attribute axes (older opsets)
+
+  static ReduceAttrs parse(const Node& node) {
+    ReduceAttrs a;
+    a.keepdims = node.attr_int("keepdims", 1) != 0;
+    a.noop_with_empty_axes = node.attr_int("noop_with_empty_axes", 0) != 0;
+    a.axes_from_input = node.opset >= reduce_axes_input_since(node.op_type);
+    if (!a.axes_from_input) a.axes = node.attr_ints("axes");
+    return a;
+  }
+};
+
+// What a Reduce* node does to its input. `identity`: empty axes with
+// noop_with_empty_axes, so the output is the input unchanged.
+struct ReduceShape {
+  bool identity = false;
+  std::vector<bool> reduced;  // per input dimension
+  Dims out_dims;
+};
+
+// Reads the axes (attribute, or host input 1) and computes the output shape.
+inline StatusOr<ReduceShape> resolve_reduce_shape(const KernelContext& ctx, const ReduceAttrs& attrs) {
+  const Node& node = ctx.node();
+  const Tensor& x = ctx.input(0);
+  if (!x.defined()) return InvalidArgument(node.describe(), ": missing input data");
+  const int64_t rank = static_cast<int64_t>(x.rank());
+  std::vector<int64_t> axes = attrs.axes;
+  if (attrs.axes_from_input && ctx.has_input(1)) {
+    const Tensor& a = ctx.input(1);
+    if (!dtype_is_integer(a.dtype()) || a.rank() > 1)
+      return InvalidArgument(node.describe(), ": axes must be a 1-D integer tensor, got ", a.describe());
+    axes.resize(static_cast<size_t>(a.numel()));
+    for (int64_t i = 0; i < a.numel(); ++i) axes[static_cast<size_t>(i)] = a.int_at(i);
+  }
+  ReduceShape s;
+  if (axes.empty() && attrs.noop_with_empty_axes) {
+    s.identity = true;
+    s.out_dims = x.dims();
+    return s;
+  }
+  s.reduced.assign(static_cast<size_t>(rank), axes.empty());
+  for (int64_t a : axes) {
+    ASSIGN_OR_RETURN(int64_t ax, normalize_axis(a, rank, node));
+    if (s.reduced[static_cast<size_t>(ax)] && !axes.empty())
+      return InvalidArgument(node.describe(), ": axis ", a, " is repeated");
+    s.reduced[static_cast<size_t>(ax)] = true;
+  }
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!s.reduced[static_cast<size_t>(i)]) s.out_dims.push_back(x.dim(static_cast<size_t>(i)));
+    else if (attrs.keepdims) s.out_dims.push_back(1);
+  }
+  return s;
+}
+
+// Merged view of a reduction over an input of some shape: adjacent
+// dimensions that are both reduced or both kept form one group, and size-1
+// dimensions are dropped, so any axes set becomes an alternation of kept and
+// reduced groups.
+struct ReducePlan {
+  struct Group {
+    int64_t size;
+    int64_t stride;
+  };
+  std::vector<Group> kept;     // kept groups, outermost first, without the innermost group
+  std::vector<Group> reduced;  // reduced groups, outermost first, without the innermost group
+  bool inner_reduced = true;   // innermost group is reduced (else kept)
+  int64_t inner = 1;           // size of the innermost group (stride 1)
+  int64_t out_numel = 1;
+  int64_t red_numel = 1;
+};
+
+inline ReducePlan make_reduce_plan(const Dims& dims, const std::vector<bool>& red) {
+  std::vector<int64_t> gsize;
+  std::vector<bool> gred;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == 1) continue;  // size-1 dims do not affect iteration
+    if (!gsize.empty() && gred.back() == red[i]) {
+      gsize.back() *= dims[i];
+    } else {
+      gsize.push_back(dims[i]);
+      gred.push_back(red[i]);
+    }
+  }
+  if (gsize.empty()) {
+    gsize.push_back(1);
+    gred.push_back(true);
+  }
+  ReducePlan p;
+  int64_t stride = 1;
+  std::vector<int64_t> strides(gsize.size());
+  for (size_t i = gsize.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= gsize[i];
+  }
+  for (size_t i = 0; i < gsize.size(); ++i) {
+    (gred[i] ? p.reduced : p.kept).push_back({gsize[i], strides[i]});
+    (gred[i] ? p.red_numel : p.out_numel) *= gsize[i];
+  }
+  p.inner_reduced = gred.back();
+  p.inner = gsize.back();
+  // The innermost group is handled by the contiguous inner loop.
+  (p.inner_reduced ? p.reduced : p.kept).pop_back();
+  return p;
+}
+
+// ------------------------------------------------ ArgMax/ArgMin (all backends)
+
+struct ArgAttrs {
+  bool is_max = true;
+  int64_t axis = 0;
+  bool keepdims = true;
+  bool select_last_index = false;
+
+  static ArgAttrs parse(const Node& node) {
+    ArgAttrs a;
+    a.is_max = node.op_type == "ArgMax";
+    a.axis = node.attr_int("axis", 0);
+    a.keepdims = node.attr_int("keepdims", 1) != 0;
+    a.select_last_index = node.attr_int("select_last_index", 0) != 0;
+    return a;
+  }
+};
+
+// The input viewed as [outer, d, inner] around one axis, and the output dims.
+struct AxisView {
+  int64_t outer = 1;
+  int64_t d = 1;
+  int64_t inner = 1;
+  Dims out_dims;
+};
+
+// ArgMax/ArgMin: a scalar input is treated as [1]; an empty axis is an error
+// unless the output is empty anyway.
+inline StatusOr<AxisView> resolve_arg_shape(const Node& node, const Tensor& x, const ArgAttrs& attrs) {
+  if (!x.defined()) return InvalidArgument(node.describe(), ": missing input data");
+  const int64_t rank = static_cast<int64_t>(x.rank());
+  ASSIGN_OR_RETURN(int64_t axis, normalize_axis(attrs.axis, std::max<int64_t>(rank, 1), node));
+  Dims xd = x.dims();
+  if (rank == 0) xd.push_back(1);
+  const auto a = static_cast<size_t>(axis);
+  AxisView v;
+  v.d = xd[a];
+  v.outer = prod(xd, 0, a);
+  v.inner = prod(xd, a + 1, xd.size());
+  if (v.d == 0 && prod(xd, 0, xd.size()) == 0 && !(v.outer == 0 || v.inner == 0))
+    return InvalidArgument(node.describe(), ": cannot take ", node.op_type, " over an empty axis");
+  v.out_dims = xd;
+  if (attrs.keepdims) v.out_dims[a] = 1;
+  else v.out_dims.erase(a);
+  if (rank == 0) v.out_dims = Dims();
+  return v;
+}
+
+// ------------------------------------------------------ TopK (all backends)
+
+struct TopKAttrs {
+  bool k_from_input = true;
+  int64_t k = -1;  // attribute k (opset < 10)
+  int64_t axis = -1;
+  bool largest = true;
+
+  static StatusOr<TopKAttrs> parse(const Node& node) {
+    TopKAttrs a;
+    a.k_from_input = node.opset >= 10;
+    a.k = node.attr_int("k", -1);
+    if (!a.k_from_input && !node.has_attr("k")) return InvalidArgument(node.describe(), ": missing attribute k");
+    a.axis = node.attr_int("axis", -1);
+    a.largest = node.attr_int("largest", 1) != 0;
+    return a;
+  }
+};
+
+struct TopKShape {
+  AxisView view;  // out_dims: the input dims with the axis set to k
+  int64_t k = 0;
+};
+
+// Reads K (attribute, or host input 1) and checks it against the axis.
+inline StatusOr<TopKShape> resolve_topk_shape(const KernelContext& ctx, const TopKAttrs& attrs) {
+  const Node& node = ctx.node();
+  const Tensor& x = ctx.input(0);
+  if (!x.defined()) return InvalidArgument(node.describe(), ": missing input X");
+  int64_t k = attrs.k;
+  if (attrs.k_from_input) {
+    const Tensor& kt = ctx.input(1);
+    if (!kt.defined() || !dtype_is_integer(kt.dtype()) || kt.numel() != 1)
+      return InvalidArgument(node.describe(), ": K must be a single integer, got ",
+                             kt.defined() ? kt.describe() : std::string("nothing"));
+    k = kt.int_at(0);
+  }
+  const int64_t rank = static_cast<int64_t>(x.rank());
+  if (rank == 0) return InvalidArgument(node.describe(), ": input must have rank >= 1");
+  ASSIGN_OR_RETURN(int64_t axis, normalize_axis(attrs.axis, rank, node));
+  const auto a = static_cast<size_t>(axis);
+  TopKShape s;
+  s.view.d = x.dim(a);
+  if (k < 0 || k > s.view.d)
+    return InvalidArgument(node.describe(), ": K = ", k, " is out of range for axis of size ", s.view.d);
+  s.k = k;
+  s.view.outer = prod(x.dims(), 0, a);
+  s.view.inner = prod(x.dims(), a + 1, x.rank());
+  s.view.out_dims = x.dims();
+  s.view.out_dims[a] = k;
+  return s;
+}
+
+// ---------------------------------------------------- CumSum (all backends)
+
+// Reads the axis (host input 1) and views the input around it.
+inline StatusOr<AxisView> resolve_cumsum_shape(const KernelContext& ctx) {
+  const Node& node = ctx.node();
+  const Tensor& x = ctx.input(0);
+  const Tensor& at = ctx.input(1);
+  if (!x.defined() || !at.defined()) return InvalidArgument(node.describe(), ": needs inputs x and axis");
+  if (!dtype_is_integer(at.dtype()) || at.numel() != 1 || at.rank() > 1)
+    return InvalidArgument(node.describe(), ": axis must be an integer scalar, got ", at.describe());
+  const int64_t rank = static_cast<int64_t>(x.rank());
+  if (rank == 0) return InvalidArgument(node.describe(), ": input must have rank >= 1");
+  ASSIGN_OR_RETURN(int64_t axis, normalize_axis(at.int_at(0), rank, node));
+  const auto a = static_cast<size_t>(axis);
+  AxisView v;
+  v.outer = prod(x.dims(), 0, a);
+  v.d = x.dim(a);
+  v.inner = prod(x.dims(), a + 1, x.rank());
+  v.out_dims = x.dims();
+  return v;
+}
+
+// ------------------------------------------ LayerNormalization (all backends)
+
+struct LayerNormAttrs {
+  int64_t axis = -1;
+  float epsilon = 1e-5f;
+  DataType stash = DataType::kFloat;  // type of the Mean and InvStdDev outputs
+
+  static StatusOr<LayerNormAttrs> parse(const Node& node) {
+    LayerNormAttrs a;
+    a.axis = node.attr_int("axis", -1);
+    a.epsilon = node.attr_float("epsilon", 1e-5f);
+    int64_t stash = node.attr_int("stash_type", 1);
+    if (stash != 1 && stash != 16 && stash != 11)
+      return InvalidArgument(node.describe(), ": unsupported stash_type ", stash);
+    a.stash = static_cast<DataType>(stash);
+    return a;
+  }
+};
+
+struct LayerNormShape {
+  int64_t rows = 1;  // product of the dims before axis
+  int64_t cols = 1;  // product of the normalised dims
+  Dims norm_dims;    // the normalised dims (axis..rank)
+  Dims stat_dims;    // Mean / InvStdDev: the input dims with 1 from axis on
+};
+
+inline StatusOr<LayerNormShape> resolve_layer_norm_shape(const Node& node, const Tensor& x,
+                                                         const LayerNormAttrs& attrs) {
+  const int64_t rank = static_cast<int64_t>(x.rank());
+  if (rank == 0) return InvalidArgument(node.describe(), ": X must have rank >= 1");
+  ASSIGN_OR_RETURN(int64_t axis, normalize_axis(attrs.axis, rank, node));
+  const auto a = static_cast<size_t>(axis);
+  LayerNormShape s;
+  s.rows = prod(x.dims(), 0, a);
+  s.cols = prod(x.dims(), a, x.rank());
+  s.norm_dims = Dims(std::span<const int64_t>(x.dims().data() + a, x.rank() - a));
+  s.stat_dims = x.dims();
+  for (size_t i = a; i < s.stat_dims.size(); ++i) s.stat_dims[i] = 1;
+  return s;
+}
+
+// Strides that map each element of `target` (row-major) to an element of a
+// parameter of shape `param` that is unidirectionally broadcastable to it
+// (Scale, B of LayerNormalization): 0 on broadcast dimensions. Leading ones
+// beyond the target rank are ignored.
+inline StatusOr<Dims> param_broadcast_strides(const Node& node, const Dims& param, const Dims& target,
+                                              const char* what) {
+  Dims pd = param;
+  while (pd.size() > target.size() && pd[0] == 1) pd.erase(0);
+  bool ok = pd.size() <= target.size();
+  for (size_t i = 0; ok && i < pd.size(); ++i) {
+    int64_t td = target[target.size() - pd.size() + i];
+    ok = pd[i] == td || pd[i] == 1;
+  }
+  if (!ok)
+    return InvalidArgument(node.describe(), ": ", what, " of shape ", param.to_string(), " does not broadcast to ",
+                           target.to_string());
+  return broadcast_strides(pd, target);
 }
 
 }  // namespace reduce_detail

@@ -143,54 +143,6 @@ struct LogSumExpOp {
   }
 };
 
-// Merged view of a reduction over an input of some shape.
-struct ReducePlan {
-  struct Group {
-    int64_t size;
-    int64_t stride;
-  };
-  std::vector<Group> kept;     // all kept groups, outermost first
-  std::vector<Group> reduced;  // all reduced groups, outermost first
-  bool inner_reduced = true;   // innermost group is reduced (else kept)
-  int64_t inner = 1;           // size of the innermost group (stride 1)
-  int64_t out_numel = 1;
-  int64_t red_numel = 1;
-};
-
-ReducePlan make_plan(const Dims& dims, const std::vector<bool>& red) {
-  std::vector<int64_t> gsize;
-  std::vector<bool> gred;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] == 1) continue;  // size-1 dims do not affect iteration
-    if (!gsize.empty() && gred.back() == red[i]) {
-      gsize.back() *= dims[i];
-    } else {
-      gsize.push_back(dims[i]);
-      gred.push_back(red[i]);
-    }
-  }
-  if (gsize.empty()) {
-    gsize.push_back(1);
-    gred.push_back(true);
-  }
-  ReducePlan p;
-  int64_t stride = 1;
-  std::vector<int64_t> strides(gsize.size());
-  for (size_t i = gsize.size(); i-- > 0;) {
-    strides[i] = stride;
-    stride *= gsize[i];
-  }
-  for (size_t i = 0; i < gsize.size(); ++i) {
-    (gred[i] ? p.reduced : p.kept).push_back({gsize[i], strides[i]});
-    (gred[i] ? p.red_numel : p.out_numel) *= gsize[i];
-  }
-  p.inner_reduced = gred.back();
-  p.inner = gsize.back();
-  // The innermost group is handled by the contiguous inner loop.
-  (p.inner_reduced ? p.reduced : p.kept).pop_back();
-  return p;
-}
-
 // Offset of linear index `idx` over `groups` (row-major).
 inline int64_t offset_of(int64_t idx, const std::vector<ReducePlan::Group>& groups) {
   int64_t off = 0;
@@ -334,52 +286,25 @@ ReduceKind kind_of(const std::string& op) {
   return ReduceKind::kSumSquare;
 }
 
-// Opset from which axes come from input 1 instead of an attribute.
-int axes_input_since(const std::string& op) { return op == "ReduceSum" ? 13 : 18; }
-
 class ReduceKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
     kind_ = kind_of(node.op_type);
-    keepdims_ = node.attr_int("keepdims", 1) != 0;
-    noop_ = node.attr_int("noop_with_empty_axes", 0) != 0;
-    axes_from_input_ = node.opset >= axes_input_since(node.op_type);
-    if (!axes_from_input_) axes_ = node.attr_ints("axes");
+    attrs_ = ReduceAttrs::parse(node);
     return OkStatus();
   }
 
   Status compute(KernelContext& ctx) const override {
     const Node& node = ctx.node();
     const Tensor& x = ctx.input(0);
-    if (!x.defined()) return InvalidArgument(node.describe(), ": missing input data");
-    const int64_t rank = static_cast<int64_t>(x.rank());
-    std::vector<int64_t> axes = axes_;
-    if (axes_from_input_ && ctx.has_input(1)) {
-      const Tensor& a = ctx.input(1);
-      if (!dtype_is_integer(a.dtype()) || a.rank() > 1)
-        return InvalidArgument(node.describe(), ": axes must be a 1-D integer tensor, got ", a.describe());
-      axes.resize(static_cast<size_t>(a.numel()));
-      for (int64_t i = 0; i < a.numel(); ++i) axes[static_cast<size_t>(i)] = a.int_at(i);
-    }
-    if (axes.empty() && noop_) {
+    ASSIGN_OR_RETURN(ReduceShape shape, resolve_reduce_shape(ctx, attrs_));
+    if (shape.identity) {
       ctx.set_output(0, RuntimeValue(x));
       return OkStatus();
     }
-    std::vector<bool> red(static_cast<size_t>(rank), axes.empty());
-    for (int64_t a : axes) {
-      ASSIGN_OR_RETURN(int64_t ax, normalize_axis(a, rank, node));
-      if (red[static_cast<size_t>(ax)] && !axes.empty())
-        return InvalidArgument(node.describe(), ": axis ", a, " is repeated");
-      red[static_cast<size_t>(ax)] = true;
-    }
-    Dims out_dims;
-    for (int64_t i = 0; i < rank; ++i) {
-      if (!red[static_cast<size_t>(i)]) out_dims.push_back(x.dim(static_cast<size_t>(i)));
-      else if (keepdims_) out_dims.push_back(1);
-    }
-    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out_dims));
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), shape.out_dims));
     if (y->numel() == 0) return OkStatus();
-    ReducePlan plan = make_plan(x.dims(), red);
+    ReducePlan plan = make_reduce_plan(x.dims(), shape.reduced);
     bool ok = visit_reduce_type(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       dispatch_reduce<T>(kind_, plan, x.data<T>(), y->data<T>());
@@ -390,10 +315,7 @@ class ReduceKernel final : public Kernel {
 
  private:
   ReduceKind kind_ = ReduceKind::kSum;
-  bool keepdims_ = true;
-  bool noop_ = false;
-  bool axes_from_input_ = false;
-  std::vector<int64_t> axes_;
+  ReduceAttrs attrs_;
 };
 
 // ---------------------------------------------------------------- ArgMax/Min
@@ -401,37 +323,21 @@ class ReduceKernel final : public Kernel {
 class ArgKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    is_max_ = node.op_type == "ArgMax";
-    axis_ = node.attr_int("axis", 0);
-    keepdims_ = node.attr_int("keepdims", 1) != 0;
-    last_ = node.attr_int("select_last_index", 0) != 0;
+    attrs_ = ArgAttrs::parse(node);
     return OkStatus();
   }
 
   Status compute(KernelContext& ctx) const override {
     const Node& node = ctx.node();
     const Tensor& x = ctx.input(0);
-    if (!x.defined()) return InvalidArgument(node.describe(), ": missing input data");
-    const int64_t rank = static_cast<int64_t>(x.rank());
-    ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, std::max<int64_t>(rank, 1), node));
-    Dims xd = x.dims();
-    if (rank == 0) xd.push_back(1);
-    const int64_t d = xd[static_cast<size_t>(axis)];
-    if (d == 0 && prod(xd, 0, xd.size()) == 0 && !(prod(xd, 0, static_cast<size_t>(axis)) == 0 ||
-                                                   prod(xd, static_cast<size_t>(axis) + 1, xd.size()) == 0))
-      return InvalidArgument(node.describe(), ": cannot take ", node.op_type, " over an empty axis");
-    Dims out_dims = xd;
-    if (keepdims_) out_dims[static_cast<size_t>(axis)] = 1;
-    else out_dims.erase(static_cast<size_t>(axis));
-    if (rank == 0) out_dims = Dims();
-    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kInt64, out_dims));
-    const int64_t outer = prod(xd, 0, static_cast<size_t>(axis));
-    const int64_t inner = prod(xd, static_cast<size_t>(axis) + 1, xd.size());
+    ASSIGN_OR_RETURN(AxisView v, resolve_arg_shape(node, x, attrs_));
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kInt64, v.out_dims));
+    const int64_t outer = v.outer, d = v.d, inner = v.inner;
     int64_t* out = y->data<int64_t>();
     bool ok = visit_reduce_type(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       const T* in = x.data<T>();
-      const bool is_max = is_max_, last = last_;
+      const bool is_max = attrs_.is_max, last = attrs_.select_last_index;
       parallel_rows(outer * inner, d, [&](int64_t b, int64_t e) {
         for (int64_t o = b; o < e; ++o) {
           const int64_t oi = o / inner, ii = o % inner;
@@ -455,10 +361,7 @@ class ArgKernel final : public Kernel {
   }
 
  private:
-  bool is_max_ = true;
-  int64_t axis_ = 0;
-  bool keepdims_ = true;
-  bool last_ = false;
+  ArgAttrs attrs_;
 };
 
 const std::vector<DataType>& reduce_types() {
@@ -474,7 +377,7 @@ void register_cpu_reduction_kernels(KernelRegistry& r) {
   const char* reduce_ops[] = {"ReduceSum", "ReduceMean",      "ReduceMax",      "ReduceMin",       "ReduceProd",
                               "ReduceL1",  "ReduceL2",        "ReduceLogSum",   "ReduceLogSumExp", "ReduceSumSquare"};
   for (const char* op : reduce_ops) {
-    int split = axes_input_since(op);
+    int split = reduce_axes_input_since(op);
     r.add(cpu_def(op, 1, split - 1, &make_kernel<ReduceKernel>, reduce_types()));
     r.add(cpu_def(op, split, INT_MAX, &make_kernel<ReduceKernel>, reduce_types(), /*axes*/ 1u << 1));
   }

@@ -162,15 +162,8 @@ class CumSumKernel final : public Kernel {
   Status compute(KernelContext& ctx) const override {
     const Node& node = ctx.node();
     const Tensor& x = ctx.input(0);
-    const Tensor& at = ctx.input(1);
-    if (!x.defined() || !at.defined()) return InvalidArgument(node.describe(), ": needs inputs x and axis");
-    if (!dtype_is_integer(at.dtype()) || at.numel() != 1 || at.rank() > 1)
-      return InvalidArgument(node.describe(), ": axis must be an integer scalar, got ", at.describe());
-    const int64_t rank = static_cast<int64_t>(x.rank());
-    if (rank == 0) return InvalidArgument(node.describe(), ": input must have rank >= 1");
-    ASSIGN_OR_RETURN(int64_t axis, normalize_axis(at.int_at(0), rank, node));
-    const auto a = static_cast<size_t>(axis);
-    const int64_t outer = prod(x.dims(), 0, a), d = x.dim(a), inner = prod(x.dims(), a + 1, x.rank());
+    ASSIGN_OR_RETURN(AxisView v, resolve_cumsum_shape(ctx));
+    const int64_t outer = v.outer, d = v.d, inner = v.inner;
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
     if (x.numel() == 0) return OkStatus();
     bool ok = visit_cumsum_type(x.dtype(), [&](auto tag) {
@@ -229,36 +222,16 @@ bool visit_topk_type(DataType t, F&& f) {
 class TopKKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    k_from_input_ = node.opset >= 10;
-    k_attr_ = node.attr_int("k", -1);
-    if (!k_from_input_ && !node.has_attr("k")) return InvalidArgument(node.describe(), ": missing attribute k");
-    axis_ = node.attr_int("axis", -1);
-    largest_ = node.attr_int("largest", 1) != 0;
+    ASSIGN_OR_RETURN(attrs_, TopKAttrs::parse(node));
     return OkStatus();
   }
 
   Status compute(KernelContext& ctx) const override {
     const Node& node = ctx.node();
     const Tensor& x = ctx.input(0);
-    if (!x.defined()) return InvalidArgument(node.describe(), ": missing input X");
-    int64_t k = k_attr_;
-    if (k_from_input_) {
-      const Tensor& kt = ctx.input(1);
-      if (!kt.defined() || !dtype_is_integer(kt.dtype()) || kt.numel() != 1)
-        return InvalidArgument(node.describe(), ": K must be a single integer, got ",
-                               kt.defined() ? kt.describe() : std::string("nothing"));
-      k = kt.int_at(0);
-    }
-    const int64_t rank = static_cast<int64_t>(x.rank());
-    if (rank == 0) return InvalidArgument(node.describe(), ": input must have rank >= 1");
-    ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, rank, node));
-    const auto a = static_cast<size_t>(axis);
-    const int64_t d = x.dim(a);
-    if (k < 0 || k > d)
-      return InvalidArgument(node.describe(), ": K = ", k, " is out of range for axis of size ", d);
-    const int64_t outer = prod(x.dims(), 0, a), inner = prod(x.dims(), a + 1, x.rank());
-    Dims od = x.dims();
-    od[a] = k;
+    ASSIGN_OR_RETURN(TopKShape shape, resolve_topk_shape(ctx, attrs_));
+    const int64_t k = shape.k, d = shape.view.d, outer = shape.view.outer, inner = shape.view.inner;
+    const Dims& od = shape.view.out_dims;
     ASSIGN_OR_RETURN(Tensor * values, ctx.allocate_output(0, x.dtype(), od));
     // Values and indices are both needed to sort, so indices are always
     // computed; only write them when the model wants them.
@@ -273,7 +246,7 @@ class TopKKernel final : public Kernel {
       using C = ComputeT<T>;
       const T* in = x.data<T>();
       T* vout = values->data<T>();
-      const bool largest = largest_;
+      const bool largest = attrs_.largest;
       parallel_rows(outer * inner, d * 8, [&](int64_t b, int64_t e) {
         std::vector<std::pair<C, int64_t>> buf(static_cast<size_t>(d));
         for (int64_t s = b; s < e; ++s) {
@@ -305,10 +278,7 @@ class TopKKernel final : public Kernel {
   }
 
  private:
-  bool k_from_input_ = true;
-  int64_t k_attr_ = -1;
-  int64_t axis_ = -1;
-  bool largest_ = true;
+  TopKAttrs attrs_;
 };
 
 }  // namespace

@@ -3,8 +3,11 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include "devices/broadcast.h"
 
 namespace sy::tensor_ops {
 
@@ -158,6 +161,191 @@ ScalarValue scalar_from_tensor(const Tensor& src, int64_t i) {
     std::memcpy(s.bytes, static_cast<const char*>(src.raw()) + i * es, es);
   }
   return s;
+}
+
+StatusOr<Dims> transpose_perm(const Dims& perm_attr, bool has_perm, size_t r) {
+  Dims perm = Dims::of_rank(r);
+  if (!has_perm) {
+    for (size_t i = 0; i < r; ++i) perm[i] = static_cast<int64_t>(r - 1 - i);
+    return perm;
+  }
+  if (perm_attr.size() != r)
+    return InvalidArgument("Transpose: perm ", perm_attr.to_string(), " does not match input rank ", r);
+  Dims seen = Dims::of_rank(r, 0);
+  for (size_t i = 0; i < r; ++i) {
+    int64_t p = perm_attr[i];
+    if (p < 0) p += static_cast<int64_t>(r);
+    if (p < 0 || p >= static_cast<int64_t>(r) || seen[p])
+      return InvalidArgument("Transpose: perm ", perm_attr.to_string(), " is not a permutation of 0..", r - 1);
+    seen[p] = 1;
+    perm[i] = p;
+  }
+  return perm;
+}
+
+StatusOr<SliceView> slice_view(const Dims& in, const Dims& starts, const Dims& ends, const Dims* axes,
+                               const Dims* steps) {
+  size_t n = starts.size();
+  if (ends.size() != n || (axes && axes->size() != n) || (steps && steps->size() != n))
+    return InvalidArgument("Slice: starts, ends, axes and steps must have the same length");
+  int64_t r = static_cast<int64_t>(in.size());
+  SliceView v;
+  v.out_dims = in;
+  Dims in_strides = contiguous_strides(in);
+  v.strides = in_strides;
+  Dims begin = Dims::of_rank(static_cast<size_t>(r), 0);
+  Dims seen = Dims::of_rank(static_cast<size_t>(r), 0);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t a = axes ? (*axes)[i] : static_cast<int64_t>(i);
+    ASSIGN_OR_RETURN(a, normalize_axis(a, r, "Slice axis"));
+    if (seen[a]) return InvalidArgument("Slice: axis ", a, " is repeated");
+    seen[a] = 1;
+    int64_t step = steps ? (*steps)[i] : 1;
+    if (step == 0) return InvalidArgument("Slice: step must not be zero");
+    int64_t dim = in[a];
+    int64_t s = starts[i], e = ends[i];
+    if (s < 0) s = s < -dim ? -1 : s + dim;  // clamps below, avoiding overflow
+    if (e < 0) e = e < -dim ? -1 : e + dim;
+    if (step > 0) {
+      s = std::clamp<int64_t>(s, 0, dim);
+      e = std::clamp<int64_t>(e, 0, dim);
+    } else {
+      s = std::max<int64_t>(0, std::min(s, dim - 1));
+      e = std::clamp<int64_t>(e, -1, dim - 1);
+    }
+    int64_t count = 0;
+    if (dim == 0) {
+    } else if (step > 0 && e > s) count = (e - s - 1) / step + 1;
+    else if (step < 0 && s > e) count = (s - e - 1) / (step == std::numeric_limits<int64_t>::min() ? s - e : -step) + 1;
+    v.out_dims[a] = count;
+    begin[a] = count > 0 ? s : 0;
+    // |step| may be huge when count <= 1; the stride is never applied then.
+    v.strides[a] = count > 1 ? in_strides[a] * step : in_strides[a];
+  }
+  for (int64_t k = 0; k < r; ++k) v.offset += begin[k] * in_strides[k];
+  return v;
+}
+
+StatusOr<Dims> split_sizes(Dims split, int64_t dim, int64_t n_out, bool num_outputs_attr) {
+  if (split.empty()) {
+    if (n_out == 0) return InvalidArgument("Split: no outputs");
+    split = Dims::of_rank(static_cast<size_t>(n_out));
+    if (num_outputs_attr) {
+      // Opset 18: the last chunk may be smaller.
+      int64_t chunk = (dim + n_out - 1) / n_out;
+      for (int64_t i = 0; i < n_out; ++i) split[i] = std::max<int64_t>(0, std::min(chunk, dim - i * chunk));
+    } else {
+      if (dim % n_out != 0)
+        return InvalidArgument("Split: axis dimension ", dim, " is not divisible into ", n_out, " equal parts");
+      for (int64_t i = 0; i < n_out; ++i) split[i] = dim / n_out;
+    }
+  }
+  if (static_cast<int64_t>(split.size()) != n_out)
+    return InvalidArgument("Split: split ", split.to_string(), " has ", split.size(), " entries but the node has ",
+                           n_out, " outputs");
+  int64_t total = 0;
+  for (int64_t s : split) {
+    if (s < 0) return InvalidArgument("Split: negative size in split ", split.to_string());
+    total += s;
+    if (total > dim) break;
+  }
+  if (total != dim) return InvalidArgument("Split: split ", split.to_string(), " does not sum to axis dimension ", dim);
+  return split;
+}
+
+StatusOr<Dims> concat_dims(const KernelContext& ctx, int64_t axis_attr, int64_t* axis_out) {
+  size_t n = ctx.num_inputs();
+  if (n == 0 || !ctx.input(0).defined()) return InvalidArgument("Concat: needs at least one input");
+  const Tensor& first = ctx.input(0);
+  int64_t r = static_cast<int64_t>(first.rank());
+  if (r == 0) return InvalidArgument("Concat: cannot concatenate scalars");
+  ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_attr, r, "Concat axis"));
+  Dims out_dims = first.dims();
+  out_dims[axis] = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Tensor& t = ctx.input(i);
+    if (!t.defined()) return InvalidArgument("Concat: input ", i, " is missing");
+    if (t.dtype() != first.dtype())
+      return InvalidArgument("Concat: input ", i, " is ", t.describe(), " but input 0 is ", first.describe());
+    if (static_cast<int64_t>(t.rank()) != r)
+      return InvalidArgument("Concat: input ", i, " ", t.describe(), " has a different rank than ", first.describe());
+    for (int64_t k = 0; k < r; ++k)
+      if (k != axis && t.dim(k) != first.dim(k))
+        return InvalidArgument("Concat: input ", i, " shape ", t.dims().to_string(), " does not match input 0 shape ",
+                               first.dims().to_string(), " outside axis ", axis);
+    out_dims[axis] += t.dim(axis);
+  }
+  *axis_out = axis;
+  return out_dims;
+}
+
+StatusOr<TileView> tile_view(const Dims& in, const Dims& reps) {
+  size_t r = in.size();
+  if (reps.size() != r)
+    return InvalidArgument("Tile: repeats ", reps.to_string(), " must have one entry per input dimension (", r, ")");
+  TileView v;
+  v.out_dims = Dims::of_rank(r);
+  for (size_t i = 0; i < r; ++i) {
+    if (reps[i] < 0) return InvalidArgument("Tile: negative repeat in ", reps.to_string());
+    if (!checked_mul(in[i], reps[i], &v.out_dims[i]))
+      return ResourceExhausted("Tile: output dimension ", i, " overflows (", in[i], " x ", reps[i], ")");
+  }
+  Dims in_strides = contiguous_strides(in);
+  v.view = Dims::of_rank(2 * r);
+  v.strides = Dims::of_rank(2 * r);
+  for (size_t i = 0; i < r; ++i) {
+    v.view[2 * i] = reps[i];
+    v.strides[2 * i] = 0;
+    v.view[2 * i + 1] = in[i];
+    v.strides[2 * i + 1] = in_strides[i];
+  }
+  return v;
+}
+
+Status read_pad_inputs(const KernelContext& ctx, const Tensor& x, Dims* pads, ScalarValue* cval) {
+  size_t r = x.rank();
+  ASSIGN_OR_RETURN(Dims p, read_int_list(ctx.input(1), "Pad pads"));
+  if (ctx.has_input(3)) {
+    // Opset 18 axes: pads cover only the listed axes.
+    ASSIGN_OR_RETURN(Dims axes, read_int_list(ctx.input(3), "Pad axes"));
+    if (p.size() != 2 * axes.size()) return InvalidArgument("Pad: pads must have 2 entries per axis");
+    *pads = Dims::of_rank(2 * r, 0);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      ASSIGN_OR_RETURN(int64_t a, normalize_axis(axes[i], static_cast<int64_t>(r), "Pad axis"));
+      (*pads)[a] = p[i];
+      (*pads)[a + r] = p[i + axes.size()];
+    }
+  } else {
+    *pads = std::move(p);
+  }
+  if (ctx.has_input(2)) {
+    const Tensor& c = ctx.input(2);
+    if (c.dtype() != x.dtype()) return InvalidArgument("Pad: constant_value type differs from data type");
+    RETURN_IF_ERROR(check_host(c, "Pad constant_value"));
+    if (c.numel() >= 1) *cval = scalar_from_tensor(c, 0);
+  } else if (x.dtype() != DataType::kString) {
+    *cval = scalar_from_double(x.dtype(), 0.0);
+  }
+  return OkStatus();
+}
+
+StatusOr<Dims> pad_output_dims(const Dims& in, const Dims& pads, PadMode mode) {
+  size_t r = in.size();
+  if (pads.size() != 2 * r)
+    return InvalidArgument("Pad: pads ", pads.to_string(), " must have 2 * rank (", 2 * r, ") entries");
+  Dims out_dims = Dims::of_rank(r);
+  for (size_t i = 0; i < r; ++i) {
+    int64_t b = pads[i], e = pads[i + r];
+    const int64_t lim = std::numeric_limits<int64_t>::max() / 4;
+    if (b > lim || e > lim || b < -lim || e < -lim)
+      return ResourceExhausted("Pad: pads ", pads.to_string(), " are too large");
+    out_dims[i] = in[i] + b + e;
+    if (out_dims[i] < 0)
+      return InvalidArgument("Pad: pads ", pads.to_string(), " remove more than input ", in.to_string());
+    if (mode != PadMode::kConstant && in[i] == 0 && out_dims[i] > 0)
+      return InvalidArgument("Pad: cannot pad an empty axis in non-constant mode");
+  }
+  return out_dims;
 }
 
 }  // namespace sy::tensor_ops

@@ -1,8 +1,9 @@
 // Shared helpers for the CPU shape / data-movement kernels (tensor_*.cc):
 // element-type dispatch by storage size (data movement never needs the
 // arithmetic type), a strided N-d copy that Transpose, Slice, Expand, Tile,
-// DepthToSpace and SpaceToDepth all reduce to, and readers for shape-like
-// inputs. All functions are stateless and thread-safe.
+// DepthToSpace and SpaceToDepth all reduce to, readers for shape-like
+// inputs, and the shape logic that the CUDA movement kernels share. All
+// functions are stateless and thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -95,5 +96,49 @@ inline Status check_host(const Tensor& t, const char* what) {
   if (!t.space().is_host_accessible()) return InvalidArgument(what, " must be in host memory");
   return OkStatus();
 }
+
+// Shape logic of the data-movement ops, shared by the CPU and CUDA kernels so
+// both backends validate and clamp identically. They read only dims and
+// host-memory inputs.
+
+// Transpose: the permutation for rank r from the perm attribute (reversed
+// axes when absent), with negative entries normalised and validated.
+StatusOr<Dims> transpose_perm(const Dims& perm, bool has_perm, size_t r);
+
+// Slice: the output dims and the view of the input that produces it: element
+// strides (negative for negative steps) and the element offset of output
+// index 0. axes/steps may be null (defaults). Clamps as ONNX specifies.
+struct SliceView {
+  Dims out_dims;
+  Dims strides;
+  int64_t offset = 0;
+};
+StatusOr<SliceView> slice_view(const Dims& in, const Dims& starts, const Dims& ends, const Dims* axes,
+                               const Dims* steps);
+
+// Split: the size of each of n_out outputs along an axis of size dim. An
+// empty `split` means equal parts (opset 18 num_outputs: the last may be
+// smaller).
+StatusOr<Dims> split_sizes(Dims split, int64_t dim, int64_t n_out, bool num_outputs_attr);
+
+// Concat: validates every input against input 0 and returns the output dims
+// and the normalised axis.
+StatusOr<Dims> concat_dims(const KernelContext& ctx, int64_t axis_attr, int64_t* axis);
+
+// Tile: output dims and the view [r0, d0, r1, d1, ...] with zero strides on
+// the repeat axes that a strided copy turns into the output.
+struct TileView {
+  Dims out_dims;
+  Dims view;
+  Dims strides;
+};
+StatusOr<TileView> tile_view(const Dims& in, const Dims& reps);
+
+enum class PadMode { kConstant = 0, kReflect = 1, kEdge = 2, kWrap = 3 };
+// Pad (opset >= 11): pads (2 * rank entries, the opset 18 axes input
+// applied) and the constant value from host inputs 1-3.
+Status read_pad_inputs(const KernelContext& ctx, const Tensor& x, Dims* pads, ScalarValue* cval);
+// Pad output dims; rejects absurd pads and non-constant padding of empty axes.
+StatusOr<Dims> pad_output_dims(const Dims& in, const Dims& pads, PadMode mode);
 
 }  // namespace sy::tensor_ops

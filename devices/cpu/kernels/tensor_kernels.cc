@@ -432,6 +432,11 @@ class EyeLikeKernel final : public Kernel {
 
 }  // namespace
 
+std::unique_ptr<Kernel> make_reshape_view_kernel() { return std::make_unique<ReshapeKernel>(); }
+std::unique_ptr<Kernel> make_flatten_view_kernel() { return std::make_unique<FlattenKernel>(); }
+std::unique_ptr<Kernel> make_squeeze_view_kernel() { return std::make_unique<SqueezeKernel>(); }
+std::unique_ptr<Kernel> make_unsqueeze_view_kernel() { return std::make_unique<UnsqueezeKernel>(); }
+
 void register_shape_kernels(KernelRegistry& r) {
   add_kernel<IdentityKernel>(r, "Identity", 1);
   add_kernel<ConstantKernel>(r, "Constant", 1);

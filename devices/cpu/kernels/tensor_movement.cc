@@ -24,22 +24,7 @@ class TransposeKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     if (!x.defined()) return InvalidArgument("Transpose: input is missing");
     size_t r = x.rank();
-    Dims perm = Dims::of_rank(r);
-    if (has_perm_) {
-      if (perm_.size() != r)
-        return InvalidArgument("Transpose: perm ", perm_.to_string(), " does not match input rank ", r);
-      Dims seen = Dims::of_rank(r, 0);
-      for (size_t i = 0; i < r; ++i) {
-        int64_t p = perm_[i];
-        if (p < 0) p += static_cast<int64_t>(r);
-        if (p < 0 || p >= static_cast<int64_t>(r) || seen[p])
-          return InvalidArgument("Transpose: perm ", perm_.to_string(), " is not a permutation of 0..", r - 1);
-        seen[p] = 1;
-        perm[i] = p;
-      }
-    } else {
-      for (size_t i = 0; i < r; ++i) perm[i] = static_cast<int64_t>(r - 1 - i);
-    }
+    ASSIGN_OR_RETURN(Dims perm, transpose_perm(perm_, has_perm_, r));
     Dims in_strides = contiguous_strides(x.dims());
     Dims out_dims = Dims::of_rank(r), strides = Dims::of_rank(r);
     for (size_t i = 0; i < r; ++i) {
@@ -64,27 +49,11 @@ class ConcatKernel final : public Kernel {
     return OkStatus();
   }
   Status compute(KernelContext& ctx) const override {
+    int64_t axis = 0;
+    ASSIGN_OR_RETURN(Dims out_dims, concat_dims(ctx, axis_, &axis));
     size_t n = ctx.num_inputs();
-    if (n == 0 || !ctx.input(0).defined()) return InvalidArgument("Concat: needs at least one input");
     const Tensor& first = ctx.input(0);
     int64_t r = static_cast<int64_t>(first.rank());
-    if (r == 0) return InvalidArgument("Concat: cannot concatenate scalars");
-    ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, r, "Concat axis"));
-    Dims out_dims = first.dims();
-    out_dims[axis] = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const Tensor& t = ctx.input(i);
-      if (!t.defined()) return InvalidArgument("Concat: input ", i, " is missing");
-      if (t.dtype() != first.dtype())
-        return InvalidArgument("Concat: input ", i, " is ", t.describe(), " but input 0 is ", first.describe());
-      if (static_cast<int64_t>(t.rank()) != r)
-        return InvalidArgument("Concat: input ", i, " ", t.describe(), " has a different rank than ", first.describe());
-      for (int64_t k = 0; k < r; ++k)
-        if (k != axis && t.dim(k) != first.dim(k))
-          return InvalidArgument("Concat: input ", i, " shape ", t.dims().to_string(), " does not match input 0 shape ",
-                                 first.dims().to_string(), " outside axis ", axis);
-      out_dims[axis] += t.dim(axis);
-    }
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, first.dtype(), out_dims));
     int64_t outer = 1, inner = 1;
     for (int64_t k = 0; k < axis; ++k) outer *= out_dims[k];
@@ -133,30 +102,7 @@ class SplitKernel final : public Kernel {
     } else if (!split_from_input_ && !attr_split_.empty()) {
       split = attr_split_;
     }
-    if (split.empty()) {
-      if (n_out == 0) return InvalidArgument("Split: no outputs");
-      split = Dims::of_rank(static_cast<size_t>(n_out));
-      if (num_outputs_attr_ > 0) {
-        // Opset 18: the last chunk may be smaller.
-        int64_t chunk = (dim + n_out - 1) / n_out;
-        for (int64_t i = 0; i < n_out; ++i) split[i] = std::max<int64_t>(0, std::min(chunk, dim - i * chunk));
-      } else {
-        if (dim % n_out != 0)
-          return InvalidArgument("Split: axis dimension ", dim, " is not divisible into ", n_out, " equal parts");
-        for (int64_t i = 0; i < n_out; ++i) split[i] = dim / n_out;
-      }
-    }
-    if (static_cast<int64_t>(split.size()) != n_out)
-      return InvalidArgument("Split: split ", split.to_string(), " has ", split.size(), " entries but the node has ",
-                             n_out, " outputs");
-    int64_t total = 0;
-    for (int64_t s : split) {
-      if (s < 0) return InvalidArgument("Split: negative size in split ", split.to_string());
-      total += s;
-      if (total > dim) break;
-    }
-    if (total != dim)
-      return InvalidArgument("Split: split ", split.to_string(), " does not sum to axis dimension ", dim);
+    ASSIGN_OR_RETURN(split, split_sizes(std::move(split), dim, n_out, num_outputs_attr_ > 0));
     int64_t outer = 1, inner = 1;
     for (int64_t k = 0; k < axis; ++k) outer *= x.dim(k);
     for (int64_t k = axis + 1; k < r; ++k) inner *= x.dim(k);
@@ -217,48 +163,12 @@ class SliceKernel final : public Kernel {
       ends = ends_;
       axes = axes_;
     }
-    size_t n = starts.size();
-    if (ends.size() != n || (has_axes && axes.size() != n) || (has_steps && steps.size() != n))
-      return InvalidArgument("Slice: starts, ends, axes and steps must have the same length");
-    int64_t r = static_cast<int64_t>(x.rank());
-    Dims out_dims = x.dims();
-    Dims in_strides = contiguous_strides(x.dims());
-    Dims strides = in_strides;
-    Dims begin = Dims::of_rank(static_cast<size_t>(r), 0);
-    Dims seen = Dims::of_rank(static_cast<size_t>(r), 0);
-    for (size_t i = 0; i < n; ++i) {
-      int64_t a = has_axes ? axes[i] : static_cast<int64_t>(i);
-      ASSIGN_OR_RETURN(a, normalize_axis(a, r, "Slice axis"));
-      if (seen[a]) return InvalidArgument("Slice: axis ", a, " is repeated");
-      seen[a] = 1;
-      int64_t step = has_steps ? steps[i] : 1;
-      if (step == 0) return InvalidArgument("Slice: step must not be zero");
-      int64_t dim = x.dim(a);
-      int64_t s = starts[i], e = ends[i];
-      if (s < 0) s = s < -dim ? -1 : s + dim;  // clamps below, avoiding overflow
-      if (e < 0) e = e < -dim ? -1 : e + dim;
-      if (step > 0) {
-        s = std::clamp<int64_t>(s, 0, dim);
-        e = std::clamp<int64_t>(e, 0, dim);
-      } else {
-        s = std::max<int64_t>(0, std::min(s, dim - 1));
-        e = std::clamp<int64_t>(e, -1, dim - 1);
-      }
-      int64_t count = 0;
-      if (dim == 0) {
-      } else if (step > 0 && e > s) count = (e - s - 1) / step + 1;
-      else if (step < 0 && s > e) count = (s - e - 1) / (step == std::numeric_limits<int64_t>::min() ? s - e : -step) + 1;
-      out_dims[a] = count;
-      begin[a] = count > 0 ? s : 0;
-      // |step| may be huge when count <= 1; the stride is never applied then.
-      strides[a] = count > 1 ? in_strides[a] * step : in_strides[a];
-    }
-    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
+    ASSIGN_OR_RETURN(SliceView v, slice_view(x.dims(), starts, ends, has_axes ? &axes : nullptr,
+                                             has_steps ? &steps : nullptr));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), v.out_dims));
     if (out->numel() == 0) return OkStatus();
-    int64_t off = 0;
-    for (int64_t k = 0; k < r; ++k) off += begin[k] * in_strides[k];
-    const char* src = static_cast<const char*>(x.raw()) + off * static_cast<int64_t>(dtype_size(x.dtype()));
-    strided_copy(x.dtype(), out->raw(), src, out_dims, strides);
+    const char* src = static_cast<const char*>(x.raw()) + v.offset * static_cast<int64_t>(dtype_size(x.dtype()));
+    strided_copy(x.dtype(), out->raw(), src, v.out_dims, v.strides);
     return OkStatus();
   }
 
@@ -276,31 +186,13 @@ class TileKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     if (!x.defined()) return InvalidArgument("Tile: input is missing");
     ASSIGN_OR_RETURN(Dims reps, read_int_list(ctx.input(1), "Tile repeats"));
-    size_t r = x.rank();
-    if (reps.size() != r)
-      return InvalidArgument("Tile: repeats ", reps.to_string(), " must have one entry per input dimension (", r, ")");
-    Dims out_dims = Dims::of_rank(r);
-    for (size_t i = 0; i < r; ++i) {
-      if (reps[i] < 0) return InvalidArgument("Tile: negative repeat in ", reps.to_string());
-      if (!checked_mul(x.dim(i), reps[i], &out_dims[i]))
-        return ResourceExhausted("Tile: output dimension ", i, " overflows (", x.dim(i), " x ", reps[i], ")");
-    }
-    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
+    ASSIGN_OR_RETURN(TileView v, tile_view(x.dims(), reps));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), v.out_dims));
     if (out->numel() == 0) return OkStatus();
-    Dims in_strides = contiguous_strides(x.dims());
-    Dims view = Dims::of_rank(2 * r), strides = Dims::of_rank(2 * r);
-    for (size_t i = 0; i < r; ++i) {
-      view[2 * i] = reps[i];
-      strides[2 * i] = 0;
-      view[2 * i + 1] = x.dim(i);
-      strides[2 * i + 1] = in_strides[i];
-    }
-    strided_copy(x.dtype(), out->raw(), x.raw(), view, strides);
+    strided_copy(x.dtype(), out->raw(), x.raw(), v.view, v.strides);
     return OkStatus();
   }
 };
-
-enum class PadMode { kConstant, kReflect, kEdge, kWrap };
 
 class PadKernel final : public Kernel {
  public:
@@ -356,44 +248,12 @@ Status PadKernel::compute(KernelContext& ctx) const {
   Dims pads;
   ScalarValue cval;
   if (from_inputs_) {
-    ASSIGN_OR_RETURN(Dims p, read_int_list(ctx.input(1), "Pad pads"));
-    if (ctx.has_input(3)) {
-      // Opset 18 axes: pads cover only the listed axes.
-      ASSIGN_OR_RETURN(Dims axes, read_int_list(ctx.input(3), "Pad axes"));
-      if (p.size() != 2 * axes.size()) return InvalidArgument("Pad: pads must have 2 entries per axis");
-      pads = Dims::of_rank(2 * r, 0);
-      for (size_t i = 0; i < axes.size(); ++i) {
-        ASSIGN_OR_RETURN(int64_t a, normalize_axis(axes[i], static_cast<int64_t>(r), "Pad axis"));
-        pads[a] = p[i];
-        pads[a + r] = p[i + axes.size()];
-      }
-    } else {
-      pads = std::move(p);
-    }
-    if (ctx.has_input(2)) {
-      const Tensor& c = ctx.input(2);
-      if (c.dtype() != x.dtype()) return InvalidArgument("Pad: constant_value type differs from data type");
-      RETURN_IF_ERROR(check_host(c, "Pad constant_value"));
-      if (c.numel() >= 1) cval = scalar_from_tensor(c, 0);
-    } else if (x.dtype() != DataType::kString) {
-      cval = scalar_from_double(x.dtype(), 0.0);
-    }
+    RETURN_IF_ERROR(read_pad_inputs(ctx, x, &pads, &cval));
   } else {
     pads = pads_;
     cval = scalar_from_double(x.dtype(), value_);
   }
-  if (pads.size() != 2 * r)
-    return InvalidArgument("Pad: pads ", pads.to_string(), " must have 2 * rank (", 2 * r, ") entries");
-  Dims out_dims = Dims::of_rank(r);
-  for (size_t i = 0; i < r; ++i) {
-    int64_t b = pads[i], e = pads[i + r];
-    const int64_t lim = std::numeric_limits<int64_t>::max() / 4;
-    if (b > lim || e > lim || b < -lim || e < -lim) return ResourceExhausted("Pad: pads ", pads.to_string(), " are too large");
-    out_dims[i] = x.dim(i) + b + e;
-    if (out_dims[i] < 0) return InvalidArgument("Pad: pads ", pads.to_string(), " remove more than input ", x.dims().to_string());
-    if (mode_ != PadMode::kConstant && x.dim(i) == 0 && out_dims[i] > 0)
-      return InvalidArgument("Pad: cannot pad an empty axis in non-constant mode");
-  }
+  ASSIGN_OR_RETURN(Dims out_dims, pad_output_dims(x.dims(), pads, mode_));
   ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
   if (out->numel() == 0) return OkStatus();
   if (r == 0) {

@@ -3,6 +3,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <memory>
 
 #include "devices/kernel_registry.h"
 
@@ -27,6 +28,14 @@ void add_kernel(KernelRegistry& r, const char* op, int since, uint64_t host_inpu
 
 // Computes Reshape's output dims (0 copies, -1 infers; allowzero keeps 0).
 StatusOr<Dims> reshape_dims(const Dims& in, const Dims& shape, bool allowzero);
+
+// Reshape, Flatten, Squeeze and Unsqueeze never touch element data (they
+// read host shape inputs and emit a view of the input's buffer), so other
+// backends register these same kernels for their own device kinds.
+std::unique_ptr<Kernel> make_reshape_view_kernel();
+std::unique_ptr<Kernel> make_flatten_view_kernel();
+std::unique_ptr<Kernel> make_squeeze_view_kernel();
+std::unique_ptr<Kernel> make_unsqueeze_view_kernel();
 
 void register_shape_kernels(KernelRegistry& r);     // tensor_kernels.cc
 void register_movement_kernels(KernelRegistry& r);  // tensor_movement.cc

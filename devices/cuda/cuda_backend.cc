@@ -1,0 +1,100 @@
+// The CUDA backend's entry points (see cuda_backend.h) and the launch
+// accessors kernels use (cuda_launch.h).
+#include "devices/cuda/cuda_backend.h"
+
+#include <mutex>
+
+#include "devices/cuda/cuda_device.h"
+#include "devices/cuda/cuda_launch.h"
+#include "devices/cuda/kernels/cuda_kernels.h"
+
+namespace sy {
+namespace {
+
+struct Availability {
+  int count = 0;
+  std::string reason;
+};
+
+const Availability& availability() {
+  static const Availability a = [] {
+    Availability r;
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      r.reason = std::string("no usable CUDA driver or GPU (") + cudaGetErrorString(e) + ")";
+    } else if (n == 0) {
+      r.reason = "no CUDA GPU found";
+    }
+    r.count = e == cudaSuccess ? n : 0;
+    return r;
+  }();
+  return a;
+}
+
+}  // namespace
+
+bool cuda_compiled() { return true; }
+int cuda_device_count() { return availability().count; }
+std::string cuda_unavailable_reason() { return availability().reason; }
+
+StatusOr<std::unique_ptr<Device>> create_cuda_device(int ordinal) {
+  const Availability& a = availability();
+  if (a.count == 0) return FailedPrecondition("device 'cuda:", ordinal, "': ", a.reason);
+  if (ordinal >= a.count)
+    return InvalidArgument("device 'cuda:", ordinal, "': this machine has ", a.count, a.count == 1 ? " GPU" : " GPUs",
+                           " (cuda:0..cuda:", a.count - 1, ")");
+  ASSIGN_OR_RETURN(std::unique_ptr<cuda::CudaDevice> d, cuda::CudaDevice::create(ordinal));
+  return std::unique_ptr<Device>(std::move(d));
+}
+
+void register_cuda_kernels(KernelRegistry& r) {
+  cuda::register_cuda_elementwise_kernels(r);
+  cuda::register_cuda_movement_kernels(r);
+  cuda::register_cuda_blas_dnn_kernels(r);
+  cuda::register_cuda_reduction_kernels(r);
+}
+
+namespace cuda {
+
+StatusOr<Launch> current_launch(const KernelContext& ctx) {
+  Device& d = ctx.device();
+  StreamSlot* slot = d.id().kind == DeviceKind::kCuda ? static_cast<CudaDevice&>(d).launch_slot() : nullptr;
+  if (!slot)
+    return FailedPrecondition(ctx.node().describe(), ": CUDA kernel called outside a compute task on a CUDA device (",
+                              d.info().name, ")");
+  return Launch{slot->stream, slot, d.id().ordinal};
+}
+
+// Handles are created on first use, under the device's launch lock (the
+// caller is inside CudaDevice::enqueue), and bound to the slot's stream for
+// good.
+StatusOr<cublasHandle_t> Launch::cublas() const {
+  if (!slot->cublas) {
+    cublasHandle_t h = nullptr;
+    CUDA_RETURN_IF_ERROR(cublasCreate(&h));
+    if (cublasStatus_t e = cublasSetStream(h, stream); e != CUBLAS_STATUS_SUCCESS) {
+      (void)cublasDestroy(h);
+      return to_status(e, "cublasSetStream", __FILE__, __LINE__);
+    }
+    slot->cublas = h;
+  }
+  return slot->cublas;
+}
+
+StatusOr<cudnnHandle_t> Launch::cudnn() const {
+  if (!slot->cudnn) {
+    cudnnHandle_t h = nullptr;
+    CUDA_RETURN_IF_ERROR(cudnnCreate(&h));
+    if (cudnnStatus_t e = cudnnSetStream(h, stream); e != CUDNN_STATUS_SUCCESS) {
+      (void)cudnnDestroy(h);
+      return to_status(e, "cudnnSetStream", __FILE__, __LINE__);
+    }
+    slot->cudnn = h;
+  }
+  return slot->cudnn;
+}
+
+}  // namespace cuda
+}  // namespace sy

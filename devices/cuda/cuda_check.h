@@ -1,0 +1,35 @@
+// The one way CUDA, cuBLAS and cuDNN results become Statuses: every call in
+// devices/cuda/ goes through CUDA_RETURN_IF_ERROR, which names the call,
+// the file and line, and the library's own message.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+#include "ir/status.h"
+
+namespace sy::cuda {
+
+inline bool failed(cudaError_t e) { return e != cudaSuccess; }
+inline bool failed(cublasStatus_t e) { return e != CUBLAS_STATUS_SUCCESS; }
+inline bool failed(cudnnStatus_t e) { return e != CUDNN_STATUS_SUCCESS; }
+
+inline const char* message(cudaError_t e) { return cudaGetErrorString(e); }
+inline const char* message(cublasStatus_t e) { return cublasGetStatusString(e); }
+inline const char* message(cudnnStatus_t e) { return cudnnGetErrorString(e); }
+
+template <typename E>
+Status to_status(E e, const char* call, const char* file, int line) {
+  if (!failed(e)) return OkStatus();
+  // Out of device memory is a resource problem the caller may recover from
+  // (place elsewhere); everything else is a runtime failure.
+  if constexpr (std::is_same_v<E, cudaError_t>) {
+    if (e == cudaErrorMemoryAllocation) return ResourceExhausted(call, ": ", message(e), " (", file, ":", line, ")");
+  }
+  return RuntimeError(call, ": ", message(e), " (", file, ":", line, ")");
+}
+
+}  // namespace sy::cuda
+
+#define CUDA_RETURN_IF_ERROR(expr) RETURN_IF_ERROR(::sy::cuda::to_status((expr), #expr, __FILE__, __LINE__))

@@ -1,0 +1,340 @@
+#include "devices/cuda/cuda_device.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <chrono>
+#include <cstring>
+
+#include "devices/cuda/pinned_pool.h"
+
+namespace sy::cuda {
+
+// Per-GPU state that buffers need after any CudaDevice is gone: a session's
+// constants or a caller's tensors may outlive it. Process-wide, never
+// destroyed.
+struct DeviceMemory {
+  int ordinal = 0;
+  cudaStream_t free_stream = nullptr;  // frees outside any task
+  std::atomic<uint64_t> in_use{0};
+  uint64_t total = 0;
+  Status init_status;
+};
+
+namespace {
+
+constexpr int kMaxGpus = 64;
+// Below this, a copy from ordinary host memory goes straight to
+// cudaMemcpyAsync (the driver stages it in no time); above, it is staged
+// through pinned blocks of kStageChunk so the DMA of one chunk overlaps the
+// memcpy of the next.
+constexpr size_t kDirectBytes = size_t{64} << 10;
+constexpr size_t kStageChunk = size_t{4} << 20;
+
+int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+DeviceMemory* memory_of(int ordinal) {
+  static std::array<std::once_flag, kMaxGpus> once;
+  static std::array<DeviceMemory*, kMaxGpus> mem{};
+  std::call_once(once[static_cast<size_t>(ordinal)], [&] {
+    auto* m = new DeviceMemory();
+    m->ordinal = ordinal;
+    m->init_status = [&]() -> Status {
+      CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal));
+      size_t free_b = 0, total_b = 0;
+      CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_b, &total_b));
+      m->total = total_b;
+      // Keep freed memory in the pool instead of returning it to the
+      // driver at every synchronisation: runs reuse it.
+      cudaMemPool_t pool = nullptr;
+      CUDA_RETURN_IF_ERROR(cudaDeviceGetDefaultMemPool(&pool, ordinal));
+      uint64_t threshold = UINT64_MAX;
+      CUDA_RETURN_IF_ERROR(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+      CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&m->free_stream, cudaStreamNonBlocking));
+      return OkStatus();
+    }();
+    mem[static_cast<size_t>(ordinal)] = m;
+  });
+  return mem[static_cast<size_t>(ordinal)];
+}
+
+struct Staged {
+  void* block;
+  int size_class;
+};
+
+void CUDART_CB give_back_staging(void* p) {
+  auto* s = static_cast<Staged*>(p);
+  PinnedPool::instance().give_back(s->block, s->size_class);
+  delete s;
+}
+
+}  // namespace
+
+// What this thread is launching: set by enqueue() around task->execute().
+struct CudaDevice::Scope {
+  CudaDevice* device;
+  StreamSlot* compute;  // null for copy tasks
+  uint32_t used;        // bit i: slots_[i] got work
+  Scope* prev;
+};
+
+struct CudaDevice::Pending {
+  DeviceTask* task;
+  CompletionSink* sink;
+  StreamSlot* slot;
+  int ordinal;
+};
+
+thread_local CudaDevice::Scope* CudaDevice::t_scope_ = nullptr;
+
+StatusOr<std::unique_ptr<CudaDevice>> CudaDevice::create(int ordinal, int compute_streams) {
+  if (ordinal < 0 || ordinal >= kMaxGpus) return InvalidArgument("cuda ordinal ", ordinal, " out of range");
+  DeviceMemory* m = memory_of(ordinal);
+  if (!m->init_status.ok()) return m->init_status.with_context("cuda:" + std::to_string(ordinal));
+  std::unique_ptr<CudaDevice> d(new CudaDevice(ordinal, m));
+  RETURN_IF_ERROR(d->init(std::max(1, compute_streams)));
+  return d;
+}
+
+Status CudaDevice::init(int compute_streams) {
+  CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
+  cudaDeviceProp prop{};
+  CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, ordinal_));
+  compute_ = compute_streams;
+  for (int i = 0; i < compute_ + 3; ++i) {
+    auto slot = std::make_unique<StreamSlot>();
+    slot->index = i;
+    CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&slot->stream, cudaStreamNonBlocking));
+    CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&slot->join, cudaEventDisableTiming));
+    slots_.push_back(std::move(slot));
+  }
+  // Direct GPU-to-GPU copies where the hardware allows them.
+  int count = 0;
+  CUDA_RETURN_IF_ERROR(cudaGetDeviceCount(&count));
+  int peers = 0;
+  for (int other = 0; other < count; ++other) {
+    if (other == ordinal_) continue;
+    int can = 0;
+    if (cudaDeviceCanAccessPeer(&can, ordinal_, other) != cudaSuccess || !can) continue;
+    cudaError_t e = cudaDeviceEnablePeerAccess(other, 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();  // clear it: not an error here
+    else CUDA_RETURN_IF_ERROR(e);
+    ++peers;
+  }
+  info_.name = id().to_string();
+  info_.memory_bytes = memory_->total;
+  info_.threads = prop.multiProcessorCount;
+  info_.description = std::string(prop.name) + ", " + std::to_string(prop.multiProcessorCount) + " SMs, sm_" +
+                      std::to_string(prop.major) + std::to_string(prop.minor) + ", " + std::to_string(compute_) +
+                      " compute streams" + (peers ? ", peer access to " + std::to_string(peers) + " GPUs" : "");
+  return OkStatus();
+}
+
+CudaDevice::~CudaDevice() {
+  (void)cudaSetDevice(ordinal_);
+  for (auto& s : slots_) {
+    if (!s->stream) continue;
+    (void)cudaStreamSynchronize(s->stream);
+    if (s->cublas) (void)cublasDestroy(s->cublas);
+    if (s->cudnn) (void)cudnnDestroy(s->cudnn);
+    if (s->join) (void)cudaEventDestroy(s->join);
+    (void)cudaStreamDestroy(s->stream);
+  }
+}
+
+int64_t CudaDevice::now_ns() const { return steady_ns(); }
+uint64_t CudaDevice::bytes_in_use() const { return memory_->in_use.load(std::memory_order_relaxed); }
+bool CudaDevice::in_task() const { return t_scope_ && t_scope_->device == this; }
+
+void CudaDevice::mark_used(const StreamSlot& slot) {
+  if (in_task()) t_scope_->used |= uint32_t{1} << slot.index;
+}
+
+StreamSlot* CudaDevice::launch_slot() {
+  if (!in_task() || !t_scope_->compute) return nullptr;
+  mark_used(*t_scope_->compute);
+  return t_scope_->compute;
+}
+
+StreamSlot& CudaDevice::least_busy_compute() {
+  // Rotate the starting point so equally idle streams share the work.
+  const int start = static_cast<int>(next_compute_.fetch_add(1, std::memory_order_relaxed) % static_cast<uint32_t>(compute_));
+  StreamSlot* best = nullptr;
+  for (int k = 0; k < compute_; ++k) {
+    StreamSlot* s = slots_[static_cast<size_t>((start + k) % compute_)].get();
+    if (!best || s->in_flight.load(std::memory_order_relaxed) < best->in_flight.load(std::memory_order_relaxed))
+      best = s;
+  }
+  return *best;
+}
+
+StatusOr<Tensor> CudaDevice::allocate(DataType dtype, const Dims& dims) {
+  if (!in_task()) {
+    CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
+    ASSIGN_OR_RETURN(Tensor t, allocate_on(sync(), dtype, dims));
+    CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(sync().stream));
+    return t;
+  }
+  // A copy task allocates on its copy stream (see copy()); kernels on theirs.
+  StreamSlot& s = t_scope_->compute ? *t_scope_->compute : h2d();
+  mark_used(s);
+  return allocate_on(s, dtype, dims);
+}
+
+StatusOr<Tensor> CudaDevice::allocate_on(StreamSlot& slot, DataType dtype, const Dims& dims) {
+  if (dtype == DataType::kString) return Unimplemented("string tensors cannot live on ", info_.name);
+  ASSIGN_OR_RETURN(size_t bytes, checked_nbytes(dtype, dims));
+  if (bytes > memory_->total)
+    return ResourceExhausted("cannot allocate ", bytes, " bytes on ", info_.name, " (", memory_->total, " bytes in all)");
+  void* p = nullptr;
+  if (bytes > 0) CUDA_RETURN_IF_ERROR(cudaMallocAsync(&p, bytes, slot.stream));
+  auto* b = new Buffer();
+  b->data = p;
+  b->bytes = bytes;
+  b->space = memory_space();
+  b->release = &CudaDevice::release_device;
+  b->owner = memory_;
+  memory_->in_use.fetch_add(bytes, std::memory_order_relaxed);
+  return Tensor(dtype, dims, BufferRef(b));
+}
+
+void CudaDevice::release_device(Buffer* b) {
+  auto* m = static_cast<DeviceMemory*>(b->owner);
+  // Inside a task, free in that task's stream order: a kernel's scratch
+  // may still be in use by the work it just launched. Otherwise every user
+  // of the buffer has completed and any stream will do.
+  cudaStream_t s = m->free_stream;
+  if (t_scope_ && t_scope_->device->ordinal_ == m->ordinal && t_scope_->compute) s = t_scope_->compute->stream;
+  if (b->data) (void)cudaFreeAsync(b->data, s);  // nowhere to report a failure; the pool outlives it
+  m->in_use.fetch_sub(b->bytes, std::memory_order_relaxed);
+  delete b;
+}
+
+Status CudaDevice::copy_h2d(void* dst, const Tensor& src, cudaStream_t s) {
+  const size_t n = src.nbytes();
+  if (n <= kDirectBytes || PinnedPool::owns(src.buffer().get())) {
+    CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src.raw(), n, cudaMemcpyHostToDevice, s));
+    return OkStatus();
+  }
+  PinnedPool& pool = PinnedPool::instance();
+  for (size_t off = 0; off < n; off += kStageChunk) {
+    const size_t len = std::min(kStageChunk, n - off);
+    int cls = 0;
+    ASSIGN_OR_RETURN(void* block, pool.take(len, &cls));
+    std::memcpy(block, static_cast<const char*>(src.raw()) + off, len);
+    cudaError_t e = cudaMemcpyAsync(static_cast<char*>(dst) + off, block, len, cudaMemcpyHostToDevice, s);
+    if (e == cudaSuccess) e = cudaLaunchHostFunc(s, &give_back_staging, new Staged{block, cls});
+    if (e != cudaSuccess) {
+      // The block may still be read by a copy already queued: keep it out
+      // of the pool rather than risk handing it out again.
+      return to_status(e, "staged host-to-device copy", __FILE__, __LINE__);
+    }
+  }
+  return OkStatus();
+}
+
+StatusOr<Tensor> CudaDevice::copy(const Tensor& src, MemorySpace dst_space) {
+  if (src.dtype() == DataType::kString) return Unimplemented("string tensors cannot be copied to or from ", info_.name);
+  const MemorySpace me = memory_space();
+  const MemorySpace from = src.space();
+  const bool task = in_task();
+  if (!task) CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
+  const size_t n = src.nbytes();
+  Tensor out;
+  StreamSlot* slot = nullptr;
+  if (dst_space == me && (from.is_host_accessible() || from.kind == DeviceKind::kCuda)) {
+    // Into this GPU: from the host, from itself, or pulled from a peer.
+    slot = !task ? &sync() : (from == me && t_scope_->compute) ? t_scope_->compute : &h2d();
+    mark_used(*slot);
+    ASSIGN_OR_RETURN(out, allocate_on(*slot, src.dtype(), src.dims()));
+    if (n > 0) {
+      if (from == me) {
+        CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out.raw(), src.raw(), n, cudaMemcpyDeviceToDevice, slot->stream));
+      } else if (from.kind == DeviceKind::kCuda) {
+        CUDA_RETURN_IF_ERROR(cudaMemcpyPeerAsync(out.raw(), ordinal_, src.raw(), from.index, n, slot->stream));
+      } else {
+        RETURN_IF_ERROR(copy_h2d(out.raw(), src, slot->stream));
+      }
+    }
+  } else if (from == me && dst_space.is_host_accessible()) {
+    // Back to the host, into pinned memory so the copy is truly async.
+    slot = task ? &d2h() : &sync();
+    mark_used(*slot);
+    ASSIGN_OR_RETURN(BufferRef b, PinnedPool::instance().allocate(n, dst_space));
+    out = Tensor(src.dtype(), src.dims(), std::move(b));
+    if (n > 0) CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out.raw(), src.raw(), n, cudaMemcpyDeviceToHost, slot->stream));
+  } else {
+    return Unimplemented(info_.name, " cannot copy ", from.to_string(), " -> ", dst_space.to_string());
+  }
+  if (!task) CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(slot->stream));
+  return out;
+}
+
+void CudaDevice::enqueue(DeviceTask* task, CompletionSink* sink) {
+  std::unique_lock<std::mutex> lock(launch_mu_);
+  Scope scope{this, task->queue == DeviceTask::Queue::kCompute ? &least_busy_compute() : nullptr, 0, t_scope_};
+  t_scope_ = &scope;
+  task->start_ns = now_ns();
+  Status st = to_status(cudaSetDevice(ordinal_), "cudaSetDevice", __FILE__, __LINE__);
+  if (st.ok()) st = task->execute(*this);
+  t_scope_ = scope.prev;
+  task->status = std::move(st);
+  if (scope.used != 0) {
+    StreamSlot& main = scope.compute && (scope.used >> scope.compute->index & 1)
+                           ? *scope.compute
+                           : *slots_[static_cast<size_t>(std::countr_zero(scope.used))];
+    Status f = finish(task, sink, main, scope.used);
+    if (f.ok()) return;  // the callback completes it
+    // No callback: wait here, so nothing the work reads is freed under it.
+    for (auto& s : slots_)
+      if (scope.used >> s->index & 1) (void)cudaStreamSynchronize(s->stream);
+    if (task->status.ok()) task->status = f;
+  }
+  lock.unlock();
+  task->end_ns = now_ns();
+  sink->on_complete(task);  // nothing reached the GPU (a view, an empty tensor, an error)
+}
+
+Status CudaDevice::finish(DeviceTask* task, CompletionSink* sink, StreamSlot& main, uint32_t used) {
+  for (auto& s : slots_) {
+    if (s.get() == &main || !(used >> s->index & 1)) continue;
+    CUDA_RETURN_IF_ERROR(cudaEventRecord(s->join, s->stream));
+    CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(main.stream, s->join, 0));
+  }
+  auto* p = new Pending{task, sink, &main, ordinal_};
+  main.in_flight.fetch_add(1, std::memory_order_relaxed);
+  // cudaStreamAddCallback rather than cudaLaunchHostFunc: it still runs
+  // after a device fault, with the error, so a run fails instead of hanging.
+  cudaError_t e = cudaStreamAddCallback(main.stream, &CudaDevice::on_stream_done, p, 0);
+  if (e != cudaSuccess) {
+    main.in_flight.fetch_sub(1, std::memory_order_relaxed);
+    delete p;
+    return to_status(e, "cudaStreamAddCallback", __FILE__, __LINE__);
+  }
+  return OkStatus();
+}
+
+void CUDART_CB CudaDevice::on_stream_done(cudaStream_t, cudaError_t status, void* pending) {
+  // Runs on a CUDA driver thread: no CUDA calls here.
+  auto* p = static_cast<Pending*>(pending);
+  DeviceTask* t = p->task;
+  const int64_t end = steady_ns();
+  // The task started when it was launched or when the stream finished the
+  // task before it, whichever came later (callbacks run in stream order).
+  t->start_ns = std::max(t->start_ns, p->slot->last_end_ns);
+  t->end_ns = end;
+  p->slot->last_end_ns = end;
+  if (status != cudaSuccess && t->status.ok())
+    t->status = RuntimeError("cuda:", p->ordinal, ": the GPU reported error ", static_cast<int>(status),
+                             " while running this task");
+  p->slot->in_flight.fetch_sub(1, std::memory_order_relaxed);
+  CompletionSink* sink = p->sink;
+  delete p;
+  sink->on_complete(t);
+}
+
+}  // namespace sy::cuda

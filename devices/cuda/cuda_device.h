@@ -1,0 +1,107 @@
+// CudaDevice: one NVIDIA GPU (`cuda:N`) as a Device.
+//
+// - Several compute streams, so independent nodes overlap on one GPU; a
+//   task goes to the compute stream with the least work in flight.
+// - Dedicated host-to-device and device-to-host copy streams, so transfers
+//   overlap kernels. GPU-to-GPU copies are pulled by the destination with
+//   cudaMemcpyPeerAsync: direct over NVLink/PCIe when peer access is
+//   available (enabled at creation), staged through the host by the driver
+//   otherwise.
+// - Memory from the device's cudaMallocAsync pool, allocated and freed in
+//   stream order; the pool keeps freed memory (release threshold = max), so
+//   a steady-state run does not go back to the driver.
+// - Host results land in pinned blocks (PinnedPool); large copies from
+//   ordinary host memory are staged through pinned blocks chunk by chunk.
+//
+// enqueue() launches the task's work on the calling thread and returns:
+// the run loop is never blocked by a synchronous CUDA call. Completion is a
+// stream callback (cudaStreamAddCallback, which also reports device
+// faults), recorded as the task's end time. Work spread over several of the
+// device's streams (a copy task pulling sequence items from two places) is
+// joined with events before the callback.
+//
+// Calls made outside enqueue() (allocate, copy: tests, link measurement,
+// bringing run outputs back) are synchronous: they use a private stream and
+// wait for it.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "devices/cuda/cuda_check.h"
+#include "devices/device.h"
+
+namespace sy::cuda {
+
+struct DeviceMemory;
+
+// One stream of a device and what is bound to it.
+class StreamSlot {
+ public:
+  cudaStream_t stream = nullptr;
+  cudaEvent_t join = nullptr;        // recorded to join this stream into another
+  cublasHandle_t cublas = nullptr;   // created on first use
+  cudnnHandle_t cudnn = nullptr;     // created on first use
+  std::atomic<int> in_flight{0};     // tasks whose callback has not run
+  int64_t last_end_ns = 0;           // only touched by this stream's callbacks
+  int index = 0;                     // in the device's slot list
+};
+
+class CudaDevice final : public Device {
+ public:
+  // Opens GPU `ordinal` with `compute_streams` compute streams.
+  static StatusOr<std::unique_ptr<CudaDevice>> create(int ordinal, int compute_streams = 4);
+  ~CudaDevice() override;
+
+  DeviceId id() const override { return {DeviceKind::kCuda, static_cast<int16_t>(ordinal_)}; }
+  MemorySpace memory_space() const override { return {DeviceKind::kCuda, static_cast<int16_t>(ordinal_)}; }
+  const DeviceInfo& info() const override { return info_; }
+  StatusOr<Tensor> allocate(DataType dtype, const Dims& dims) override;
+  void enqueue(DeviceTask* task, CompletionSink* sink) override;
+  StatusOr<Tensor> copy(const Tensor& src, MemorySpace dst_space) override;
+  uint64_t bytes_in_use() const override;
+  bool runs_inline() const override { return false; }
+  int64_t now_ns() const override;
+
+  int ordinal() const { return ordinal_; }
+  // The compute stream of the task this thread is launching on this device
+  // (marked as used), or null outside one. Used by current_launch().
+  StreamSlot* launch_slot();
+
+ private:
+  struct Scope;
+  struct Pending;
+  CudaDevice(int ordinal, DeviceMemory* memory) : ordinal_(ordinal), memory_(memory) {}
+  Status init(int compute_streams);
+  bool in_task() const;
+  // Records that the current task put work on `slot`.
+  void mark_used(const StreamSlot& slot);
+  StreamSlot& least_busy_compute();
+  StatusOr<Tensor> allocate_on(StreamSlot& slot, DataType dtype, const Dims& dims);
+  Status copy_h2d(void* dst, const Tensor& src, cudaStream_t s);
+  // Joins the slots in `used` into `main` and registers the completion
+  // callback there.
+  Status finish(DeviceTask* task, CompletionSink* sink, StreamSlot& main, uint32_t used);
+  static void CUDART_CB on_stream_done(cudaStream_t, cudaError_t status, void* pending);
+  static void release_device(Buffer* b);
+
+  static thread_local Scope* t_scope_;
+
+  int ordinal_;
+  DeviceMemory* memory_;  // process-wide per GPU, outlives buffers
+  DeviceInfo info_;
+  // [0, compute_) compute streams, then h2d, d2h and the synchronous stream.
+  std::vector<std::unique_ptr<StreamSlot>> slots_;
+  int compute_ = 0;
+  StreamSlot& h2d() { return *slots_[static_cast<size_t>(compute_)]; }
+  StreamSlot& d2h() { return *slots_[static_cast<size_t>(compute_) + 1]; }
+  StreamSlot& sync() { return *slots_[static_cast<size_t>(compute_) + 2]; }
+  std::atomic<uint32_t> next_compute_{0};
+  // Serialises launches: library handles and slot choice are not
+  // thread-safe, and launching is cheap next to the work it starts.
+  std::mutex launch_mu_;
+};
+
+}  // namespace sy::cuda

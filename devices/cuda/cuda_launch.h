@@ -1,0 +1,43 @@
+// What a CUDA kernel's compute() needs to launch work: the stream of the
+// task being enqueued on this thread, and the cuBLAS/cuDNN handles bound to
+// that stream. Kernels never synchronise: they enqueue on `stream` and
+// return; the device reports completion through a host callback.
+//
+// Memory from ctx.allocate_output() or ctx.device().allocate() is
+// stream-ordered on this stream (cudaMallocAsync), so it may be used by
+// work enqueued on it at once, and scratch tensors dropped at the end of
+// compute() are freed in stream order, after the work that uses them.
+#pragma once
+
+#include "devices/cuda/cuda_check.h"
+#include "devices/kernel.h"
+
+namespace sy::cuda {
+
+class StreamSlot;  // one compute or copy stream of a CudaDevice
+
+struct Launch {
+  cudaStream_t stream = nullptr;
+  StreamSlot* slot = nullptr;
+  int device = 0;  // CUDA ordinal
+
+  // Handles bound to `stream`, created on first use. Thread-safety: only
+  // the thread holding the launch may use them until compute() returns.
+  StatusOr<cublasHandle_t> cublas() const;
+  StatusOr<cudnnHandle_t> cudnn() const;
+};
+
+// The launch of the task this thread is executing on a CUDA device.
+// FailedPrecondition outside one (a kernel called on the wrong device).
+StatusOr<Launch> current_launch(const KernelContext& ctx);
+
+// A 1-D grid size for n threads of `block` (at least 1 block, capped so the
+// grid fits; kernels use grid-stride loops).
+inline unsigned grid_for(int64_t n, unsigned block = 256) {
+  int64_t g = (n + block - 1) / block;
+  if (g < 1) g = 1;
+  if (g > 65535LL * 32) g = 65535LL * 32;
+  return static_cast<unsigned>(g);
+}
+
+}  // namespace sy::cuda

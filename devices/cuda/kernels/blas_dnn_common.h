@@ -1,0 +1,114 @@
+// Shared host-side helpers of the CUDA cuBLAS / cuDNN kernels
+// (blas_dnn_kernels.cc, dnn_conv_kernels.cc, dnn_kernels.cc): owning cuDNN
+// descriptors, element-type mapping and scratch allocation. Descriptors are
+// created per call (cheap host objects), so kernels keep no mutable state
+// and compute() stays thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "devices/cuda/cuda_launch.h"
+#include "devices/cuda/kernels/blas_dnn_launch.h"
+#include "devices/kernel_registry.h"
+
+namespace sy::cuda::dnn {
+
+// Per-file registration, called from register_cuda_blas_dnn_kernels.
+void register_conv_kernels(KernelRegistry& r);  // dnn_conv_kernels.cc
+void register_dnn_kernels(KernelRegistry& r);   // dnn_kernels.cc
+
+// cuDNN's legacy API takes int dims and strides: a tensor must have fewer
+// than 2^31 elements. Unimplemented otherwise (the CPU kernel has no limit).
+Status check_int_range(std::span<const int64_t> dims, const char* op);
+
+// CUDNN_DATA_FLOAT / CUDNN_DATA_DOUBLE; Unimplemented for other types.
+StatusOr<cudnnDataType_t> cudnn_type(DataType t, const char* op);
+
+// The 1 and 0 blend factors cuDNN expects: double for double tensors,
+// float for everything else.
+const void* one_for(DataType t);
+const void* zero_for(DataType t);
+
+// A scratch device tensor on ctx's device, freed in stream order after
+// compute() returns.
+StatusOr<Tensor> scratch(KernelContext& ctx, DataType t, const Dims& dims);
+
+// Enqueues `y = window of x` (see WindowCopy) for float or double tensors.
+// `in_dims` / `out_dims` have the same rank (<= kWindowMaxRank);
+// in coordinate = out coordinate + offset.
+Status window_copy(cudaStream_t stream, const Tensor& x, std::span<const int64_t> in_dims, Tensor& y,
+                   std::span<const int64_t> out_dims, std::span<const int64_t> offset, double fill);
+
+class TensorDesc {
+ public:
+  TensorDesc() = default;
+  ~TensorDesc();
+  TensorDesc(const TensorDesc&) = delete;
+  TensorDesc& operator=(const TensorDesc&) = delete;
+  // A packed row-major tensor; dims has 4 or 5 entries (NCHW / NCDHW).
+  Status set(cudnnDataType_t type, std::span<const int64_t> dims);
+  cudnnTensorDescriptor_t get() const { return d_; }
+
+ private:
+  cudnnTensorDescriptor_t d_ = nullptr;
+};
+
+class FilterDesc {
+ public:
+  FilterDesc() = default;
+  ~FilterDesc();
+  FilterDesc(const FilterDesc&) = delete;
+  FilterDesc& operator=(const FilterDesc&) = delete;
+  // KCRS / KCDRS packed filter (ONNX's W layout).
+  Status set(cudnnDataType_t type, std::span<const int64_t> dims);
+  cudnnFilterDescriptor_t get() const { return d_; }
+
+ private:
+  cudnnFilterDescriptor_t d_ = nullptr;
+};
+
+class ConvDesc {
+ public:
+  ConvDesc() = default;
+  ~ConvDesc();
+  ConvDesc(const ConvDesc&) = delete;
+  ConvDesc& operator=(const ConvDesc&) = delete;
+  // Cross-correlation (ONNX Conv) with symmetric pads; FMA math so that
+  // float convolutions never run in TF32.
+  Status set(cudnnDataType_t compute, std::span<const int64_t> pads, std::span<const int64_t> strides,
+             std::span<const int64_t> dilations, int64_t group);
+  cudnnConvolutionDescriptor_t get() const { return d_; }
+
+ private:
+  cudnnConvolutionDescriptor_t d_ = nullptr;
+};
+
+class PoolDesc {
+ public:
+  PoolDesc() = default;
+  ~PoolDesc();
+  PoolDesc(const PoolDesc&) = delete;
+  PoolDesc& operator=(const PoolDesc&) = delete;
+  Status set(cudnnPoolingMode_t mode, std::span<const int64_t> window, std::span<const int64_t> pads,
+             std::span<const int64_t> strides);
+  cudnnPoolingDescriptor_t get() const { return d_; }
+
+ private:
+  cudnnPoolingDescriptor_t d_ = nullptr;
+};
+
+class LrnDesc {
+ public:
+  LrnDesc() = default;
+  ~LrnDesc();
+  LrnDesc(const LrnDesc&) = delete;
+  LrnDesc& operator=(const LrnDesc&) = delete;
+  Status set(unsigned n, double alpha, double beta, double k);
+  cudnnLRNDescriptor_t get() const { return d_; }
+
+ private:
+  cudnnLRNDescriptor_t d_ = nullptr;
+};
+
+}  // namespace sy::cuda::dnn

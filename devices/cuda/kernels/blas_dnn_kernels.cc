@@ -1,0 +1,194 @@
+// CUDA MatMul and Gemm on cuBLAS, plus the registration of the whole
+// cuBLAS / cuDNN family (Conv* in dnn_conv_kernels.cc, pooling,
+// normalisation and softmax in dnn_kernels.cc).
+//
+// cuBLAS is column-major: a row-major [R, C] matrix is its column-major
+// transpose, so row-major Y = op(A) op(B) is computed as the column-major
+// Y^T = op(B)^T op(A)^T by passing B first. Products use CUBLAS_COMPUTE_32F
+// (64F for double): no TF32, so results stay within the CPU's tolerance.
+#include <cstdint>
+#include <vector>
+
+#include "devices/cpu/kernels/nn_common.h"
+#include "devices/cuda/kernels/blas_dnn_common.h"
+#include "devices/cuda/kernels/cuda_kernels.h"
+
+namespace sy::cuda {
+namespace {
+
+struct GemmTypes {
+  cudaDataType_t data;
+  cublasComputeType_t compute;
+  size_t elem;
+};
+
+StatusOr<GemmTypes> gemm_types(DataType t, const char* op) {
+  switch (t) {
+    case DataType::kFloat: return GemmTypes{CUDA_R_32F, CUBLAS_COMPUTE_32F, sizeof(float)};
+    case DataType::kDouble: return GemmTypes{CUDA_R_64F, CUBLAS_COMPUTE_64F, sizeof(double)};
+    default: return Unimplemented(op, ": unsupported element type ", dtype_name(t), " on CUDA");
+  }
+}
+
+// Alpha / beta in the compute type's precision, passed by host pointer.
+struct Scalars {
+  float f[2];
+  double d[2];
+  Scalars(double alpha, double beta) : f{static_cast<float>(alpha), static_cast<float>(beta)}, d{alpha, beta} {}
+  const void* alpha(DataType t) const { return t == DataType::kDouble ? static_cast<const void*>(&d[0]) : &f[0]; }
+  const void* beta(DataType t) const { return t == DataType::kDouble ? static_cast<const void*>(&d[1]) : &f[1]; }
+};
+
+const void* at(const Tensor& t, int64_t elem_offset, size_t elem) {
+  return static_cast<const char*>(t.raw()) + elem_offset * static_cast<int64_t>(elem);
+}
+void* at(Tensor& t, int64_t elem_offset, size_t elem) {
+  return static_cast<char*>(t.raw()) + elem_offset * static_cast<int64_t>(elem);
+}
+
+class MatMulKernel final : public Kernel {
+ public:
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    if (!a.defined() || !b.defined()) return InvalidArgument("MatMul: missing input");
+    if (a.dtype() != b.dtype())
+      return InvalidArgument("MatMul: input types differ: ", a.describe(), " vs ", b.describe());
+    ASSIGN_OR_RETURN(GemmTypes gt, gemm_types(a.dtype(), "MatMul"));
+    ASSIGN_OR_RETURN(nn::MatMulPlan p, nn::plan_matmul(a.dims(), b.dims(), "MatMul"));
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, a.dtype(), p.out));
+    if (y->numel() == 0) return OkStatus();
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    if (p.K == 0) {  // empty sum: cuBLAS is not asked to define it
+      CUDA_RETURN_IF_ERROR(cudaMemsetAsync(y->raw(), 0, y->nbytes(), l.stream));
+      return OkStatus();
+    }
+    ASSIGN_OR_RETURN(cublasHandle_t h, l.cublas());
+    CUDA_RETURN_IF_ERROR(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+    const Scalars sc(1.0, 0.0);
+    const DataType dt = a.dtype();
+    const int64_t M = p.M, N = p.N, K = p.K, MK = M * K, MN = M * N;
+    const int64_t nb = static_cast<int64_t>(p.a_off.size());
+
+    // B shared by every batch and the A blocks consecutive: one tall GEMM.
+    bool fold = nb > 1;
+    for (int64_t i = 1; fold && i < nb; ++i) fold = p.b_off[i] == p.b_off[0] && p.a_off[i] == p.a_off[0] + i * MK;
+    if (fold) {
+      CUDA_RETURN_IF_ERROR(cublasGemmEx_64(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M * nb, K, sc.alpha(dt),
+                                           at(b, p.b_off[0], gt.elem), gt.data, N, at(a, p.a_off[0], gt.elem),
+                                           gt.data, K, sc.beta(dt), y->raw(), gt.data, N, gt.compute,
+                                           CUBLAS_GEMM_DEFAULT));
+      return OkStatus();
+    }
+    // Runs of batches whose A and B offsets both advance by a fixed
+    // non-negative stride become one strided-batched call; a fully
+    // broadcast pattern ([2,1] x [1,3] batches) splits into a few runs.
+    for (int64_t i = 0; i < nb;) {
+      int64_t j = i + 1, sa = 0, sb = 0;
+      if (j < nb) {
+        sa = p.a_off[j] - p.a_off[i];
+        sb = p.b_off[j] - p.b_off[i];
+        if (sa >= 0 && sb >= 0) {
+          ++j;
+          while (j < nb && p.a_off[j] - p.a_off[j - 1] == sa && p.b_off[j] - p.b_off[j - 1] == sb) ++j;
+        }
+      }
+      const int64_t count = j - i;
+      if (count == 1) {
+        CUDA_RETURN_IF_ERROR(cublasGemmEx_64(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, sc.alpha(dt),
+                                             at(b, p.b_off[i], gt.elem), gt.data, N, at(a, p.a_off[i], gt.elem),
+                                             gt.data, K, sc.beta(dt), at(*y, i * MN, gt.elem), gt.data, N,
+                                             gt.compute, CUBLAS_GEMM_DEFAULT));
+      } else {
+        CUDA_RETURN_IF_ERROR(cublasGemmStridedBatchedEx_64(
+            h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, sc.alpha(dt), at(b, p.b_off[i], gt.elem), gt.data, N, sb,
+            at(a, p.a_off[i], gt.elem), gt.data, K, sa, sc.beta(dt), at(*y, i * MN, gt.elem), gt.data, N, MN, count,
+            gt.compute, CUBLAS_GEMM_DEFAULT));
+      }
+      i = j;
+    }
+    return OkStatus();
+  }
+};
+
+class GemmKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    alpha_ = node.attr_float("alpha", 1.f);
+    beta_ = node.attr_float("beta", 1.f);
+    trans_a_ = node.attr_int("transA", 0) != 0;
+    trans_b_ = node.attr_int("transB", 0) != 0;
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    if (!a.defined() || !b.defined()) return InvalidArgument("Gemm: missing input");
+    if (a.rank() != 2 || b.rank() != 2)
+      return InvalidArgument("Gemm: A and B must be 2-D, got ", a.describe(), " and ", b.describe());
+    if (a.dtype() != b.dtype()) return InvalidArgument("Gemm: input types differ");
+    ASSIGN_OR_RETURN(GemmTypes gt, gemm_types(a.dtype(), "Gemm"));
+    const int64_t M = trans_a_ ? a.dim(1) : a.dim(0);
+    const int64_t K = trans_a_ ? a.dim(0) : a.dim(1);
+    const int64_t K2 = trans_b_ ? b.dim(1) : b.dim(0);
+    const int64_t N = trans_b_ ? b.dim(0) : b.dim(1);
+    if (K != K2) return InvalidArgument("Gemm: inner dimensions differ: ", a.describe(), " x ", b.describe());
+    const Tensor* c = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    int64_t cs_m = 0, cs_n = 0;  // strides of C viewed as [M, N]
+    if (c) {
+      if (c->dtype() != a.dtype()) return InvalidArgument("Gemm: C type differs from A");
+      if (c->rank() > 2) return InvalidArgument("Gemm: C must have rank <= 2, got ", c->describe());
+      const int64_t cm = c->rank() == 2 ? c->dim(0) : 1;
+      const int64_t cn = c->rank() >= 1 ? c->dim(c->rank() - 1) : 1;
+      if ((cm != 1 && cm != M) || (cn != 1 && cn != N))
+        return InvalidArgument("Gemm: C ", c->describe(), " does not broadcast to [", M, ",", N, "]");
+      cs_n = cn == 1 ? 0 : 1;
+      cs_m = cm == 1 ? 0 : cn;
+    }
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, a.dtype(), Dims{M, N}));
+    if (y->numel() == 0) return OkStatus();
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    const DataType dt = a.dtype();
+    // Y starts as beta * C (broadcast), and the GEMM then adds alpha * AB
+    // with beta 1; without C (or with beta 0) the GEMM overwrites Y.
+    const bool use_c = c && beta_ != 0.f && c->numel() > 0;
+    if (use_c) {
+      if (dt == DataType::kFloat) {
+        CUDA_RETURN_IF_ERROR(launch_broadcast_scaled<float>(c->data<float>(), y->data<float>(), M, N, cs_m, cs_n,
+                                                            beta_, l.stream));
+      } else {
+        CUDA_RETURN_IF_ERROR(launch_broadcast_scaled<double>(c->data<double>(), y->data<double>(), M, N, cs_m, cs_n,
+                                                             static_cast<double>(beta_), l.stream));
+      }
+    }
+    if (K == 0 || alpha_ == 0.f) {
+      if (!use_c) CUDA_RETURN_IF_ERROR(cudaMemsetAsync(y->raw(), 0, y->nbytes(), l.stream));
+      return OkStatus();
+    }
+    ASSIGN_OR_RETURN(cublasHandle_t h, l.cublas());
+    CUDA_RETURN_IF_ERROR(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+    const Scalars sc(static_cast<double>(alpha_), use_c ? 1.0 : 0.0);
+    CUDA_RETURN_IF_ERROR(cublasGemmEx_64(h, trans_b_ ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a_ ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                         N, M, K, sc.alpha(dt), b.raw(), gt.data, b.dim(1), a.raw(), gt.data,
+                                         a.dim(1), sc.beta(dt), y->raw(), gt.data, N, gt.compute,
+                                         CUBLAS_GEMM_DEFAULT));
+    return OkStatus();
+  }
+
+ private:
+  float alpha_ = 1.f, beta_ = 1.f;
+  bool trans_a_ = false, trans_b_ = false;
+};
+
+}  // namespace
+
+void register_cuda_blas_dnn_kernels(KernelRegistry& r) {
+  const std::vector<DataType> fd = {DataType::kFloat, DataType::kDouble};
+  add_cuda_kernel<MatMulKernel>(r, "MatMul", 1, fd);
+  add_cuda_kernel<GemmKernel>(r, "Gemm", 1, fd);
+  dnn::register_conv_kernels(r);
+  dnn::register_dnn_kernels(r);
+}
+
+}  // namespace sy::cuda

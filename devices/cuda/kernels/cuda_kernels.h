@@ -1,0 +1,36 @@
+// Registration of the built-in CUDA kernels, one function per file group.
+// register_cuda_kernels() (cuda_backend.cc) calls them all.
+#pragma once
+
+#include <climits>
+#include <cstdint>
+#include <vector>
+
+#include "devices/kernel_registry.h"
+
+namespace sy::cuda {
+
+// Adds a CUDA KernelDef for ai.onnx `op`, opsets [since, end]. `types`
+// restricts the first input's element type (empty: any); `host_inputs` has
+// bit i set when input i must be in host memory (shape tensors, axes, K).
+template <typename K>
+void add_cuda_kernel(KernelRegistry& r, const char* op, int since, std::vector<DataType> types,
+                     uint64_t host_inputs = 0, int end = INT_MAX) {
+  KernelDef d;
+  d.domain = "";
+  d.op = op;
+  d.since_version = since;
+  d.end_version = end;
+  d.device = DeviceKind::kCuda;
+  d.types = std::move(types);
+  d.host_inputs = host_inputs;
+  d.factory = &make_kernel<K>;
+  r.add(std::move(d));
+}
+
+void register_cuda_elementwise_kernels(KernelRegistry& r);  // elementwise_kernels.cc
+void register_cuda_movement_kernels(KernelRegistry& r);     // movement_kernels.cc
+void register_cuda_blas_dnn_kernels(KernelRegistry& r);     // blas_dnn_kernels.cc
+void register_cuda_reduction_kernels(KernelRegistry& r);    // reduction_kernels.cc
+
+}  // namespace sy::cuda

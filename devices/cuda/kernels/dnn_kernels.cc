@@ -1,0 +1,373 @@
+// CUDA pooling (MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool),
+// BatchNormalization (inference), Softmax / LogSoftmax and LRN on cuDNN,
+// float and double. Every tensor is viewed as the 4-D or 5-D NCHW layout
+// cuDNN wants; reshaping a packed tensor that way costs nothing.
+//
+// What cuDNN cannot reproduce exactly is refused in init() (the planner then
+// keeps the node on the CPU): dilated pooling, MaxPool's Indices output,
+// AveragePool with ceil_mode, AveragePool excluding padding with
+// asymmetric or SAME pads, BatchNormalization in training mode or with
+// statistics outputs, and LRN outside cuDNN's parameter limits.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "devices/cpu/kernels/nn_common.h"
+#include "devices/cuda/kernels/blas_dnn_common.h"
+#include "devices/cuda/kernels/cuda_kernels.h"
+
+namespace sy::cuda::dnn {
+namespace {
+
+using nn::kMaxSpatial;
+
+int64_t prod(const Dims& d, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end; ++i) p *= d[i];
+  return p;
+}
+
+bool output_present(const Node& node, size_t i) { return i < node.outputs.size() && node.outputs[i] != kNoValue; }
+
+// ---------------------------------------------------------------- pooling
+
+enum class PoolKind { kMax, kAvg };
+
+// cuDNN pools over symmetric pads with floor-mode output sizes. A window
+// geometry outside that (asymmetric or SAME pads, ceil_mode, pads not
+// smaller than the kernel) runs on a copy of X padded explicitly with the
+// value that cannot win (-inf for max, 0 for an average that counts pads).
+class PoolKernel : public Kernel {
+ public:
+  explicit PoolKernel(PoolKind kind) : kind_(kind) {}
+
+  Status init(const Node& node) override {
+    RETURN_IF_ERROR(attrs_.parse(node));
+    if (attrs_.kernel_shape.empty()) return InvalidArgument(node.describe(), ": kernel_shape is required");
+    count_include_pad_ = node.attr_int("count_include_pad", 0) != 0;
+    for (int64_t d : attrs_.dilations)
+      if (d != 1) return Unimplemented(node.describe(), ": dilated pooling is not available on CUDA");
+    if (kind_ == PoolKind::kMax && output_present(node, 1))
+      return Unimplemented(node.describe(), ": MaxPool's Indices output is not available on CUDA");
+    if (kind_ == PoolKind::kAvg) {
+      if (attrs_.ceil_mode)
+        return Unimplemented(node.describe(), ": AveragePool with ceil_mode is not available on CUDA");
+      if (!count_include_pad_) {
+        // Excluding padding needs cuDNN's own (symmetric) pads.
+        if (attrs_.auto_pad == "SAME_UPPER" || attrs_.auto_pad == "SAME_LOWER")
+          return Unimplemented(node.describe(), ": AveragePool with SAME padding is not available on CUDA");
+        const size_t nsp = attrs_.kernel_shape.size();
+        if (attrs_.auto_pad == "NOTSET" && attrs_.pads.size() == 2 * nsp) {
+          for (size_t i = 0; i < nsp; ++i)
+            if (attrs_.pads[i] != attrs_.pads[nsp + i] || attrs_.pads[i] >= attrs_.kernel_shape[i])
+              return Unimplemented(node.describe(), ": AveragePool with these pads is not available on CUDA");
+        }
+      }
+    }
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const char* op = kind_ == PoolKind::kMax ? "MaxPool" : "AveragePool";
+    const Tensor& x = ctx.input(0);
+    if (!x.defined()) return InvalidArgument(op, ": missing input X");
+    ASSIGN_OR_RETURN(nn::Window w, nn::resolve_window(attrs_, x.dims(), attrs_.kernel_shape, op));
+    ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), op));
+    const int nsp = w.nsp;
+    Dims out{x.dim(0), x.dim(1)};
+    for (int i = 0; i < nsp; ++i) out.push_back(w.out[kMaxSpatial - nsp + i]);
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out));
+    if (y->numel() == 0) return OkStatus();
+
+    bool direct = true;
+    for (int i = 0; i < nsp; ++i) {
+      const int o = kMaxSpatial - nsp + i;
+      const int64_t pb = w.pad_b[o], k = w.k[o];
+      direct = direct && pb == w.pad_e[o] && pb < k && (w.in[o] + 2 * pb - k) / w.stride[o] + 1 == w.out[o];
+    }
+    if (!direct && kind_ == PoolKind::kAvg && !count_include_pad_)
+      return Unimplemented(op, ": this padding is not available on CUDA");  // init() rules it out
+
+    const int64_t NC = x.dim(0) * x.dim(1);
+    std::vector<int64_t> xd{x.dim(0), x.dim(1)}, yd{x.dim(0), x.dim(1)}, win, pad, stride;
+    std::vector<int64_t> x_onnx{NC}, xp_onnx{NC}, offset{0};
+    if (nsp == 1) {
+      for (auto* v : {&xd, &yd, &win, &stride}) v->push_back(1);
+      pad.push_back(0);
+    }
+    for (int i = 0; i < nsp; ++i) {
+      const int o = kMaxSpatial - nsp + i;
+      // The padded copy spans exactly the ONNX windows: (out-1)*s + k
+      // elements from -pad_b (trailing input no window reads is dropped).
+      const int64_t in = direct ? w.in[o] : (w.out[o] - 1) * w.stride[o] + w.k[o];
+      xd.push_back(in);
+      yd.push_back(w.out[o]);
+      win.push_back(w.k[o]);
+      pad.push_back(direct ? w.pad_b[o] : 0);
+      stride.push_back(w.stride[o]);
+      x_onnx.push_back(w.in[o]);
+      xp_onnx.push_back(in);
+      offset.push_back(-w.pad_b[o]);
+    }
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    ASSIGN_OR_RETURN(cudnnHandle_t h, l.cudnn());
+    const Tensor* xin = &x;
+    Tensor padded;
+    if (!direct) {
+      ASSIGN_OR_RETURN(padded, scratch(ctx, x.dtype(), Dims(xd)));
+      const double fill = kind_ == PoolKind::kMax ? -std::numeric_limits<double>::infinity() : 0.0;
+      RETURN_IF_ERROR(window_copy(l.stream, x, x_onnx, padded, xp_onnx, offset, fill));
+      xin = &padded;
+    }
+    const cudnnPoolingMode_t mode = kind_ == PoolKind::kMax ? CUDNN_POOLING_MAX
+                                    : count_include_pad_    ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                                                            : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+    return run_pool(h, mode, type, *xin, xd, *y, yd, win, pad, stride, op);
+  }
+
+  // Pools a packed NCHW / NCDHW view; also used by the global pools.
+  static Status run_pool(cudnnHandle_t h, cudnnPoolingMode_t mode, cudnnDataType_t type, const Tensor& x,
+                         const std::vector<int64_t>& xd, Tensor& y, const std::vector<int64_t>& yd,
+                         const std::vector<int64_t>& win, const std::vector<int64_t>& pad,
+                         const std::vector<int64_t>& stride, const char* op) {
+    TensorDesc x_desc, y_desc;
+    PoolDesc p_desc;
+    RETURN_IF_ERROR(x_desc.set(type, xd));
+    RETURN_IF_ERROR(y_desc.set(type, yd));
+    RETURN_IF_ERROR(p_desc.set(mode, win, pad, stride));
+    std::vector<int> got(yd.size());
+    CUDA_RETURN_IF_ERROR(
+        cudnnGetPoolingNdForwardOutputDim(p_desc.get(), x_desc.get(), static_cast<int>(got.size()), got.data()));
+    for (size_t i = 0; i < yd.size(); ++i)
+      if (got[i] != yd[i]) return Internal(op, ": cuDNN pooling geometry differs from the ONNX shape");
+    CUDA_RETURN_IF_ERROR(cudnnPoolingForward(h, p_desc.get(), one_for(x.dtype()), x_desc.get(), x.raw(),
+                                             zero_for(x.dtype()), y_desc.get(), y.raw()));
+    return OkStatus();
+  }
+
+ private:
+  PoolKind kind_;
+  nn::WindowAttrs attrs_;
+  bool count_include_pad_ = false;
+};
+
+struct MaxPoolKernel final : PoolKernel {
+  MaxPoolKernel() : PoolKernel(PoolKind::kMax) {}
+};
+struct AveragePoolKernel final : PoolKernel {
+  AveragePoolKernel() : PoolKernel(PoolKind::kAvg) {}
+};
+
+// Global pools: X viewed as [N, C, S, 1] with one S x 1 window.
+class GlobalPoolKernel : public Kernel {
+ public:
+  explicit GlobalPoolKernel(PoolKind kind) : kind_(kind) {}
+
+  Status compute(KernelContext& ctx) const override {
+    const char* op = kind_ == PoolKind::kMax ? "GlobalMaxPool" : "GlobalAveragePool";
+    const Tensor& x = ctx.input(0);
+    if (!x.defined() || x.rank() < 2) return InvalidArgument(op, ": input must have rank >= 2, got ", x.describe());
+    ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), op));
+    Dims out{x.dim(0), x.dim(1)};
+    for (size_t i = 2; i < x.rank(); ++i) out.push_back(1);
+    const int64_t sp = prod(x.dims(), 2, x.rank());
+    if (sp == 0 && kind_ == PoolKind::kMax) return InvalidArgument("GlobalMaxPool: empty spatial dimensions");
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out));
+    if (y->numel() == 0) return OkStatus();
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    if (sp == 0) {  // the CPU kernel's average of nothing is 0
+      CUDA_RETURN_IF_ERROR(cudaMemsetAsync(y->raw(), 0, y->nbytes(), l.stream));
+      return OkStatus();
+    }
+    ASSIGN_OR_RETURN(cudnnHandle_t h, l.cudnn());
+    const std::vector<int64_t> xd{x.dim(0), x.dim(1), sp, 1}, yd{x.dim(0), x.dim(1), 1, 1};
+    const cudnnPoolingMode_t mode =
+        kind_ == PoolKind::kMax ? CUDNN_POOLING_MAX : CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
+    return PoolKernel::run_pool(h, mode, type, x, xd, *y, yd, {sp, 1}, {0, 0}, {1, 1}, op);
+  }
+
+ private:
+  PoolKind kind_;
+};
+
+struct GlobalMaxPoolKernel final : GlobalPoolKernel {
+  GlobalMaxPoolKernel() : GlobalPoolKernel(PoolKind::kMax) {}
+};
+struct GlobalAveragePoolKernel final : GlobalPoolKernel {
+  GlobalAveragePoolKernel() : GlobalPoolKernel(PoolKind::kAvg) {}
+};
+
+// ---------------------------------------------------- BatchNormalization
+
+// Inference with the given statistics: X viewed as [N, C, S, 1], the four
+// 1-D parameters as [1, C, 1, 1] (cuDNN's spatial mode).
+class BatchNormKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    epsilon_ = node.attr_float("epsilon", 1e-5f);
+    if (node.opset >= 14 && node.attr_int("training_mode", 0) != 0)
+      return Unimplemented(node.describe(), ": training mode is not available on CUDA");
+    if (node.opset < 9 && node.attr_int("spatial", 1) == 0)
+      return Unimplemented(node.describe(), ": spatial=0 is not supported");
+    for (size_t i = 1; i < node.outputs.size(); ++i)
+      if (output_present(node, i))
+        return Unimplemented(node.describe(), ": running/saved statistics outputs are not available on CUDA");
+    if (!(static_cast<double>(epsilon_) >= CUDNN_BN_MIN_EPSILON))
+      return Unimplemented(node.describe(), ": epsilon ", epsilon_, " is below cuDNN's minimum");
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Node& node = ctx.node();
+    const Tensor& x = ctx.input(0);
+    if (!x.defined()) return InvalidArgument(node.describe(), ": missing input X");
+    if (x.rank() < 2) return InvalidArgument(node.describe(), ": X must have rank >= 2, got ", x.describe());
+    ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), "BatchNormalization"));
+    const char* names[] = {"X", "scale", "B", "input_mean", "input_var"};
+    const int64_t n = x.dim(0), c = x.dim(1), sp = prod(x.dims(), 2, x.rank());
+    for (size_t i = 1; i < 5; ++i) {
+      const Tensor& t = ctx.input(i);
+      if (!t.defined()) return InvalidArgument(node.describe(), ": missing input ", names[i]);
+      if (t.numel() != c)
+        return InvalidArgument(node.describe(), ": ", names[i], " must have ", c, " elements, got ", t.describe());
+      if (t.dtype() != x.dtype())
+        return Unimplemented(node.describe(), ": ", names[i], " of type ", dtype_name(t.dtype()), " differs from X's ",
+                             dtype_name(x.dtype()), " (not available on CUDA)");
+    }
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
+    if (y->numel() == 0) return OkStatus();
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    ASSIGN_OR_RETURN(cudnnHandle_t h, l.cudnn());
+    TensorDesc x_desc, p_desc;
+    RETURN_IF_ERROR(x_desc.set(type, std::vector<int64_t>{n, c, sp, 1}));
+    RETURN_IF_ERROR(p_desc.set(type, std::vector<int64_t>{1, c, 1, 1}));
+    CUDA_RETURN_IF_ERROR(cudnnBatchNormalizationForwardInference(
+        h, CUDNN_BATCHNORM_SPATIAL, one_for(x.dtype()), zero_for(x.dtype()), x_desc.get(), x.raw(), x_desc.get(),
+        y->raw(), p_desc.get(), ctx.input(1).raw(), ctx.input(2).raw(), ctx.input(3).raw(), ctx.input(4).raw(),
+        static_cast<double>(epsilon_)));
+    return OkStatus();
+  }
+
+ private:
+  float epsilon_ = 1e-5f;
+};
+
+// ------------------------------------------------------ Softmax / LogSoftmax
+
+// Opset 13+: softmax along one axis, X viewed as [outer, D, inner, 1] with
+// cuDNN's channel mode. Before opset 13 the input is coerced to 2-D at the
+// axis: [outer, rest, 1, 1].
+class SoftmaxKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    log_ = node.op_type == "LogSoftmax";
+    coerce_2d_ = node.opset < 13;
+    axis_ = node.attr_int("axis", coerce_2d_ ? 1 : -1);
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Node& node = ctx.node();
+    const Tensor& x = ctx.input(0);
+    if (!x.defined()) return InvalidArgument(node.describe(), ": missing input");
+    ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), log_ ? "LogSoftmax" : "Softmax"));
+    const int64_t rank = static_cast<int64_t>(x.rank());
+    int64_t outer = 1, d = 1, inner = 1;
+    if (rank > 0) {
+      // Before opset 13, axis == rank is legal (the whole tensor is one row each).
+      const int64_t hi = coerce_2d_ ? rank + 1 : rank;
+      if (axis_ < -hi || axis_ >= hi)
+        return InvalidArgument(node.describe(), ": axis ", axis_, " is out of range for rank ", rank);
+      const auto a = static_cast<size_t>(axis_ < 0 ? axis_ + hi : axis_);
+      outer = prod(x.dims(), 0, a);
+      if (coerce_2d_) {
+        d = prod(x.dims(), a, x.rank());
+      } else {
+        d = x.dim(a);
+        inner = prod(x.dims(), a + 1, x.rank());
+      }
+    } else if (axis_ < -1 || axis_ > 0) {
+      return InvalidArgument(node.describe(), ": axis ", axis_, " is out of range for a scalar");
+    }
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
+    if (y->numel() == 0) return OkStatus();
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    ASSIGN_OR_RETURN(cudnnHandle_t h, l.cudnn());
+    TensorDesc desc;
+    RETURN_IF_ERROR(desc.set(type, std::vector<int64_t>{outer, d, inner, 1}));
+    CUDA_RETURN_IF_ERROR(cudnnSoftmaxForward(h, log_ ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE,
+                                             CUDNN_SOFTMAX_MODE_CHANNEL, one_for(x.dtype()), desc.get(), x.raw(),
+                                             zero_for(x.dtype()), desc.get(), y->raw()));
+    return OkStatus();
+  }
+
+ private:
+  bool log_ = false;
+  bool coerce_2d_ = false;
+  int64_t axis_ = -1;
+};
+
+// -------------------------------------------------------------------- LRN
+
+// ONNX: y = x / (bias + alpha / size * sum(x^2 over the window))^beta with
+// the window [c - floor((size-1)/2), c + ceil((size-1)/2)]. cuDNN uses the
+// same window (lookBehind = floor((n-1)/2), lookAhead = n - lookBehind - 1)
+// and divides lrnAlpha by n itself, so ONNX's alpha is passed unchanged (as
+// ONNX Runtime's and Caffe's cuDNN LRN layers do). X is viewed as
+// [N, C, S, 1]: only the channel axis matters.
+class LrnKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    alpha_ = node.attr_float("alpha", 1e-4f);
+    beta_ = node.attr_float("beta", 0.75f);
+    bias_ = node.attr_float("bias", 1.0f);
+    size_ = node.attr_int("size", 0);
+    if (size_ <= 0) return InvalidArgument(node.describe(), ": attribute size must be positive");
+    if (size_ < CUDNN_LRN_MIN_N || size_ > CUDNN_LRN_MAX_N || !(static_cast<double>(bias_) >= CUDNN_LRN_MIN_K) ||
+        !(static_cast<double>(beta_) >= CUDNN_LRN_MIN_BETA))
+      return Unimplemented(node.describe(), ": LRN parameters outside cuDNN's limits (size <= ", CUDNN_LRN_MAX_N,
+                           ", bias >= ", CUDNN_LRN_MIN_K, ", beta >= ", CUDNN_LRN_MIN_BETA, ")");
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Node& node = ctx.node();
+    const Tensor& x = ctx.input(0);
+    if (!x.defined()) return InvalidArgument(node.describe(), ": missing input X");
+    if (x.rank() < 2) return InvalidArgument(node.describe(), ": X must have rank >= 2, got ", x.describe());
+    ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), "LRN"));
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
+    if (y->numel() == 0) return OkStatus();
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    ASSIGN_OR_RETURN(cudnnHandle_t h, l.cudnn());
+    TensorDesc desc;
+    RETURN_IF_ERROR(desc.set(type, std::vector<int64_t>{x.dim(0), x.dim(1), prod(x.dims(), 2, x.rank()), 1}));
+    LrnDesc lrn;
+    RETURN_IF_ERROR(lrn.set(static_cast<unsigned>(size_), static_cast<double>(alpha_), static_cast<double>(beta_),
+                            static_cast<double>(bias_)));
+    CUDA_RETURN_IF_ERROR(cudnnLRNCrossChannelForward(h, lrn.get(), CUDNN_LRN_CROSS_CHANNEL_DIM1, one_for(x.dtype()),
+                                                     desc.get(), x.raw(), zero_for(x.dtype()), desc.get(), y->raw()));
+    return OkStatus();
+  }
+
+ private:
+  float alpha_ = 1e-4f, beta_ = 0.75f, bias_ = 1.0f;
+  int64_t size_ = 0;
+};
+
+}  // namespace
+
+void register_dnn_kernels(KernelRegistry& r) {
+  const std::vector<DataType> fd = {DataType::kFloat, DataType::kDouble};
+  add_cuda_kernel<MaxPoolKernel>(r, "MaxPool", 1, fd);
+  add_cuda_kernel<AveragePoolKernel>(r, "AveragePool", 1, fd);
+  add_cuda_kernel<GlobalMaxPoolKernel>(r, "GlobalMaxPool", 1, fd);
+  add_cuda_kernel<GlobalAveragePoolKernel>(r, "GlobalAveragePool", 1, fd);
+  // Opsets 7-8 differ from 9 only by the `spatial` attribute (checked in init).
+  add_cuda_kernel<BatchNormKernel>(r, "BatchNormalization", 7, fd);
+  add_cuda_kernel<SoftmaxKernel>(r, "Softmax", 1, fd);
+  add_cuda_kernel<SoftmaxKernel>(r, "LogSoftmax", 1, fd);
+  add_cuda_kernel<LrnKernel>(r, "LRN", 1, fd);
+}
+
+}  // namespace sy::cuda::dnn

@@ -1,0 +1,184 @@
+// CUDA Gather, GatherElements and Pad. Gather's indices live in device memory
+// and cannot be checked on the host without a synchronisation, so
+// out-of-range indices produce zeros in the output instead of the CPU's
+// OutOfRange error; they never address memory.
+#include <cstring>
+
+#include "devices/broadcast.h"
+#include "devices/cpu/kernels/tensor_common.h"
+#include "devices/cpu/kernels/tensor_register.h"
+#include "devices/cuda/kernels/cuda_kernels.h"
+#include "devices/cuda/kernels/movement_common.h"
+#include "devices/cuda/kernels/movement_launch.h"
+
+namespace sy::cuda {
+namespace {
+
+using tensor_ops::kBit1;
+using tensor_ops::kBit2;
+using tensor_ops::kBit3;
+
+Status check_index_tensor(const Tensor& t, const char* op) {
+  if (!t.defined()) return InvalidArgument(op, ": indices are missing");
+  if (t.dtype() != DataType::kInt32 && t.dtype() != DataType::kInt64)
+    return InvalidArgument(op, ": indices must be int32 or int64, got ", t.describe());
+  return OkStatus();
+}
+
+class GatherKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    axis_ = node.attr_int("axis", 0);
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& ind = ctx.input(1);
+    if (!x.defined()) return InvalidArgument("Gather: data is missing");
+    RETURN_IF_ERROR(check_index_tensor(ind, "Gather"));
+    int64_t r = static_cast<int64_t>(x.rank());
+    if (r == 0) return InvalidArgument("Gather: data must have rank >= 1");
+    ASSIGN_OR_RETURN(int64_t axis, tensor_ops::normalize_axis(axis_, r, "Gather axis"));
+    Dims out_dims;
+    for (int64_t k = 0; k < axis; ++k) out_dims.push_back(x.dim(k));
+    for (int64_t d : ind.dims()) out_dims.push_back(d);
+    for (int64_t k = axis + 1; k < r; ++k) out_dims.push_back(x.dim(k));
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
+    if (out->numel() == 0) return OkStatus();
+    int64_t outer = 1, inner = 1;
+    for (int64_t k = 0; k < axis; ++k) outer *= x.dim(k);
+    for (int64_t k = axis + 1; k < r; ++k) inner *= x.dim(k);
+    const size_t es = dtype_size(x.dtype());
+    // Whole inner rows move together, so they can go in wider units.
+    const int unit =
+        widest_unit(es, address_bits(out->raw()) | address_bits(x.raw()) | static_cast<uint64_t>(inner) * es);
+    const int64_t f = unit / static_cast<int64_t>(es);
+    GatherMeta m;
+    m.outer = outer;
+    m.nidx = ind.numel();
+    m.inner = inner / f;
+    m.axis_dim = x.dim(axis);
+    const bool index32 = fits_index32(out->numel() / f, x.numel() / f);
+    CUDA_RETURN_IF_ERROR(launch_gather(out->raw(), x.raw(), ind.raw(), ind.dtype() == DataType::kInt64, unit, index32,
+                                       m, l.stream));
+    return OkStatus();
+  }
+
+ private:
+  int64_t axis_ = 0;
+};
+
+class GatherElementsKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    axis_ = node.attr_int("axis", 0);
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& ind = ctx.input(1);
+    if (!x.defined()) return InvalidArgument("GatherElements: data is missing");
+    RETURN_IF_ERROR(check_index_tensor(ind, "GatherElements"));
+    size_t r = x.rank();
+    if (r == 0) return InvalidArgument("GatherElements: data must have rank >= 1");
+    if (r > static_cast<size_t>(kMoveMaxRank))
+      return Unimplemented("CUDA GatherElements: rank ", r, " > ", kMoveMaxRank);
+    ASSIGN_OR_RETURN(int64_t axis, tensor_ops::normalize_axis(axis_, static_cast<int64_t>(r), "GatherElements axis"));
+    if (ind.rank() != r)
+      return InvalidArgument("GatherElements: indices rank ", ind.rank(), " differs from data rank ", r);
+    for (size_t k = 0; k < r; ++k)
+      if (static_cast<int64_t>(k) != axis && ind.dim(k) > x.dim(k))
+        return InvalidArgument("GatherElements: indices shape ", ind.dims().to_string(), " exceeds data shape ",
+                               x.dims().to_string(), " on axis ", k);
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), ind.dims()));
+    if (out->numel() == 0) return OkStatus();
+    Dims strides = contiguous_strides(x.dims());
+    GatherElementsMeta m;
+    m.rank = static_cast<int32_t>(r);
+    m.axis = static_cast<int32_t>(axis);
+    m.axis_dim = x.dim(axis);
+    for (size_t k = 0; k < r; ++k) {
+      m.dims[k] = ind.dim(k);
+      m.data_strides[k] = strides[k];
+    }
+    CUDA_RETURN_IF_ERROR(launch_gather_elements(out->raw(), x.raw(), ind.raw(), ind.dtype() == DataType::kInt64,
+                                                static_cast<int>(dtype_size(x.dtype())), out->numel(), m, l.stream));
+    return OkStatus();
+  }
+
+ private:
+  int64_t axis_ = 0;
+};
+
+class PadKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    std::string mode = node.attr_string("mode", "constant");
+    if (mode == "constant") mode_ = tensor_ops::PadMode::kConstant;
+    else if (mode == "reflect") mode_ = tensor_ops::PadMode::kReflect;
+    else if (mode == "edge") mode_ = tensor_ops::PadMode::kEdge;
+    else if (mode == "wrap") mode_ = tensor_ops::PadMode::kWrap;
+    else return InvalidArgument(node.describe(), ": unknown pad mode '", mode, "'");
+    from_inputs_ = node.opset >= 11;
+    if (!from_inputs_) {
+      pads_ = tensor_ops::to_dims(node.opset < 2 ? node.attr_ints("paddings") : node.attr_ints("pads"));
+      value_ = node.attr_float("value", 0.f);
+    }
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    if (!x.defined()) return InvalidArgument("Pad: data is missing");
+    size_t r = x.rank();
+    Dims pads;
+    tensor_ops::ScalarValue cval;
+    if (from_inputs_) {
+      RETURN_IF_ERROR(tensor_ops::read_pad_inputs(ctx, x, &pads, &cval));
+    } else {
+      pads = pads_;
+      cval = tensor_ops::scalar_from_double(x.dtype(), value_);
+    }
+    ASSIGN_OR_RETURN(Dims out_dims, tensor_ops::pad_output_dims(x.dims(), pads, mode_));
+    if (r > static_cast<size_t>(kMoveMaxRank)) return Unimplemented("CUDA Pad: rank ", r, " > ", kMoveMaxRank);
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
+    if (out->numel() == 0) return OkStatus();
+    const size_t es = dtype_size(x.dtype());
+    if (r == 0) {
+      CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out->raw(), x.raw(), es, cudaMemcpyDeviceToDevice, l.stream));
+      return OkStatus();
+    }
+    Dims in_strides = contiguous_strides(x.dims());
+    PadMeta m;
+    m.rank = static_cast<int32_t>(r);
+    m.mode = static_cast<int32_t>(mode_);
+    for (size_t k = 0; k < r; ++k) {
+      m.out_dims[k] = out_dims[k];
+      m.in_dims[k] = x.dim(k);
+      m.in_strides[k] = in_strides[k];
+      m.before[k] = pads[k];
+    }
+    std::memcpy(&m.value, cval.bytes, es);
+    CUDA_RETURN_IF_ERROR(launch_pad(out->raw(), x.raw(), static_cast<int>(es), out->numel(), m, l.stream));
+    return OkStatus();
+  }
+
+ private:
+  tensor_ops::PadMode mode_ = tensor_ops::PadMode::kConstant;
+  bool from_inputs_ = true;
+  Dims pads_;
+  float value_ = 0;
+};
+
+}  // namespace
+
+void register_cuda_movement_index_kernels(KernelRegistry& r) {
+  const std::vector<DataType>& types = movement_types();
+  add_cuda_kernel<GatherKernel>(r, "Gather", 1, types);
+  add_cuda_kernel<GatherElementsKernel>(r, "GatherElements", 11, types);
+  add_cuda_kernel<PadKernel>(r, "Pad", 1, types, kBit1 | kBit2 | kBit3);
+}
+
+}  // namespace sy::cuda

@@ -1,0 +1,250 @@
+// CUDA LayerNormalization, InstanceNormalization, MeanVarianceNormalization
+// and LpNormalization, float and double. Attribute parsing, shapes and
+// validation follow the CPU kernels (reduction_common.h, cpu norm_kernels.cc).
+#include <vector>
+
+#include "devices/broadcast.h"
+#include "devices/cpu/kernels/reduction_common.h"
+#include "devices/cuda/cuda_launch.h"
+#include "devices/cuda/kernels/cuda_kernels.h"
+#include "devices/cuda/kernels/norm_launch.h"
+#include "devices/cuda/kernels/reduction_cuda_common.h"
+
+namespace sy::cuda {
+namespace {
+
+using namespace reduce_detail;
+
+template <typename F>
+bool visit_norm_type(DataType t, F&& f) {
+  switch (t) {
+    case DataType::kFloat: f(float{}); return true;
+    case DataType::kDouble: f(double{}); return true;
+    default: return false;
+  }
+}
+
+const std::vector<DataType>& norm_types() {
+  static const std::vector<DataType> k{DataType::kFloat, DataType::kDouble};
+  return k;
+}
+
+Status check_input(const Node& node, const Tensor& t, const char* what) {
+  if (!t.defined()) return InvalidArgument(node.describe(), ": missing input ", what);
+  if (t.dtype() != DataType::kFloat && t.dtype() != DataType::kDouble)
+    return InvalidArgument(node.describe(), ": input ", what, " must be float or double on CUDA, got ", t.describe());
+  return OkStatus();
+}
+
+// Scale, B and friends share X's element type in ONNX; the kernels read
+// them as X's type.
+Status check_param(const Node& node, const Tensor& x, const Tensor& t, const char* what) {
+  if (!t.defined()) return InvalidArgument(node.describe(), ": missing input ", what);
+  if (t.dtype() != x.dtype())
+    return InvalidArgument(node.describe(), ": ", what, " must have X's type ", dtype_name(x.dtype()), ", got ",
+                           t.describe());
+  return OkStatus();
+}
+
+// Fills the broadcast table of a LayerNormalization parameter: dense when it
+// maps column j to element j.
+Status set_param_map(const Node& node, const Tensor& t, const Dims& norm_dims, const char* what, bool* dense,
+                     int64_t* strides_out) {
+  ASSIGN_OR_RETURN(Dims st, param_broadcast_strides(node, t.dims(), norm_dims, what));
+  const Dims contiguous = contiguous_strides(norm_dims);
+  *dense = true;
+  for (size_t i = 0; i < norm_dims.size(); ++i)
+    if (norm_dims[i] != 1 && st[i] != contiguous[i]) *dense = false;
+  if (*dense) return OkStatus();
+  if (norm_dims.size() > static_cast<size_t>(kMaxNormParamRank))
+    return Unimplemented(node.describe(), ": broadcast ", what, " over more than ", kMaxNormParamRank,
+                         " normalised dimensions on CUDA");
+  for (size_t i = 0; i < norm_dims.size(); ++i) strides_out[i] = st[i];
+  return OkStatus();
+}
+
+// ------------------------------------------------------- LayerNormalization
+
+class LayerNormKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    ASSIGN_OR_RETURN(attrs_, LayerNormAttrs::parse(node));
+    if (attrs_.stash != DataType::kFloat && attrs_.stash != DataType::kDouble)
+      return Unimplemented(node.describe(), ": stash_type ", dtype_name(attrs_.stash), " on CUDA");
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Node& node = ctx.node();
+    const Tensor& x = ctx.input(0);
+    RETURN_IF_ERROR(check_input(node, x, "X"));
+    ASSIGN_OR_RETURN(LayerNormShape shape, resolve_layer_norm_shape(node, x, attrs_));
+    const Tensor& scale = ctx.input(1);
+    RETURN_IF_ERROR(check_param(node, x, scale, "Scale"));
+    const bool has_bias = ctx.has_input(2);
+    if (has_bias) RETURN_IF_ERROR(check_param(node, x, ctx.input(2), "B"));
+
+    NormMeta m;
+    m.rows = shape.rows;
+    m.cols = shape.cols;
+    m.epsilon = attrs_.epsilon;
+    m.norm_rank = static_cast<int>(shape.norm_dims.size());
+    RETURN_IF_ERROR(set_param_map(node, scale, shape.norm_dims, "Scale", &m.scale_dense, m.scale_strides));
+    if (has_bias)
+      RETURN_IF_ERROR(set_param_map(node, ctx.input(2), shape.norm_dims, "B", &m.bias_dense, m.bias_strides));
+    if (!m.scale_dense || !m.bias_dense)
+      for (size_t i = 0; i < shape.norm_dims.size(); ++i) m.norm_dims[i] = shape.norm_dims[i];
+
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
+    ASSIGN_OR_RETURN(Tensor * mean_out, maybe_output(ctx, 1, attrs_.stash, shape.stat_dims));
+    ASSIGN_OR_RETURN(Tensor * inv_out, maybe_output(ctx, 2, attrs_.stash, shape.stat_dims));
+    // With empty rows only the statistics (mean 0, 1/sqrt(eps)) have elements.
+    if (m.rows == 0 || (m.cols == 0 && !mean_out && !inv_out)) return OkStatus();
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    cudaError_t err = cudaSuccess;
+    visit_norm_type(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* b = has_bias ? ctx.input(2).data<T>() : nullptr;
+      visit_norm_type(attrs_.stash, [&](auto stag) {
+        using S = decltype(stag);
+        err = launch_layer_norm<T, S>(x.data<T>(), scale.data<T>(), b, y->data<T>(),
+                                      mean_out ? mean_out->data<S>() : nullptr,
+                                      inv_out ? inv_out->data<S>() : nullptr, m, l.stream);
+      });
+    });
+    CUDA_RETURN_IF_ERROR(err);
+    return OkStatus();
+  }
+
+ private:
+  LayerNormAttrs attrs_;
+};
+
+// ---------------------------------------------------- InstanceNormalization
+
+class InstanceNormKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    epsilon_ = node.attr_float("epsilon", 1e-5f);
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Node& node = ctx.node();
+    const Tensor& x = ctx.input(0);
+    RETURN_IF_ERROR(check_input(node, x, "input"));
+    RETURN_IF_ERROR(check_param(node, x, ctx.input(1), "scale"));
+    RETURN_IF_ERROR(check_param(node, x, ctx.input(2), "B"));
+    if (x.rank() < 2) return InvalidArgument(node.describe(), ": input must have rank >= 2, got ", x.describe());
+    const int64_t n = x.dim(0), c = x.dim(1), spatial = prod(x.dims(), 2, x.rank());
+    if (ctx.input(1).numel() != c || ctx.input(2).numel() != c)
+      return InvalidArgument(node.describe(), ": scale and B must have ", c, " elements");
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
+    if (x.numel() == 0) return OkStatus();
+    NormMeta m;
+    m.rows = n * c;
+    m.cols = spatial;
+    m.channels = c;
+    m.epsilon = epsilon_;
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    cudaError_t err = cudaSuccess;
+    visit_norm_type(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      err = launch_instance_norm<T>(x.data<T>(), ctx.input(1).data<T>(), ctx.input(2).data<T>(), y->data<T>(), m,
+                                    l.stream);
+    });
+    CUDA_RETURN_IF_ERROR(err);
+    return OkStatus();
+  }
+
+ private:
+  float epsilon_ = 1e-5f;
+};
+
+// ----------------------------------------------- MeanVarianceNormalization
+
+class MvnKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    axes_ = node.attr_ints("axes", {0, 2, 3});
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Node& node = ctx.node();
+    const Tensor& x = ctx.input(0);
+    RETURN_IF_ERROR(check_input(node, x, "X"));
+    const int64_t rank = static_cast<int64_t>(x.rank());
+    std::vector<bool> red(static_cast<size_t>(rank), false);
+    for (int64_t a : axes_) {
+      ASSIGN_OR_RETURN(int64_t ax, normalize_axis(a, rank, node));
+      red[static_cast<size_t>(ax)] = true;
+    }
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
+    if (x.numel() == 0) return OkStatus();
+    ASSIGN_OR_RETURN(ReduceGroups g, to_reduce_groups(node, make_reduce_plan(x.dims(), red)));
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    cudaError_t err = cudaSuccess;
+    visit_norm_type(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      err = launch_mvn<T>(x.data<T>(), y->data<T>(), g, l.stream);
+    });
+    CUDA_RETURN_IF_ERROR(err);
+    return OkStatus();
+  }
+
+ private:
+  std::vector<int64_t> axes_;
+};
+
+// --------------------------------------------------------- LpNormalization
+
+class LpNormKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    axis_ = node.attr_int("axis", -1);
+    p_ = node.attr_int("p", 2);
+    if (p_ != 1 && p_ != 2) return InvalidArgument(node.describe(), ": p must be 1 or 2, got ", p_);
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Node& node = ctx.node();
+    const Tensor& x = ctx.input(0);
+    RETURN_IF_ERROR(check_input(node, x, "input"));
+    const int64_t rank = static_cast<int64_t>(x.rank());
+    if (rank == 0) return InvalidArgument(node.describe(), ": input must have rank >= 1");
+    ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, rank, node));
+    const auto a = static_cast<size_t>(axis);
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
+    if (x.numel() == 0) return OkStatus();
+    LpMeta m;
+    m.outer = prod(x.dims(), 0, a);
+    m.d = x.dim(a);
+    m.inner = prod(x.dims(), a + 1, x.rank());
+    m.p = static_cast<int>(p_);
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    cudaError_t err = cudaSuccess;
+    visit_norm_type(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      err = launch_lp_norm<T>(x.data<T>(), y->data<T>(), m, l.stream);
+    });
+    CUDA_RETURN_IF_ERROR(err);
+    return OkStatus();
+  }
+
+ private:
+  int64_t axis_ = -1;
+  int64_t p_ = 2;
+};
+
+}  // namespace
+
+void register_cuda_norm_kernels(KernelRegistry& r) {
+  add_cuda_kernel<LayerNormKernel>(r, "LayerNormalization", 17, norm_types());
+  add_cuda_kernel<InstanceNormKernel>(r, "InstanceNormalization", 1, norm_types());
+  add_cuda_kernel<MvnKernel>(r, "MeanVarianceNormalization", 1, norm_types());
+  add_cuda_kernel<LpNormKernel>(r, "LpNormalization", 1, norm_types());
+}
+
+}  // namespace sy::cuda

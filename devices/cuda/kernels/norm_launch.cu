@@ -1,0 +1,229 @@
+// CUDA Layer-, Instance-, MeanVariance- and LpNormalization. Each follows
+// its CPU kernel's arithmetic (two-pass mean and variance in float, or in
+// double for double; MVN's single-pass double moments) so both backends
+// agree up to summation order.
+#include <cub/cub.cuh>
+
+#include "devices/cuda/kernels/norm_launch.h"
+#include "devices/cuda/kernels/reduction_device.cuh"
+
+namespace sy::cuda {
+namespace {
+
+using namespace reduce_dev;
+
+// ------------------------------------------- LayerNorm / InstanceNorm rows
+
+__device__ __forceinline__ int64_t param_index(int64_t j, bool dense, const NormMeta& m, const int64_t* strides) {
+  return dense ? j : offset_of(j, m.norm_rank, m.norm_dims, strides);
+}
+
+// One block per row: mean, then variance around it, then the output.
+template <typename T, typename S, int kBlock, bool kInstance>
+__global__ void __launch_bounds__(kBlock)
+    row_norm_kernel(const T* __restrict__ x, const T* __restrict__ scale, const T* __restrict__ bias,
+                    T* __restrict__ y, S* __restrict__ mean_out, S* __restrict__ inv_out, NormMeta m) {
+  using C = T;  // float accumulates in float and double in double, as on the CPU
+  using BlockReduce = cub::BlockReduce<C, kBlock>;
+  __shared__ typename BlockReduce::TempStorage tmp;
+  __shared__ C s_mean, s_var;
+  const C eps = static_cast<C>(m.epsilon);
+  const C cols = static_cast<C>(m.cols);
+  for (int64_t r = blockIdx.x; r < m.rows; r += gridDim.x) {
+    const T* xr = x + r * m.cols;
+    T* yr = y + r * m.cols;
+    C sum = 0;
+    for (int64_t j = threadIdx.x; j < m.cols; j += kBlock) sum += xr[j];
+    sum = BlockReduce(tmp).Sum(sum);
+    if (threadIdx.x == 0) s_mean = m.cols > 0 ? sum / cols : C(0);
+    __syncthreads();
+    const C mean = s_mean;
+    C sq = 0;
+    for (int64_t j = threadIdx.x; j < m.cols; j += kBlock) {
+      const C d = xr[j] - mean;
+      sq += d * d;
+    }
+    sq = BlockReduce(tmp).Sum(sq);
+    if (threadIdx.x == 0) s_var = m.cols > 0 ? sq / cols : C(0);
+    __syncthreads();
+    const C var = s_var;
+    if constexpr (kInstance) {
+      const int64_t ch = r % m.channels;
+      const C mul = scale[ch] / dev_sqrt(var + eps);
+      const C b = bias[ch];
+      for (int64_t j = threadIdx.x; j < m.cols; j += kBlock) yr[j] = static_cast<T>((xr[j] - mean) * mul + b);
+    } else {
+      const C inv = C(1) / dev_sqrt(var + eps);
+      for (int64_t j = threadIdx.x; j < m.cols; j += kBlock) {
+        C v = (xr[j] - mean) * inv * scale[param_index(j, m.scale_dense, m, m.scale_strides)];
+        if (bias) v += bias[param_index(j, m.bias_dense, m, m.bias_strides)];
+        yr[j] = static_cast<T>(v);
+      }
+      if (threadIdx.x == 0) {
+        if (mean_out) mean_out[r] = static_cast<S>(mean);
+        if (inv_out) inv_out[r] = static_cast<S>(inv);
+      }
+    }
+    __syncthreads();  // s_mean, s_var and tmp are rewritten for the next row
+  }
+}
+
+template <typename T, typename S, bool kInstance>
+cudaError_t run_row_norm(const T* x, const T* scale, const T* bias, T* y, S* mean, S* inv_std, const NormMeta& m,
+                         cudaStream_t stream) {
+  if (m.rows <= 0) return cudaSuccess;
+  // Short rows waste most of a large block; one warp pair handles them.
+  if (m.cols <= 1024) {
+    row_norm_kernel<T, S, 64, kInstance><<<blocks_for(m.rows, 1), 64, 0, stream>>>(x, scale, bias, y, mean, inv_std, m);
+  } else {
+    row_norm_kernel<T, S, 256, kInstance>
+        <<<blocks_for(m.rows, 1), 256, 0, stream>>>(x, scale, bias, y, mean, inv_std, m);
+  }
+  return cudaGetLastError();
+}
+
+// ------------------------------------------------------------------ MVN
+
+struct Moments {
+  double s;
+  double s2;
+};
+struct AddMoments {
+  __device__ __forceinline__ Moments operator()(const Moments& a, const Moments& b) const {
+    return {a.s + b.s, a.s2 + b.s2};
+  }
+};
+
+constexpr int kMvnBlock = 256;
+
+// One block per statistic (kept index): moments over its reduced elements,
+// then the output at the same offsets.
+template <typename T>
+__global__ void __launch_bounds__(kMvnBlock) mvn_kernel(const T* __restrict__ x, T* __restrict__ y, ReduceGroups g) {
+  using BlockReduce = cub::BlockReduce<Moments, kMvnBlock>;
+  __shared__ typename BlockReduce::TempStorage tmp;
+  __shared__ T s_mean, s_denom;
+  for (int64_t o = blockIdx.x; o < g.out_numel; o += gridDim.x) {
+    const int64_t base = offset_of(o, g.num_kept, g.kept_size, g.kept_stride);
+    Moments mo{0.0, 0.0};
+    for (int64_t r = threadIdx.x; r < g.red_numel; r += kMvnBlock) {
+      const double v = static_cast<double>(x[base + offset_of(r, g.num_red, g.red_size, g.red_stride)]);
+      mo.s += v;
+      mo.s2 += v * v;
+    }
+    mo = BlockReduce(tmp).Reduce(mo, AddMoments{});
+    if (threadIdx.x == 0) {
+      const double cnt = static_cast<double>(g.red_numel);
+      const double mean = mo.s / cnt;
+      const double var = fmax(0.0, mo.s2 / cnt - mean * mean);
+      s_mean = static_cast<T>(mean);
+      s_denom = static_cast<T>(sqrt(var) + 1e-9);
+    }
+    __syncthreads();
+    const T mean = s_mean, denom = s_denom;
+    for (int64_t r = threadIdx.x; r < g.red_numel; r += kMvnBlock) {
+      const int64_t off = base + offset_of(r, g.num_red, g.red_size, g.red_stride);
+      y[off] = (x[off] - mean) / denom;
+    }
+    __syncthreads();
+  }
+}
+
+// --------------------------------------------------------------- LpNorm
+
+template <typename T>
+__device__ __forceinline__ T lp_term(T v, int p) {
+  return p == 1 ? dev_abs(v) : v * v;
+}
+
+// A zero vector stays zero rather than becoming 0/0, as on the CPU.
+template <typename T>
+__device__ __forceinline__ T lp_scaled(T v, T norm) {
+  return norm == T(0) ? T(0) : v / norm;
+}
+
+template <typename T>
+__global__ void lp_thread_kernel(const T* __restrict__ x, T* __restrict__ y, LpMeta m) {
+  const int64_t lines = m.outer * m.inner;
+  for (int64_t t = global_thread(); t < lines; t += grid_threads()) {
+    const int64_t base = (t / m.inner) * m.d * m.inner + t % m.inner;
+    T norm = 0;
+    for (int64_t k = 0; k < m.d; ++k) norm += lp_term(x[base + k * m.inner], m.p);
+    if (m.p == 2) norm = dev_sqrt(norm);
+    for (int64_t k = 0; k < m.d; ++k) y[base + k * m.inner] = lp_scaled(x[base + k * m.inner], norm);
+  }
+}
+
+constexpr int kLpBlock = 256;
+
+template <typename T>
+__global__ void __launch_bounds__(kLpBlock) lp_block_kernel(const T* __restrict__ x, T* __restrict__ y, LpMeta m) {
+  using BlockReduce = cub::BlockReduce<T, kLpBlock>;
+  __shared__ typename BlockReduce::TempStorage tmp;
+  __shared__ T s_norm;
+  const int64_t lines = m.outer * m.inner;
+  for (int64_t t = blockIdx.x; t < lines; t += gridDim.x) {
+    const int64_t base = (t / m.inner) * m.d * m.inner + t % m.inner;
+    T part = 0;
+    for (int64_t k = threadIdx.x; k < m.d; k += kLpBlock) part += lp_term(x[base + k * m.inner], m.p);
+    const T norm = BlockReduce(tmp).Sum(part);
+    if (threadIdx.x == 0) s_norm = m.p == 2 ? dev_sqrt(norm) : norm;
+    __syncthreads();
+    const T n = s_norm;
+    for (int64_t k = threadIdx.x; k < m.d; k += kLpBlock) y[base + k * m.inner] = lp_scaled(x[base + k * m.inner], n);
+    __syncthreads();
+  }
+}
+
+}  // namespace
+
+template <typename T, typename S>
+cudaError_t launch_layer_norm(const T* x, const T* scale, const T* bias, T* y, S* mean, S* inv_std,
+                              const NormMeta& m, cudaStream_t stream) {
+  return run_row_norm<T, S, false>(x, scale, bias, y, mean, inv_std, m, stream);
+}
+
+template <typename T>
+cudaError_t launch_instance_norm(const T* x, const T* scale, const T* bias, T* y, const NormMeta& m,
+                                 cudaStream_t stream) {
+  if (m.channels <= 0) return cudaErrorInvalidValue;
+  return run_row_norm<T, T, true>(x, scale, bias, y, static_cast<T*>(nullptr), static_cast<T*>(nullptr), m, stream);
+}
+
+template <typename T>
+cudaError_t launch_mvn(const T* x, T* y, const ReduceGroups& g, cudaStream_t stream) {
+  if (g.out_numel <= 0 || g.red_numel <= 0) return cudaSuccess;
+  mvn_kernel<T><<<blocks_for(g.out_numel, 1), kMvnBlock, 0, stream>>>(x, y, g);
+  return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t launch_lp_norm(const T* x, T* y, const LpMeta& m, cudaStream_t stream) {
+  const int64_t lines = m.outer * m.inner;
+  if (lines <= 0 || m.d <= 0) return cudaSuccess;
+  if (m.d > 64 && (m.inner == 1 || lines < 8192)) {
+    lp_block_kernel<T><<<blocks_for(lines, 1), kLpBlock, 0, stream>>>(x, y, m);
+  } else {
+    lp_thread_kernel<T><<<blocks_for(lines, 256), 256, 0, stream>>>(x, y, m);
+  }
+  return cudaGetLastError();
+}
+
+#define SY_INSTANTIATE_LAYER_NORM(T, S)                                                                   \
+  template cudaError_t launch_layer_norm<T, S>(const T*, const T*, const T*, T*, S*, S*, const NormMeta&, \
+                                               cudaStream_t);
+SY_INSTANTIATE_LAYER_NORM(float, float)
+SY_INSTANTIATE_LAYER_NORM(float, double)
+SY_INSTANTIATE_LAYER_NORM(double, float)
+SY_INSTANTIATE_LAYER_NORM(double, double)
+#undef SY_INSTANTIATE_LAYER_NORM
+
+#define SY_INSTANTIATE_NORM(T)                                                                                  \
+  template cudaError_t launch_instance_norm<T>(const T*, const T*, const T*, T*, const NormMeta&, cudaStream_t); \
+  template cudaError_t launch_mvn<T>(const T*, T*, const ReduceGroups&, cudaStream_t);                          \
+  template cudaError_t launch_lp_norm<T>(const T*, T*, const LpMeta&, cudaStream_t);
+SY_INSTANTIATE_NORM(float)
+SY_INSTANTIATE_NORM(double)
+#undef SY_INSTANTIATE_NORM
+
+}  // namespace sy::cuda

@@ -1,0 +1,59 @@
+// Launchers for the CUDA normalisation kernels (norm_launch.cu): Layer-,
+// Instance-, MeanVariance- and LpNormalization. Plain C++ so that both nvcc
+// and the C++20 kernel files can include it.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "devices/cuda/kernels/reduction_launch.h"
+
+namespace sy::cuda {
+
+constexpr int kMaxNormParamRank = 8;
+
+// x viewed as [rows, cols], normalised per row.
+struct NormMeta {
+  int64_t rows = 1;
+  int64_t cols = 1;
+  double epsilon = 1e-5;
+  // InstanceNormalization: row r uses scale/bias element r % channels.
+  int64_t channels = 1;
+  // LayerNormalization: column j reads scale[j] / bias[j] when dense, else
+  // decomposes j row-major over norm_dims and uses the broadcast strides.
+  bool scale_dense = true;
+  bool bias_dense = true;
+  int norm_rank = 0;
+  int64_t norm_dims[kMaxNormParamRank] = {};
+  int64_t scale_strides[kMaxNormParamRank] = {};
+  int64_t bias_strides[kMaxNormParamRank] = {};
+};
+
+// `bias`, `mean` and `inv_std` may be null (omitted input / outputs).
+template <typename T, typename S>
+cudaError_t launch_layer_norm(const T* x, const T* scale, const T* bias, T* y, S* mean, S* inv_std,
+                              const NormMeta& m, cudaStream_t stream);
+
+// x is [N, C, spatial...]: rows = N * C, cols = spatial, channels = C.
+template <typename T>
+cudaError_t launch_instance_norm(const T* x, const T* scale, const T* bias, T* y, const NormMeta& m,
+                                 cudaStream_t stream);
+
+// MeanVarianceNormalization: statistics per kept index of `g` (only the
+// group tables and counts are used), over its reduced elements.
+template <typename T>
+cudaError_t launch_mvn(const T* x, T* y, const ReduceGroups& g, cudaStream_t stream);
+
+// LpNormalization along the middle axis of [outer, d, inner]; p is 1 or 2.
+struct LpMeta {
+  int64_t outer = 1;
+  int64_t d = 1;
+  int64_t inner = 1;
+  int p = 2;
+};
+
+template <typename T>
+cudaError_t launch_lp_norm(const T* x, T* y, const LpMeta& m, cudaStream_t stream);
+
+}  // namespace sy::cuda

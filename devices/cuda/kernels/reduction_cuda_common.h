@@ -1,0 +1,20 @@
+// Host-side pieces shared by the CUDA reduction area's kernel files
+// (reduction_kernels.cc, sort_scan_kernels.cc, norm_kernels.cc).
+#pragma once
+
+#include "devices/cpu/kernels/reduction_common.h"
+#include "devices/cuda/kernels/reduction_launch.h"
+#include "devices/kernel_registry.h"
+
+namespace sy::cuda {
+
+// Sub-family registration, called from register_cuda_reduction_kernels.
+void register_cuda_sort_scan_kernels(KernelRegistry& r);  // TopK, CumSum (sort_scan_kernels.cc)
+void register_cuda_norm_kernels(KernelRegistry& r);       // LayerNorm, InstanceNorm, MVN, LpNorm (norm_kernels.cc)
+
+// The by-value group table of a merged reduction plan, with the launch
+// shape chosen (plan_reduce_launch). Unimplemented when the plan has more
+// alternating groups than the table holds.
+StatusOr<ReduceGroups> to_reduce_groups(const Node& node, const reduce_detail::ReducePlan& p);
+
+}  // namespace sy::cuda

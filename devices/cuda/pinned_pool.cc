@@ -1,0 +1,74 @@
+#include "devices/cuda/pinned_pool.h"
+
+#include <bit>
+
+#include "devices/cuda/cuda_check.h"
+
+namespace sy::cuda {
+namespace {
+constexpr int kMinClassLog2 = 12;  // 4 KiB: smaller copies gain nothing from pinning
+constexpr int kMaxClassLog2 = 40;
+// Power-of-two classes: a returned block is never freed (cudaFreeHost
+// would synchronise the device), so rounding up keeps reuse high.
+int class_of(size_t bytes) {
+  const size_t b = bytes < (size_t{1} << kMinClassLog2) ? (size_t{1} << kMinClassLog2) : bytes;
+  return static_cast<int>(std::bit_width(b - 1)) - kMinClassLog2;
+}
+size_t class_bytes(int c) { return size_t{1} << (c + kMinClassLog2); }
+}  // namespace
+
+PinnedPool& PinnedPool::instance() {
+  static PinnedPool* p = new PinnedPool();  // never destroyed, see header
+  return *p;
+}
+
+StatusOr<void*> PinnedPool::take(size_t bytes, int* size_class) {
+  const int c = class_of(bytes);
+  if (c + kMinClassLog2 > kMaxClassLog2) return ResourceExhausted("pinned host buffer of ", bytes, " bytes is too large");
+  *size_class = c;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (static_cast<size_t>(c) < free_.size() && !free_[static_cast<size_t>(c)].empty()) {
+      void* p = free_[static_cast<size_t>(c)].back();
+      free_[static_cast<size_t>(c)].pop_back();
+      return p;
+    }
+  }
+  void* p = nullptr;
+  CUDA_RETURN_IF_ERROR(cudaHostAlloc(&p, class_bytes(c), cudaHostAllocPortable));
+  std::lock_guard<std::mutex> lock(mu_);
+  reserved_ += class_bytes(c);
+  return p;
+}
+
+void PinnedPool::give_back(void* block, int size_class) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (free_.size() <= static_cast<size_t>(size_class)) free_.resize(static_cast<size_t>(size_class) + 1);
+  free_[static_cast<size_t>(size_class)].push_back(block);
+}
+
+StatusOr<BufferRef> PinnedPool::allocate(size_t bytes, MemorySpace space) {
+  int c = 0;
+  ASSIGN_OR_RETURN(void* block, take(bytes, &c));
+  auto* b = new Buffer();
+  b->data = block;
+  b->bytes = bytes;
+  b->space = space;
+  b->release = &PinnedPool::release;
+  b->owner = reinterpret_cast<void*>(static_cast<intptr_t>(c));
+  return BufferRef(b);
+}
+
+void PinnedPool::release(Buffer* b) {
+  instance().give_back(b->data, static_cast<int>(reinterpret_cast<intptr_t>(b->owner)));
+  delete b;
+}
+
+bool PinnedPool::owns(const Buffer* b) { return b && b->release == &PinnedPool::release; }
+
+uint64_t PinnedPool::bytes_reserved() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reserved_;
+}
+
+}  // namespace sy::cuda

@@ -1,0 +1,48 @@
+// PinnedPool: page-locked host memory for transfers, cached by size class.
+//
+// Copies between the host and a GPU run asynchronously, at full link speed,
+// only from page-locked memory, and allocating or freeing it is slow
+// (cudaFreeHost even synchronises the device). So blocks are allocated once
+// with cudaHostAlloc(portable) and then recycled: results copied back from a
+// GPU land in them, and large copies from ordinary host memory are staged
+// through them chunk by chunk.
+//
+// Process-wide and never destroyed, because host tensors made from it (run
+// outputs) may outlive every session and device.
+#pragma once
+
+#include <cstddef>
+#include <mutex>
+#include <vector>
+
+#include "devices/buffer.h"
+#include "ir/status.h"
+
+namespace sy::cuda {
+
+class PinnedPool {
+ public:
+  static PinnedPool& instance();
+
+  // A buffer of at least `bytes` tagged with memory space `space` (a host
+  // space). Thread-safe.
+  StatusOr<BufferRef> allocate(size_t bytes, MemorySpace space);
+  // A raw staging block and its size class, returned with give_back(),
+  // which may be called from a CUDA host callback (it makes no CUDA call).
+  StatusOr<void*> take(size_t bytes, int* size_class);
+  void give_back(void* block, int size_class);
+
+  // True if `b` was made by this pool (its memory is page-locked).
+  static bool owns(const Buffer* b);
+  uint64_t bytes_reserved() const;
+
+ private:
+  PinnedPool() = default;
+  static void release(Buffer* b);
+
+  mutable std::mutex mu_;
+  std::vector<std::vector<void*>> free_;  // per size class
+  uint64_t reserved_ = 0;
+};
+
+}  // namespace sy::cuda

@@ -1,0 +1,164 @@
+// The CUDA device through the backend's CUDA-free interface: what every
+// build must say when it cannot open a GPU, and, on a machine with one,
+// copies, asynchronous completion and allocation limits. Kernels are
+// checked end to end by the conformance suite under --policy gpu.
+#include "devices/cuda/cuda_backend.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "devices/kernel_registry.h"
+
+namespace sy {
+namespace {
+
+#define SKIP_WITHOUT_GPU() \\
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason()
+
+TEST(CudaBackend, CreateDevice_Unavailable_SaysWhy) {
+  const int n = cuda_device_count();
+  auto d = create_cuda_device(n);  // one past the last GPU (cuda:0 without any)
+  ASSERT_FALSE(d.ok());
+  const std::string msg = d.status().message();
+  EXPECT_NE(msg.find("cuda:" + std::to_string(n)), std::string::npos) << msg;
+  if (!cuda_compiled()) EXPECT_NE(msg.find("SWITCHYARD_CUDA=ON"), std::string::npos) << msg;
+  else if (n > 0) EXPECT_NE(msg.find("this machine has"), std::string::npos) << msg;
+  else EXPECT_FALSE(cuda_unavailable_reason().empty());
+}
+
+TEST(CudaBackend, Kernels_RegisteredExactlyWhenCompiled) {
+  std::vector<std::string> ops = KernelRegistry::builtin().ops(DeviceKind::kCuda);
+  if (!cuda_compiled()) {
+    EXPECT_TRUE(ops.empty());
+    return;
+  }
+  for (const char* op : {"MatMul", "Gemm", "Conv", "Add", "Where", "Cast", "Transpose", "Gather", "ReduceSum",
+                         "ArgMax", "TopK", "CumSum", "Softmax", "LayerNormalization"}) {
+    EXPECT_NE(std::find(ops.begin(), ops.end(), std::string("::") + op), ops.end()) << op;
+  }
+  // Ops whose output size depends on the data stay on the CPU.
+  EXPECT_EQ(std::find(ops.begin(), ops.end(), std::string("::NonZero")), ops.end());
+}
+
+Tensor host_bytes(size_t n) {
+  auto t = Tensor::host(DataType::kUInt8, Dims{static_cast<int64_t>(n)});
+  EXPECT_TRUE(t.ok());
+  for (size_t i = 0; i < n; ++i) t->data<uint8_t>()[i] = static_cast<uint8_t>(i * 131 + 7);
+  return *t;
+}
+
+TEST(CudaDevice, CopyRoundTrip_PreservesBytes_AtEverySize) {
+  SKIP_WITHOUT_GPU();
+  auto dev = create_cuda_device(0);
+  ASSERT_TRUE(dev.ok()) << dev.status().message();
+  // Empty, tiny, just past the direct-copy limit, and several staging
+  // chunks with a ragged end.
+  for (size_t n : {size_t{0}, size_t{3}, (size_t{64} << 10) + 1, (size_t{10} << 20) + 3}) {
+    SCOPED_TRACE(n);
+    Tensor h = host_bytes(n);
+    auto d = (*dev)->copy(h, (*dev)->memory_space());
+    ASSERT_TRUE(d.ok()) << d.status().message();
+    EXPECT_EQ(d->space(), (*dev)->memory_space());
+    auto back = (*dev)->copy(*d, kHostSpace);
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    EXPECT_EQ(back->space(), kHostSpace);
+    ASSERT_EQ(back->nbytes(), n);
+    EXPECT_EQ(std::memcmp(back->raw(), h.raw(), n), 0);
+  }
+}
+
+TEST(CudaDevice, CopyOfString_IsRefused) {
+  SKIP_WITHOUT_GPU();
+  auto dev = create_cuda_device(0);
+  ASSERT_TRUE(dev.ok());
+  auto s = Tensor::host(DataType::kString, Dims{2});
+  ASSERT_TRUE(s.ok());
+  EXPECT_FALSE((*dev)->copy(*s, (*dev)->memory_space()).ok());
+}
+
+TEST(CudaDevice, Allocate_Absurd_IsResourceExhausted) {
+  SKIP_WITHOUT_GPU();
+  auto dev = create_cuda_device(0);
+  ASSERT_TRUE(dev.ok());
+  auto t = (*dev)->allocate(DataType::kFloat, Dims{int64_t{1} << 20, int64_t{1} << 20});  // 4 TiB
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), StatusCode::kResourceExhausted) << t.status().message();
+}
+
+// A copy task run through the queue: enqueue() returns before the copy is
+// known to be done, and the sink hears of it from the device.
+class CopyToDevice final : public DeviceTask {
+ public:
+  explicit CopyToDevice(Tensor src) : src_(std::move(src)) { queue = Queue::kCopy; }
+  Status execute(Device& device) override {
+    auto r = device.copy(src_, device.memory_space());
+    if (!r.ok()) return r.status();
+    result = *r;
+    return OkStatus();
+  }
+  Tensor result;
+
+ private:
+  Tensor src_;
+};
+
+class WaitSink final : public CompletionSink {
+ public:
+  void on_complete(DeviceTask*) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    done_ = true;
+    thread_ = std::this_thread::get_id();
+    cv_.notify_all();
+  }
+  bool wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, std::chrono::seconds(30), [&] { return done_; });
+  }
+  std::thread::id thread() const { return thread_; }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread::id thread_;
+};
+
+TEST(CudaDevice, Enqueue_CompletesThroughCallback_WithTimes) {
+  SKIP_WITHOUT_GPU();
+  auto dev = create_cuda_device(0);
+  ASSERT_TRUE(dev.ok());
+  EXPECT_FALSE((*dev)->runs_inline());
+  const size_t n = size_t{32} << 20;
+  Tensor h = host_bytes(n);
+  CopyToDevice task(h);
+  WaitSink sink;
+  (*dev)->enqueue(&task, &sink);
+  ASSERT_TRUE(sink.wait()) << "no completion within 30 s";
+  ASSERT_TRUE(task.status.ok()) << task.status.message();
+  EXPECT_NE(sink.thread(), std::this_thread::get_id()) << "a 32 MiB copy should complete on the driver's thread";
+  EXPECT_GT(task.end_ns, task.start_ns);
+  auto back = (*dev)->copy(task.result, kHostSpace);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(std::memcmp(back->raw(), h.raw(), n), 0);
+}
+
+TEST(CudaDevice, Memory_ReturnsToPool_WhenTensorsDie) {
+  SKIP_WITHOUT_GPU();
+  auto dev = create_cuda_device(0);
+  ASSERT_TRUE(dev.ok());
+  const uint64_t before = (*dev)->bytes_in_use();
+  {
+    auto t = (*dev)->allocate(DataType::kFloat, Dims{1 << 20});
+    ASSERT_TRUE(t.ok());
+    EXPECT_EQ((*dev)->bytes_in_use(), before + (uint64_t{4} << 20));
+  }
+  EXPECT_EQ((*dev)->bytes_in_use(), before);
+}
+
+}  // namespace
+}  // namespace sy
