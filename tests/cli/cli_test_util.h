@@ -28,8 +28,15 @@ namespace sy::cli_test {
 
 namespace fs = std::filesystem;
 
-inline std::string switchyard_bin() { return SY_SWITCHYARD_BIN; }
-inline fs::path source_dir() { return fs::path(SY_SOURCE_DIR); }
+// The binary and the source tree the tests were built with, unless the
+// environment names others: a bundle copied to a GPU machine
+// (scripts/gpu-check.sh) runs from other paths.
+inline std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+inline std::string switchyard_bin() { return env_or("SWITCHYARD_BIN", SY_SWITCHYARD_BIN); }
+inline fs::path source_dir() { return fs::path(env_or("SWITCHYARD_SOURCE_DIR", SY_SOURCE_DIR)); }
 
 // A fresh folder under the system temp dir, removed (with its contents) when
 // the object goes out of scope.

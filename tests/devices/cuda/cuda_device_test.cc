@@ -17,7 +17,7 @@
 namespace sy {
 namespace {
 
-#define SKIP_WITHOUT_GPU() \\
+#define SKIP_WITHOUT_GPU() \
   if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason()
 
 TEST(CudaBackend, CreateDevice_Unavailable_SaysWhy) {
