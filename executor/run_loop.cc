@@ -236,7 +236,10 @@ void RunLoop::launch(NodeTask& task) {
   if (task.predicted_ns && env_.backlog_ns)
     env_.backlog_ns[task.device_index].fetch_add(task.predicted_ns, std::memory_order_relaxed);
   Device& device = *devices_[static_cast<size_t>(task.device_index)];
-  if (!device.runs_inline() && task.predicted_ns >= kOverlapAboveNs && (!ready_.empty() || !deferred_.empty())) {
+  // Only host devices have the inline/hand-off choice: an accelerator's
+  // enqueue is an asynchronous launch, best made at once.
+  const bool host_worker = !device.runs_inline() && device.memory_space().is_host_accessible();
+  if (host_worker && task.predicted_ns >= kOverlapAboveNs && (!ready_.empty() || !deferred_.empty())) {
     const bool other_device = !deferred_.empty() && deferred_.front()->device_index != task.device_index;
     deferred_.push_back(&task);
     if (other_device) flush_deferred(/*overlap=*/true);

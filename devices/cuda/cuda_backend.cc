@@ -64,7 +64,7 @@ StatusOr<Launch> current_launch(const KernelContext& ctx) {
   if (!slot)
     return FailedPrecondition(ctx.node().describe(), ": CUDA kernel called outside a compute task on a CUDA device (",
                               d.info().name, ")");
-  return Launch{slot->stream, slot, d.id().ordinal};
+  return Launch{slot->stream, slot, d.id().ordinal, &static_cast<CudaDevice&>(d)};
 }
 
 // Handles are created on first use, under the device's launch lock (the
@@ -94,6 +94,10 @@ StatusOr<cudnnHandle_t> Launch::cudnn() const {
     slot->cudnn = h;
   }
   return slot->cudnn;
+}
+
+StatusOr<int*> Launch::error_flag(const char* what) const {
+  return owner->arm_error_flag(*slot, what);
 }
 
 }  // namespace cuda

@@ -80,6 +80,7 @@ struct CudaDevice::Scope {
   StreamSlot* compute;  // null for copy tasks
   uint32_t used;        // bit i: slots_[i] got work
   Scope* prev;
+  const char* error_what = nullptr;  // armed error flag (on `compute`)
 };
 
 struct CudaDevice::Pending {
@@ -87,6 +88,7 @@ struct CudaDevice::Pending {
   CompletionSink* sink;
   StreamSlot* slot;
   int ordinal;
+  const char* error_what;  // non-null: fail if slot->error_flag is set
 };
 
 thread_local CudaDevice::Scope* CudaDevice::t_scope_ = nullptr;
@@ -110,6 +112,11 @@ Status CudaDevice::init(int compute_streams) {
     slot->index = i;
     CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&slot->stream, cudaStreamNonBlocking));
     CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&slot->join, cudaEventDisableTiming));
+    // Mapped, so kernels write it directly and the completion callback
+    // reads it without a CUDA call (one address for both under UVA).
+    CUDA_RETURN_IF_ERROR(cudaHostAlloc(reinterpret_cast<void**>(&slot->error_flag), sizeof(int), cudaHostAllocMapped));
+    *slot->error_flag = 0;
+    CUDA_RETURN_IF_ERROR(cudaHostGetDevicePointer(reinterpret_cast<void**>(&slot->error_flag_dev), slot->error_flag, 0));
     slots_.push_back(std::move(slot));
   }
   // Direct GPU-to-GPU copies where the hardware allows them.
@@ -142,6 +149,7 @@ CudaDevice::~CudaDevice() {
     if (s->cublas) (void)cublasDestroy(s->cublas);
     if (s->cudnn) (void)cudnnDestroy(s->cudnn);
     if (s->join) (void)cudaEventDestroy(s->join);
+    if (s->error_flag) (void)cudaFreeHost(s->error_flag);
     (void)cudaStreamDestroy(s->stream);
   }
 }
@@ -158,6 +166,18 @@ StreamSlot* CudaDevice::launch_slot() {
   if (!in_task() || !t_scope_->compute) return nullptr;
   mark_used(*t_scope_->compute);
   return t_scope_->compute;
+}
+
+StatusOr<int*> CudaDevice::arm_error_flag(StreamSlot& slot, const char* what) {
+  if (!in_task() || t_scope_->compute != &slot) return FailedPrecondition("error flag requested outside a CUDA task");
+  if (!t_scope_->error_what) {
+    // Ordered after the previous task's completion callback (callbacks
+    // block later work on their stream), so that callback read its value.
+    CUDA_RETURN_IF_ERROR(cudaMemsetAsync(slot.error_flag_dev, 0, sizeof(int), slot.stream));
+    mark_used(slot);
+  }
+  t_scope_->error_what = what;
+  return slot.error_flag_dev;
 }
 
 StreamSlot& CudaDevice::least_busy_compute() {
@@ -287,7 +307,7 @@ void CudaDevice::enqueue(DeviceTask* task, CompletionSink* sink) {
     StreamSlot& main = scope.compute && (scope.used >> scope.compute->index & 1)
                            ? *scope.compute
                            : *slots_[static_cast<size_t>(std::countr_zero(scope.used))];
-    Status f = finish(task, sink, main, scope.used);
+    Status f = finish(task, sink, main, scope.used, &main == scope.compute ? scope.error_what : nullptr);
     if (f.ok()) return;  // the callback completes it
     // No callback: wait here, so nothing the work reads is freed under it.
     for (auto& s : slots_)
@@ -299,13 +319,14 @@ void CudaDevice::enqueue(DeviceTask* task, CompletionSink* sink) {
   sink->on_complete(task);  // nothing reached the GPU (a view, an empty tensor, an error)
 }
 
-Status CudaDevice::finish(DeviceTask* task, CompletionSink* sink, StreamSlot& main, uint32_t used) {
+Status CudaDevice::finish(DeviceTask* task, CompletionSink* sink, StreamSlot& main, uint32_t used,
+                          const char* error_what) {
   for (auto& s : slots_) {
     if (s.get() == &main || !(used >> s->index & 1)) continue;
     CUDA_RETURN_IF_ERROR(cudaEventRecord(s->join, s->stream));
     CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(main.stream, s->join, 0));
   }
-  auto* p = new Pending{task, sink, &main, ordinal_};
+  auto* p = new Pending{task, sink, &main, ordinal_, error_what};
   main.in_flight.fetch_add(1, std::memory_order_relaxed);
   // cudaStreamAddCallback rather than cudaLaunchHostFunc: it still runs
   // after a device fault, with the error, so a run fails instead of hanging.
@@ -331,6 +352,8 @@ void CUDART_CB CudaDevice::on_stream_done(cudaStream_t, cudaError_t status, void
   if (status != cudaSuccess && t->status.ok())
     t->status = RuntimeError("cuda:", p->ordinal, ": the GPU reported error ", static_cast<int>(status),
                              " while running this task");
+  const int flagged = p->error_what ? *static_cast<volatile int*>(p->slot->error_flag) : 0;
+  if (flagged && t->status.ok()) t->status = OutOfRange(p->error_what);
   p->slot->in_flight.fetch_sub(1, std::memory_order_relaxed);
   CompletionSink* sink = p->sink;
   delete p;

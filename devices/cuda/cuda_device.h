@@ -47,6 +47,8 @@ class StreamSlot {
   std::atomic<int> in_flight{0};     // tasks whose callback has not run
   int64_t last_end_ns = 0;           // only touched by this stream's callbacks
   int index = 0;                     // in the device's slot list
+  int* error_flag = nullptr;         // mapped pinned int (host view), see Launch::error_flag
+  int* error_flag_dev = nullptr;     // the same int as the GPU addresses it
 };
 
 class CudaDevice final : public Device {
@@ -69,6 +71,9 @@ class CudaDevice final : public Device {
   // The compute stream of the task this thread is launching on this device
   // (marked as used), or null outside one. Used by current_launch().
   StreamSlot* launch_slot();
+  // Zeroes `slot`'s error flag in stream order and arms the current task
+  // to fail with `what` if it is set on completion.
+  StatusOr<int*> arm_error_flag(StreamSlot& slot, const char* what);
 
  private:
   struct Scope;
@@ -83,7 +88,7 @@ class CudaDevice final : public Device {
   Status copy_h2d(void* dst, const Tensor& src, cudaStream_t s);
   // Joins the slots in `used` into `main` and registers the completion
   // callback there.
-  Status finish(DeviceTask* task, CompletionSink* sink, StreamSlot& main, uint32_t used);
+  Status finish(DeviceTask* task, CompletionSink* sink, StreamSlot& main, uint32_t used, const char* error_what);
   static void CUDART_CB on_stream_done(cudaStream_t, cudaError_t status, void* pending);
   static void release_device(Buffer* b);
 

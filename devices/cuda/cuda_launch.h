@@ -15,16 +15,24 @@
 namespace sy::cuda {
 
 class StreamSlot;  // one compute or copy stream of a CudaDevice
+class CudaDevice;
 
 struct Launch {
   cudaStream_t stream = nullptr;
   StreamSlot* slot = nullptr;
   int device = 0;  // CUDA ordinal
+  CudaDevice* owner = nullptr;
 
   // Handles bound to `stream`, created on first use. Thread-safety: only
   // the thread holding the launch may use them until compute() returns.
   StatusOr<cublasHandle_t> cublas() const;
   StatusOr<cudnnHandle_t> cudnn() const;
+  // A device int, zeroed in stream order, that the kernel sets non-zero
+  // when its input is bad in a way only the device sees (an out-of-range
+  // index). The task then fails with OutOfRange(`what`) when it completes:
+  // a clear error without synchronising. `what` must outlive the task (a
+  // string literal).
+  StatusOr<int*> error_flag(const char* what) const;
 };
 
 // The launch of the task this thread is executing on a CUDA device.

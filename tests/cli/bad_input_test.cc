@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "devices/cuda/cuda_backend.h"
 #include "tests/cli/cli_test_util.h"
 
 namespace sy {
@@ -435,7 +436,9 @@ TEST_F(BadInputFile, UnknownOption_Exit2) {
 // offending values are graph inputs so that nothing can be caught at load.
 // ---------------------------------------------------------------------------
 
-TEST(RuntimeFault, GatherIndexOutOfRange_Exit1) {
+// On the GPU the index is checked by the kernel itself (no host round
+// trip); the run must still fail cleanly, never return zeros.
+void gather_out_of_range(const std::vector<std::string>& placement) {
   TempDir d;
   onnx::ModelProto m = make_model();
   auto* g = m.mutable_graph();
@@ -446,9 +449,17 @@ TEST(RuntimeFault, GatherIndexOutOfRange_Exit1) {
   write_model(m, d.file("model.onnx"));
   write_npy_f32(d.file("data.npy"), {5}, {1, 2, 3, 4, 5});
   write_npy_i64(d.file("idx.npy"), {2}, {1, 7});
-  expect_clean_failure(run_model(d.file("model.onnx"), {"--input", "data=" + d.file("data.npy"), "--input",
-                                                        "idx=" + d.file("idx.npy")}),
-                       kRuntimeFault, {"out of range", "out-of-range", "out of bounds"});
+  std::vector<std::string> args{"--input", "data=" + d.file("data.npy"), "--input", "idx=" + d.file("idx.npy")};
+  args.insert(args.end(), placement.begin(), placement.end());
+  expect_clean_failure(run_model(d.file("model.onnx"), args), kRuntimeFault,
+                       {"out of range", "out-of-range", "out of bounds"});
+}
+
+TEST(RuntimeFault, GatherIndexOutOfRange_Exit1) { gather_out_of_range({}); }
+
+TEST(RuntimeFault, GatherIndexOutOfRangeOnGpu_Exit1) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason();
+  gather_out_of_range({"--devices", "cuda:0,cpu", "--policy", "gpu"});
 }
 
 TEST(RuntimeFault, ReshapeWithTwoInferredDims_Exit1) {

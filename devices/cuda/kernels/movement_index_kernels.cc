@@ -1,7 +1,8 @@
 // CUDA Gather, GatherElements and Pad. Gather's indices live in device memory
-// and cannot be checked on the host without a synchronisation, so
-// out-of-range indices produce zeros in the output instead of the CPU's
-// OutOfRange error; they never address memory.
+// and cannot be checked on the host without a synchronisation, so the
+// kernels flag an out-of-range index on the device (Launch::error_flag);
+// the task then fails with OutOfRange when it completes, as on the CPU. A
+// bad index never addresses memory.
 #include <cstring>
 
 #include "devices/broadcast.h"
@@ -60,8 +61,9 @@ class GatherKernel final : public Kernel {
     m.inner = inner / f;
     m.axis_dim = x.dim(axis);
     const bool index32 = fits_index32(out->numel() / f, x.numel() / f);
+    ASSIGN_OR_RETURN(int* bad, l.error_flag("Gather: an index is out of range for the gathered axis"));
     CUDA_RETURN_IF_ERROR(launch_gather(out->raw(), x.raw(), ind.raw(), ind.dtype() == DataType::kInt64, unit, index32,
-                                       m, l.stream));
+                                       m, bad, l.stream));
     return OkStatus();
   }
 
@@ -103,8 +105,10 @@ class GatherElementsKernel final : public Kernel {
       m.dims[k] = ind.dim(k);
       m.data_strides[k] = strides[k];
     }
+    ASSIGN_OR_RETURN(int* bad, l.error_flag("GatherElements: an index is out of range for the axis"));
     CUDA_RETURN_IF_ERROR(launch_gather_elements(out->raw(), x.raw(), ind.raw(), ind.dtype() == DataType::kInt64,
-                                                static_cast<int>(dtype_size(x.dtype())), out->numel(), m, l.stream));
+                                                static_cast<int>(dtype_size(x.dtype())), out->numel(), m, bad,
+                                                l.stream));
     return OkStatus();
   }
 

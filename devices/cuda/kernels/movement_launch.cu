@@ -140,7 +140,7 @@ __global__ void slab_kernel(T* __restrict__ big, int64_t n, const __grid_constan
 
 template <typename T, typename Idx, typename I>
 __global__ void gather_kernel(T* __restrict__ dst, const T* __restrict__ src, const Idx* __restrict__ indices,
-                              int64_t n, GatherMeta m) {
+                              int64_t n, GatherMeta m, int* __restrict__ error) {
   const I inner = static_cast<I>(m.inner);
   const I nidx = static_cast<I>(m.nidx);
   const I axis_dim = static_cast<I>(m.axis_dim);
@@ -154,6 +154,7 @@ __global__ void gather_kernel(T* __restrict__ dst, const T* __restrict__ src, co
     if (g < 0) g += m.axis_dim;
     if (g < 0 || g >= m.axis_dim) {
       dst[i] = zero_unit<T>();
+      *error = 1;
     } else {
       dst[i] = src[(o * axis_dim + static_cast<I>(g)) * inner + e];
     }
@@ -163,12 +164,13 @@ __global__ void gather_kernel(T* __restrict__ dst, const T* __restrict__ src, co
 template <typename T, typename Idx>
 __global__ void gather_elements_kernel(T* __restrict__ dst, const T* __restrict__ src,
                                        const Idx* __restrict__ indices, int64_t n,
-                                       const __grid_constant__ GatherElementsMeta m) {
+                                       const __grid_constant__ GatherElementsMeta m, int* __restrict__ error) {
   for (int64_t i = first_index(); i < n; i += grid_step()) {
     int64_t g = static_cast<int64_t>(indices[i]);
     if (g < 0) g += m.axis_dim;
     if (g < 0 || g >= m.axis_dim) {
       dst[i] = zero_unit<T>();
+      *error = 1;
       continue;
     }
     int64_t rem = i, off = 0;
@@ -307,7 +309,7 @@ cudaError_t launch_slab_copy(void* big, const SlabMeta& m, int unit, bool to_par
 }
 
 cudaError_t launch_gather(void* dst, const void* src, const void* indices, bool indices64, int unit, bool index32,
-                          const GatherMeta& m, cudaStream_t stream) {
+                          const GatherMeta& m, int* error, cudaStream_t stream) {
   const int64_t n = m.outer * m.nidx * m.inner;
   if (n <= 0) return cudaSuccess;
   return by_unit(unit, [&](auto tag) {
@@ -317,19 +319,19 @@ cudaError_t launch_gather(void* dst, const void* src, const void* indices, bool 
     const unsigned g = blocks_for(n);
     if (indices64) {
       const auto* ind = static_cast<const int64_t*>(indices);
-      if (index32) gather_kernel<T, int64_t, int32_t><<<g, kBlock, 0, stream>>>(d, s, ind, n, m);
-      else gather_kernel<T, int64_t, int64_t><<<g, kBlock, 0, stream>>>(d, s, ind, n, m);
+      if (index32) gather_kernel<T, int64_t, int32_t><<<g, kBlock, 0, stream>>>(d, s, ind, n, m, error);
+      else gather_kernel<T, int64_t, int64_t><<<g, kBlock, 0, stream>>>(d, s, ind, n, m, error);
     } else {
       const auto* ind = static_cast<const int32_t*>(indices);
-      if (index32) gather_kernel<T, int32_t, int32_t><<<g, kBlock, 0, stream>>>(d, s, ind, n, m);
-      else gather_kernel<T, int32_t, int64_t><<<g, kBlock, 0, stream>>>(d, s, ind, n, m);
+      if (index32) gather_kernel<T, int32_t, int32_t><<<g, kBlock, 0, stream>>>(d, s, ind, n, m, error);
+      else gather_kernel<T, int32_t, int64_t><<<g, kBlock, 0, stream>>>(d, s, ind, n, m, error);
     }
     return cudaGetLastError();
   });
 }
 
 cudaError_t launch_gather_elements(void* dst, const void* src, const void* indices, bool indices64, int unit,
-                                   int64_t n, const GatherElementsMeta& m, cudaStream_t stream) {
+                                   int64_t n, const GatherElementsMeta& m, int* error, cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
   if (m.rank < 1 || m.rank > kMoveMaxRank) return cudaErrorInvalidValue;
   return by_unit(unit, [&](auto tag) {
@@ -338,10 +340,10 @@ cudaError_t launch_gather_elements(void* dst, const void* src, const void* indic
     const T* s = static_cast<const T*>(src);
     if (indices64) {
       gather_elements_kernel<T, int64_t><<<blocks_for(n), kBlock, 0, stream>>>(
-          d, s, static_cast<const int64_t*>(indices), n, m);
+          d, s, static_cast<const int64_t*>(indices), n, m, error);
     } else {
       gather_elements_kernel<T, int32_t><<<blocks_for(n), kBlock, 0, stream>>>(
-          d, s, static_cast<const int32_t*>(indices), n, m);
+          d, s, static_cast<const int32_t*>(indices), n, m, error);
     }
     return cudaGetLastError();
   });

@@ -69,12 +69,14 @@ struct GatherMeta {
   int64_t axis_dim = 0;
 };
 // unit: 1, 2, 4, 8 or 16.
+// An index outside [-axis_dim, axis_dim) sets *error (a device int) and
+// produces zeros; it never addresses memory.
 cudaError_t launch_gather(void* dst, const void* src, const void* indices, bool indices64, int unit, bool index32,
-                          const GatherMeta& m, cudaStream_t stream);
+                          const GatherMeta& m, int* error, cudaStream_t stream);
 
 // GatherElements: out (shape of indices, contiguous) at position p =
 // data[p with the axis coordinate replaced by indices[p]]. Out-of-range
-// indices produce zeros.
+// indices set *error and produce zeros.
 struct GatherElementsMeta {
   int32_t rank = 0;
   int32_t axis = 0;
@@ -83,7 +85,7 @@ struct GatherElementsMeta {
   int64_t data_strides[kMoveMaxRank] = {};  // element strides of data
 };
 cudaError_t launch_gather_elements(void* dst, const void* src, const void* indices, bool indices64, int unit,
-                                   int64_t n, const GatherElementsMeta& m, cudaStream_t stream);
+                                   int64_t n, const GatherElementsMeta& m, int* error, cudaStream_t stream);
 
 // Pad. Modes match tensor_ops::PadMode: 0 constant, 1 reflect, 2 edge, 3 wrap.
 struct PadMeta {
