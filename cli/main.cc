@@ -6,10 +6,11 @@
 
 namespace {
 constexpr const char* kPolicyHelp =
-    "Placement policy: dynamic (default), cpu/single, ort, static-heft, round-robin, random, "
+    "Placement policy: dynamic (default), cpu/single, gpu, ort, static-heft, round-robin, random, "
     "or a path to a policy plugin (.so)";
 constexpr const char* kDevicesHelp =
-    "Devices: cpu (the whole host) or e.g. cpu:0,cpu:1 (the host's cores split into devices with separate memory)";
+    "Devices: cpu (the whole host), e.g. cpu:0,cpu:1 (the host's cores split into devices with separate memory), "
+    "and GPUs, e.g. cpu,cuda:0 (needs a CUDA build; `switchyard devices` lists what is usable)";
 }  // namespace
 
 int main(int argc, char** argv) {
