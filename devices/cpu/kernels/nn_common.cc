@@ -208,6 +208,30 @@ StatusOr<ConvTransposeShape> conv_transpose_shape(const WindowAttrs& a, int64_t 
   return r;
 }
 
+StatusOr<GemmPlan> plan_gemm(const Tensor& a, const Tensor& b, const Tensor* c, bool trans_a, bool trans_b) {
+  if (!a.defined() || !b.defined()) return InvalidArgument("Gemm: missing input");
+  if (a.rank() != 2 || b.rank() != 2)
+    return InvalidArgument("Gemm: A and B must be 2-D, got ", a.describe(), " and ", b.describe());
+  if (a.dtype() != b.dtype()) return InvalidArgument("Gemm: input types differ");
+  GemmPlan p;
+  p.M = trans_a ? a.dim(1) : a.dim(0);
+  p.K = trans_a ? a.dim(0) : a.dim(1);
+  const int64_t k2 = trans_b ? b.dim(1) : b.dim(0);
+  p.N = trans_b ? b.dim(0) : b.dim(1);
+  if (p.K != k2) return InvalidArgument("Gemm: inner dimensions differ: ", a.describe(), " x ", b.describe());
+  if (c) {
+    if (c->dtype() != a.dtype()) return InvalidArgument("Gemm: C type differs from A");
+    if (c->rank() > 2) return InvalidArgument("Gemm: C must have rank <= 2, got ", c->describe());
+    const int64_t cm = c->rank() == 2 ? c->dim(0) : 1;
+    const int64_t cn = c->rank() >= 1 ? c->dim(c->rank() - 1) : 1;
+    if ((cm != 1 && cm != p.M) || (cn != 1 && cn != p.N))
+      return InvalidArgument("Gemm: C ", c->describe(), " does not broadcast to [", p.M, ",", p.N, "]");
+    p.cs_n = cn == 1 ? 0 : 1;
+    p.cs_m = cm == 1 ? 0 : cn;
+  }
+  return p;
+}
+
 StatusOr<MatMulPlan> plan_matmul(const Dims& ad, const Dims& bd, const std::string& op) {
   if (ad.rank() == 0 || bd.rank() == 0)
     return InvalidArgument(op, ": inputs must have rank >= 1, got ", ad.to_string(), " and ", bd.to_string());

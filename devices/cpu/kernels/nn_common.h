@@ -95,6 +95,15 @@ struct MatMulPlan {
 };
 StatusOr<MatMulPlan> plan_matmul(const Dims& a, const Dims& b, const std::string& op);
 
+// Gemm's shapes: Y [M, N] = op(A) [M, K] x op(B) [K, N], and the element
+// strides of the optional C viewed as [M, N] (0 where it broadcasts).
+// Validates ranks, types and C's broadcast. Shared by the CPU and CUDA kernels.
+struct GemmPlan {
+  int64_t M = 0, K = 0, N = 0;
+  int64_t cs_m = 0, cs_n = 0;
+};
+StatusOr<GemmPlan> plan_gemm(const Tensor& a, const Tensor& b, const Tensor* c, bool trans_a, bool trans_b);
+
 // Row-major C = alpha * op(A) * op(B) + beta * C (ta/tb: 'N' or 'T').
 // Large products go to oneDNN's sgemm; small ones run a plain loop, since
 // oneDNN's OpenMP fork/join costs more than the arithmetic there.

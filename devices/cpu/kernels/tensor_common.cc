@@ -70,21 +70,32 @@ void strided_copy_t(T* dst, const T* src, const Dims& dims, const Dims& strides)
 
 }  // namespace
 
-void strided_copy(DataType t, void* dst, const void* src, const Dims& out_dims, const Dims& src_strides) {
-  if (out_dims.numel() == 0) return;
-  // Drop unit dims and merge dims that are contiguous with their inner
-  // neighbour: most transposes and slices collapse to a few long rows.
-  Dims dims, strides;
+void merge_strided_dims(const Dims& out_dims, const Dims& src_strides, Dims* dims, Dims* strides) {
+  dims->clear();
+  strides->clear();
   for (size_t k = 0; k < out_dims.size(); ++k) {
     if (out_dims[k] == 1) continue;
-    if (!dims.empty() && strides.back() == src_strides[k] * out_dims[k]) {
-      dims[dims.size() - 1] *= out_dims[k];
-      strides[strides.size() - 1] = src_strides[k];
+    if (!dims->empty() && strides->back() == src_strides[k] * out_dims[k]) {
+      (*dims)[dims->size() - 1] *= out_dims[k];
+      (*strides)[strides->size() - 1] = src_strides[k];
       continue;
     }
-    dims.push_back(out_dims[k]);
-    strides.push_back(src_strides[k]);
+    dims->push_back(out_dims[k]);
+    strides->push_back(src_strides[k]);
   }
+}
+
+Status check_index_tensor(const Tensor& t, const char* op) {
+  if (!t.defined()) return InvalidArgument(op, ": indices are missing");
+  if (t.dtype() != DataType::kInt32 && t.dtype() != DataType::kInt64)
+    return InvalidArgument(op, ": indices must be int32 or int64, got ", t.describe());
+  return OkStatus();
+}
+
+void strided_copy(DataType t, void* dst, const void* src, const Dims& out_dims, const Dims& src_strides) {
+  if (out_dims.numel() == 0) return;
+  Dims dims, strides;
+  merge_strided_dims(out_dims, src_strides, &dims, &strides);
   if (dims.size() == 1 && strides[0] == 1) {
     copy_elements(t, dst, 0, src, 0, dims[0]);
     return;

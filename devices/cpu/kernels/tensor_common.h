@@ -68,6 +68,13 @@ void fill_elements(DataType t, void* dst, int64_t n, const void* value);
 // src_strides (negative for reversed axes, 0 for broadcast). `src` points at
 // the element for output index 0. Parallel for large outputs.
 void strided_copy(DataType t, void* dst, const void* src, const Dims& out_dims, const Dims& src_strides);
+// The same view with unit dims dropped and each dim merged into its outer
+// neighbour where they are contiguous, so most transposes and slices
+// collapse to a few long rows. Shared by every backend's strided copy.
+void merge_strided_dims(const Dims& out_dims, const Dims& src_strides, Dims* dims, Dims* strides);
+
+// InvalidArgument unless `t` is a present int32 or int64 index tensor.
+Status check_index_tensor(const Tensor& t, const char* op);
 
 // Normalises axis in [-rank, rank) (or [-rank, rank] when inclusive_end).
 StatusOr<int64_t> normalize_axis(int64_t axis, int64_t rank, const char* what, bool inclusive_end = false);

@@ -17,13 +17,6 @@
 namespace sy::tensor_ops {
 namespace {
 
-Status check_index_tensor(const Tensor& t, const char* op) {
-  if (!t.defined()) return InvalidArgument(op, ": indices are missing");
-  if (t.dtype() != DataType::kInt32 && t.dtype() != DataType::kInt64)
-    return InvalidArgument(op, ": indices must be int32 or int64, got ", t.describe());
-  return OkStatus();
-}
-
 inline int64_t index_at(const Tensor& t, int64_t i) {
   return t.dtype() == DataType::kInt64 ? t.data<int64_t>()[i] : t.data<int32_t>()[i];
 }

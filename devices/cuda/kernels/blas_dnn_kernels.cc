@@ -124,28 +124,10 @@ class GemmKernel final : public Kernel {
   Status compute(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
-    if (!a.defined() || !b.defined()) return InvalidArgument("Gemm: missing input");
-    if (a.rank() != 2 || b.rank() != 2)
-      return InvalidArgument("Gemm: A and B must be 2-D, got ", a.describe(), " and ", b.describe());
-    if (a.dtype() != b.dtype()) return InvalidArgument("Gemm: input types differ");
-    ASSIGN_OR_RETURN(GemmTypes gt, gemm_types(a.dtype(), "Gemm"));
-    const int64_t M = trans_a_ ? a.dim(1) : a.dim(0);
-    const int64_t K = trans_a_ ? a.dim(0) : a.dim(1);
-    const int64_t K2 = trans_b_ ? b.dim(1) : b.dim(0);
-    const int64_t N = trans_b_ ? b.dim(0) : b.dim(1);
-    if (K != K2) return InvalidArgument("Gemm: inner dimensions differ: ", a.describe(), " x ", b.describe());
     const Tensor* c = ctx.has_input(2) ? &ctx.input(2) : nullptr;
-    int64_t cs_m = 0, cs_n = 0;  // strides of C viewed as [M, N]
-    if (c) {
-      if (c->dtype() != a.dtype()) return InvalidArgument("Gemm: C type differs from A");
-      if (c->rank() > 2) return InvalidArgument("Gemm: C must have rank <= 2, got ", c->describe());
-      const int64_t cm = c->rank() == 2 ? c->dim(0) : 1;
-      const int64_t cn = c->rank() >= 1 ? c->dim(c->rank() - 1) : 1;
-      if ((cm != 1 && cm != M) || (cn != 1 && cn != N))
-        return InvalidArgument("Gemm: C ", c->describe(), " does not broadcast to [", M, ",", N, "]");
-      cs_n = cn == 1 ? 0 : 1;
-      cs_m = cm == 1 ? 0 : cn;
-    }
+    ASSIGN_OR_RETURN(nn::GemmPlan plan, nn::plan_gemm(a, b, c, trans_a_, trans_b_));
+    const int64_t M = plan.M, K = plan.K, N = plan.N, cs_m = plan.cs_m, cs_n = plan.cs_n;
+    ASSIGN_OR_RETURN(GemmTypes gt, gemm_types(a.dtype(), "Gemm"));
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, a.dtype(), Dims{M, N}));
     if (y->numel() == 0) return OkStatus();
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));

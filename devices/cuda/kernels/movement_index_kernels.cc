@@ -18,13 +18,7 @@ namespace {
 using tensor_ops::kBit1;
 using tensor_ops::kBit2;
 using tensor_ops::kBit3;
-
-Status check_index_tensor(const Tensor& t, const char* op) {
-  if (!t.defined()) return InvalidArgument(op, ": indices are missing");
-  if (t.dtype() != DataType::kInt32 && t.dtype() != DataType::kInt64)
-    return InvalidArgument(op, ": indices must be int32 or int64, got ", t.describe());
-  return OkStatus();
-}
+using tensor_ops::check_index_tensor;
 
 class GatherKernel final : public Kernel {
  public:

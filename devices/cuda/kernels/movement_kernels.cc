@@ -42,19 +42,8 @@ Status copy_view(const Launch& l, DataType dtype, void* dst, const void* src, co
   const int64_t n = out_dims.numel();
   if (n == 0) return OkStatus();
   const size_t es = dtype_size(dtype);
-  // Drop unit dims and merge dims contiguous with their inner neighbour (as
-  // tensor_ops::strided_copy does): most views collapse to a few long rows.
   Dims dims, strides;
-  for (size_t k = 0; k < out_dims.size(); ++k) {
-    if (out_dims[k] == 1) continue;
-    if (!dims.empty() && strides.back() == src_strides[k] * out_dims[k]) {
-      dims[dims.size() - 1] *= out_dims[k];
-      strides[strides.size() - 1] = src_strides[k];
-      continue;
-    }
-    dims.push_back(out_dims[k]);
-    strides.push_back(src_strides[k]);
-  }
+  tensor_ops::merge_strided_dims(out_dims, src_strides, &dims, &strides);
   const size_t r = dims.size();
   if (r == 0 || (r == 1 && strides[0] == 1)) {
     CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src, static_cast<size_t>(n) * es, cudaMemcpyDeviceToDevice, l.stream));

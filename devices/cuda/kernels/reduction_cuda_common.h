@@ -2,6 +2,8 @@
 // (reduction_kernels.cc, sort_scan_kernels.cc, norm_kernels.cc).
 #pragma once
 
+#include <vector>
+
 #include "devices/cpu/kernels/reduction_common.h"
 #include "devices/cuda/kernels/reduction_launch.h"
 #include "devices/kernel_registry.h"
@@ -16,5 +18,19 @@ void register_cuda_norm_kernels(KernelRegistry& r);       // LayerNorm, Instance
 // shape chosen (plan_reduce_launch). Unimplemented when the plan has more
 // alternating groups than the table holds.
 StatusOr<ReduceGroups> to_reduce_groups(const Node& node, const reduce_detail::ReducePlan& p);
+
+// The element types the reduction, sort and scan launchers are
+// instantiated for, and a visitor calling f(T{}) for them (false for others).
+const std::vector<DataType>& cuda_reduce_types();
+template <typename F>
+bool visit_cuda_reduce_type(DataType t, F&& f) {
+  switch (t) {
+    case DataType::kFloat: f(float{}); return true;
+    case DataType::kDouble: f(double{}); return true;
+    case DataType::kInt32: f(int32_t{}); return true;
+    case DataType::kInt64: f(int64_t{}); return true;
+    default: return false;
+  }
+}
 
 }  // namespace sy::cuda

@@ -29,23 +29,6 @@ ReduceOp reduce_op_of(const std::string& op) {
   return ReduceOp::kSumSquare;
 }
 
-// The element types the CUDA launchers are instantiated for.
-template <typename F>
-bool visit_cuda_reduce_type(DataType t, F&& f) {
-  switch (t) {
-    case DataType::kFloat: f(float{}); return true;
-    case DataType::kDouble: f(double{}); return true;
-    case DataType::kInt32: f(int32_t{}); return true;
-    case DataType::kInt64: f(int64_t{}); return true;
-    default: return false;
-  }
-}
-
-const std::vector<DataType>& cuda_reduce_types() {
-  static const std::vector<DataType> k{DataType::kFloat, DataType::kDouble, DataType::kInt32, DataType::kInt64};
-  return k;
-}
-
 class ReduceKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
@@ -122,6 +105,11 @@ class ArgKernel final : public Kernel {
 }  // namespace
 
 // The innermost (stride-1) group goes back at the end of its list.
+const std::vector<DataType>& cuda_reduce_types() {
+  static const std::vector<DataType> k{DataType::kFloat, DataType::kDouble, DataType::kInt32, DataType::kInt64};
+  return k;
+}
+
 StatusOr<ReduceGroups> to_reduce_groups(const Node& node, const reduce_detail::ReducePlan& p) {
   std::vector<reduce_detail::ReducePlan::Group> kept = p.kept, red = p.reduced;
   (p.inner_reduced ? red : kept).push_back({p.inner, 1});

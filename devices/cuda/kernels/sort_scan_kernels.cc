@@ -14,22 +14,6 @@ namespace {
 
 using namespace reduce_detail;
 
-template <typename F>
-bool visit_sort_scan_type(DataType t, F&& f) {
-  switch (t) {
-    case DataType::kFloat: f(float{}); return true;
-    case DataType::kDouble: f(double{}); return true;
-    case DataType::kInt32: f(int32_t{}); return true;
-    case DataType::kInt64: f(int64_t{}); return true;
-    default: return false;
-  }
-}
-
-const std::vector<DataType>& sort_scan_types() {
-  static const std::vector<DataType> k{DataType::kFloat, DataType::kDouble, DataType::kInt32, DataType::kInt64};
-  return k;
-}
-
 class TopKKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
@@ -60,7 +44,7 @@ class TopKKernel final : public Kernel {
                            x.describe());
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     Status st;
-    bool ok = visit_sort_scan_type(x.dtype(), [&](auto tag) {
+    bool ok = visit_cuda_reduce_type(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       st = run<T>(ctx, l, x.data<T>(), values->data<T>(), indices, m);
     });
@@ -104,7 +88,7 @@ class CumSumKernel final : public Kernel {
     m.exclusive = exclusive_;
     m.reverse = reverse_;
     cudaError_t err = cudaSuccess;
-    bool ok = visit_sort_scan_type(x.dtype(), [&](auto tag) {
+    bool ok = visit_cuda_reduce_type(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       err = launch_cumsum<T>(x.data<T>(), y->data<T>(), m, l.stream);
     });
@@ -121,9 +105,9 @@ class CumSumKernel final : public Kernel {
 }  // namespace
 
 void register_cuda_sort_scan_kernels(KernelRegistry& r) {
-  add_cuda_kernel<TopKKernel>(r, "TopK", 1, sort_scan_types(), 0, 9);
-  add_cuda_kernel<TopKKernel>(r, "TopK", 10, sort_scan_types(), /*K*/ uint64_t{1} << 1);
-  add_cuda_kernel<CumSumKernel>(r, "CumSum", 11, sort_scan_types(), /*axis*/ uint64_t{1} << 1);
+  add_cuda_kernel<TopKKernel>(r, "TopK", 1, cuda_reduce_types(), 0, 9);
+  add_cuda_kernel<TopKKernel>(r, "TopK", 10, cuda_reduce_types(), /*K*/ uint64_t{1} << 1);
+  add_cuda_kernel<CumSumKernel>(r, "CumSum", 11, cuda_reduce_types(), /*axis*/ uint64_t{1} << 1);
 }
 
 }  // namespace sy::cuda
