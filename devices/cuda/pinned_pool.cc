@@ -36,8 +36,6 @@ StatusOr<void*> PinnedPool::take(size_t bytes, int* size_class) {
   }
   void* p = nullptr;
   CUDA_RETURN_IF_ERROR(cudaHostAlloc(&p, class_bytes(c), cudaHostAllocPortable));
-  std::lock_guard<std::mutex> lock(mu_);
-  reserved_ += class_bytes(c);
   return p;
 }
 
@@ -65,10 +63,5 @@ void PinnedPool::release(Buffer* b) {
 }
 
 bool PinnedPool::owns(const Buffer* b) { return b && b->release == &PinnedPool::release; }
-
-uint64_t PinnedPool::bytes_reserved() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return reserved_;
-}
 
 }  // namespace sy::cuda

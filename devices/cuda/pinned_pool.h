@@ -34,15 +34,13 @@ class PinnedPool {
 
   // True if `b` was made by this pool (its memory is page-locked).
   static bool owns(const Buffer* b);
-  uint64_t bytes_reserved() const;
 
  private:
   PinnedPool() = default;
   static void release(Buffer* b);
 
-  mutable std::mutex mu_;
+  std::mutex mu_;
   std::vector<std::vector<void*>> free_;  // per size class
-  uint64_t reserved_ = 0;
 };
 
 }  // namespace sy::cuda
