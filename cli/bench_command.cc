@@ -11,6 +11,7 @@
 #include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -18,6 +19,7 @@
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/random_inputs.h"
+#include "executor/makespan_bound.h"
 #include "executor/session.h"
 #include "ir/onnx_loader.h"
 
@@ -107,6 +109,9 @@ struct Row {
   // Median |predicted - measured| / measured of the session's cost model
   // over its recent kernels; NaN when it made no prediction.
   double prediction_error = NAN;
+  // Simulation only: the lower bound of the last run's executed DAG, and
+  // that run's makespan over it.
+  double bound_ms = NAN, over_bound = NAN;
 };
 
 std::string placement_str(const Row& r) {
@@ -124,28 +129,6 @@ struct Loaded {
   std::map<std::string, RuntimeValue> inputs;
 };
 
-// Expands folders to their *.onnx files (sorted); keeps files as given.
-StatusOr<std::vector<std::string>> expand_models(const std::vector<std::string>& args) {
-  std::vector<std::string> out;
-  for (const std::string& a : args) {
-    std::error_code ec;
-    if (fs::is_directory(a, ec)) {
-      std::vector<std::string> found;
-      for (const auto& e : fs::directory_iterator(a, ec))
-        if (e.is_regular_file() && e.path().extension() == ".onnx") found.push_back(e.path().string());
-      if (ec) return InvalidArgument("cannot list folder '", a, "': ", ec.message());
-      if (found.empty()) return InvalidArgument("folder '", a, "' has no .onnx files");
-      std::sort(found.begin(), found.end());
-      out.insert(out.end(), found.begin(), found.end());
-    } else if (fs::exists(a, ec)) {
-      out.push_back(a);
-    } else {
-      return NotFound("model '", a, "' not found");
-    }
-  }
-  return out;
-}
-
 // Warm-up and timed runs of one (model, policy); fills the row's figures.
 Status bench_one(const Session& s, const Loaded& m, const BenchArgs& a, ProgressBar& bar, Row& row) {
   const std::string label = m.name + "/" + row.policy;
@@ -161,9 +144,14 @@ Status bench_one(const Session& s, const Loaded& m, const BenchArgs& a, Progress
   std::atomic<bool> failed{false};
   std::mutex err_mu;
   Status err;
+  // Simulated runs are serial (threads == 1), so the last one is known.
+  std::optional<MakespanBound> bound;
+  if (s.simulator()) bound.emplace(MakespanBound::for_simulator(*s.simulator()));
   auto worker = [&] {
     for (int i = next.fetch_add(1); i < a.runs && !failed.load(); i = next.fetch_add(1)) {
-      auto r = s.run(m.inputs);
+      RunOptions ro;
+      if (bound && i + 1 == a.runs) ro.observer = &*bound;
+      auto r = s.run(m.inputs, ro);
       if (!r.ok()) {
         std::lock_guard<std::mutex> l(err_mu);
         if (err.ok()) err = r.status().with_context("run " + std::to_string(i + 1));
@@ -192,6 +180,12 @@ Status bench_one(const Session& s, const Loaded& m, const BenchArgs& a, Progress
   row.p50 = percentile(lat, 50);
   row.p95 = percentile(lat, 95);
   for (double x : lat) row.mean += x / n;
+  if (bound) {
+    // Virtual time: the wall clock measures the simulator, not the machine.
+    row.wall_s = row.mean * n / 1e3;
+    row.bound_ms = bound->result().bound_us() / 1e3;
+    if (row.bound_ms > 0) row.over_bound = lat.back() / row.bound_ms;
+  }
   row.throughput = row.wall_s > 0 ? n / row.wall_s : 0;
   for (Device* d : s.devices()) row.device_names.push_back(d->id().to_string());
   row.nodes_per_device.assign(row.device_names.size(), 0);
@@ -213,13 +207,17 @@ Status bench_one(const Session& s, const Loaded& m, const BenchArgs& a, Progress
   return OkStatus();
 }
 
-void print_table(const std::vector<Row>& rows) {
-  const std::vector<std::string> head = {"model", "policy", "p50 ms", "p95 ms", "mean ms", "runs/s",
-                                         "speed-up", "bytes/run", "copies/run", "pred err", "placement (nodes/run)"};
+void print_table(const std::vector<Row>& rows, bool simulated) {
+  std::vector<std::string> head = {"model", "policy", "p50 ms", "p95 ms", "mean ms", "runs/s",
+                                   "speed-up", "bytes/run", "copies/run", "pred err", "placement (nodes/run)"};
+  // Simulation adds the lower bound and the makespan over it, before the
+  // placement.
+  if (simulated) head.insert(head.end() - 1, {"bound ms", "x bound"});
   std::vector<std::vector<std::string>> cells;
   for (const Row& r : rows) {
     if (!r.ok) {
-      cells.push_back({r.model, r.policy, "failed", "-", "-", "-", "-", "-", "-", "-", "-"});
+      cells.push_back({r.model, r.policy, "failed"});
+      cells.back().resize(head.size(), "-");
       continue;
     }
     // Four significant digits: models range from microseconds to seconds.
@@ -227,6 +225,9 @@ void print_table(const std::vector<Row>& rows) {
                      fmt("%.1f", r.throughput), std::isnan(r.speedup) ? "-" : fmt("%.2f", r.speedup),
                      fmt("%.0f", r.bytes_per_run), fmt("%.1f", r.copies_per_run),
                      std::isnan(r.prediction_error) ? "-" : fmt("%.0f%%", 100 * r.prediction_error), placement_str(r)});
+    if (simulated)
+      cells.back().insert(cells.back().end() - 1, {std::isnan(r.bound_ms) ? "-" : fmt("%.4g", r.bound_ms),
+                                                   std::isnan(r.over_bound) ? "-" : fmt("%.2f", r.over_bound)});
   }
   std::vector<size_t> w(head.size());
   for (size_t c = 0; c < head.size(); ++c) {
@@ -264,10 +265,9 @@ int cmd_bench(const BenchArgs& a) {
     auto made = PolicyRegistry::builtin().create(p, po);
     if (!made.ok()) return report_error(made.status().message(), kExitBadInput);
   }
-  {
-    auto devs = create_devices(a.devices);
-    if (!devs.ok()) return report_error("--devices '" + a.devices + "': " + devs.status().message(), kExitBadInput);
-  }
+  if (Status st = check_devices(a.devices, a.simulate); !st.ok()) return report_error(st.message(), kExitBadInput);
+  if (!a.simulate.empty() && a.concurrency > 1)
+    return report_error("--concurrency must be 1 with --simulate: a simulated machine has one timeline", kExitBadInput);
   auto parsed_dims = parse_dims(a.dims);
   if (!parsed_dims.ok()) return report_error(parsed_dims.status().message(), kExitBadInput);
   const std::map<std::string, int64_t> dims = std::move(parsed_dims).value();
@@ -303,10 +303,14 @@ int cmd_bench(const BenchArgs& a) {
     models.push_back(std::move(m));
   }
 
-  std::string baseline;
-  for (const std::string& p : policies)
+  std::string baseline, static_list;
+  for (const std::string& p : policies) {
     if (baseline.empty() && is_static_baseline(p)) baseline = p;
+    if (is_static_baseline(p)) static_list += (static_list.empty() ? "" : ",") + p;
+  }
   if (baseline.empty()) baseline = policies.front();
+  if (static_list.empty()) static_list = "none";
+  const bool simulated = !a.simulate.empty();
 
   ProgressBar bar(static_cast<int64_t>(models.size() * policies.size()) * (a.warmup + a.runs));
   std::vector<Row> rows;
@@ -322,6 +326,7 @@ int cmd_bench(const BenchArgs& a) {
       opts.policy = p;
       opts.policy_options.seed = a.seed;
       opts.devices = a.devices;
+      opts.simulate = a.simulate;
       opts.profile = a.profile;
       auto session = Session::create(m.model, opts);
       if (!session.ok()) {
@@ -342,18 +347,31 @@ int cmd_bench(const BenchArgs& a) {
       }
       rows.push_back(std::move(row));
     }
+    // Real timings: the first static policy listed (picking the best of
+    // noisy figures would flatter the baseline). Simulated: the best static
+    // policy, since the figures are exact.
     const Row* base = nullptr;
-    for (size_t i = first; i < rows.size(); ++i)
-      if (rows[i].policy == baseline && rows[i].ok) base = &rows[i];
+    for (size_t i = first; i < rows.size(); ++i) {
+      const Row& r = rows[i];
+      if (!r.ok) continue;
+      if (simulated ? is_static_baseline(r.policy) && (!base || r.mean < base->mean) : r.policy == baseline) base = &r;
+    }
     for (size_t i = first; i < rows.size(); ++i)
       if (base && rows[i].ok && rows[i].mean > 0) rows[i].speedup = base->mean / rows[i].mean;
   }
   bar.finish();
 
-  print_table(rows);
-  std::printf("devices %s; %d runs after %d warm-up, concurrency %d, seed %llu; speed-up = mean of '%s' / mean\n",
-              a.devices.c_str(), a.runs, a.warmup, std::min(a.concurrency, a.runs),
-              static_cast<unsigned long long>(a.seed), baseline.c_str());
+  print_table(rows, simulated);
+  if (simulated) {
+    std::printf("simulated %s; virtual time; %d runs after %d warm-up, seed %llu; speed-up = mean of the best static "
+                "policy listed (%s) / mean; bound = lower bound on the last run's executed DAG, x bound = that run's "
+                "makespan / bound\n",
+                a.simulate.c_str(), a.runs, a.warmup, static_cast<unsigned long long>(a.seed), static_list.c_str());
+  } else {
+    std::printf("devices %s; %d runs after %d warm-up, concurrency %d, seed %llu; speed-up = mean of '%s' / mean\n",
+                a.devices.c_str(), a.runs, a.warmup, std::min(a.concurrency, a.runs),
+                static_cast<unsigned long long>(a.seed), baseline.c_str());
+  }
 
   if (!a.json.empty()) {
     nlohmann::json jr = nlohmann::json::array();
@@ -371,6 +389,8 @@ int cmd_bench(const BenchArgs& a) {
                   {"throughput_rps", r.throughput},
                   {"wall_s", r.wall_s},
                   {"speedup", std::isnan(r.speedup) ? nlohmann::json(nullptr) : nlohmann::json(r.speedup)},
+                  {"bound_ms", std::isnan(r.bound_ms) ? nlohmann::json(nullptr) : nlohmann::json(r.bound_ms)},
+                  {"makespan_over_bound", std::isnan(r.over_bound) ? nlohmann::json(nullptr) : nlohmann::json(r.over_bound)},
                   {"bytes_copied_per_run", r.bytes_per_run},
                   {"copies_per_run", r.copies_per_run},
                   {"control_nodes_per_run", r.control_nodes_per_run},
@@ -380,7 +400,10 @@ int cmd_bench(const BenchArgs& a) {
       }
       jr.push_back(std::move(j));
     }
-    nlohmann::json doc = {{"devices", a.devices}, {"policies", policies}, {"baseline", baseline},
+    nlohmann::json doc = {{"devices", simulated ? nlohmann::json(nullptr) : nlohmann::json(a.devices)},
+                          {"simulate", simulated ? nlohmann::json(a.simulate) : nlohmann::json(nullptr)},
+                          {"policies", policies},
+                          {"baseline", simulated ? "best static" : baseline},
                           {"runs", a.runs},       {"warmup", a.warmup},   {"concurrency", std::min(a.concurrency, a.runs)},
                           {"seed", a.seed},       {"profile", a.profile}, {"rows", std::move(jr)}};
     std::ofstream out(a.json);

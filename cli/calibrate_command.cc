@@ -19,9 +19,11 @@
 #include <map>
 #include <random>
 
+#include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/measure_links.h"
 #include "cli/random_inputs.h"
+#include "cli/sim_profile_writer.h"
 #include "executor/session.h"
 #include "ir/onnx_loader.h"
 #include "onnx/onnx_pb.h"
@@ -221,6 +223,7 @@ class Recorder final : public RunObserver {
     auto it = entries_.find({n, device});
     return it == entries_.end() ? nullptr : &it->second;
   }
+  const std::map<std::pair<const Node*, int>, Entry>& entries() const { return entries_; }
   std::vector<double> held_out_errors() const {
     std::vector<double> all;
     for (const auto& [k, e] : entries_) all.insert(all.end(), e.held_out_rel_err.begin(), e.held_out_rel_err.end());
@@ -239,6 +242,128 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// A chain of kChainNodes one-element Neg nodes: nearly all of its run time
+// is the runtime's own cost per node (placement, dispatch, completion),
+// which a simulation profile charges as launch_us.
+constexpr int kChainNodes = 200;
+
+onnx::ModelProto chain_model() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* op = m.add_opset_import();
+  op->set_domain("");
+  op->set_version(17);
+  auto* g = m.mutable_graph();
+  g->set_name("calibrate_overhead");
+  auto value = [](onnx::ValueInfoProto* v, const std::string& name) {
+    v->set_name(name);
+    auto* tt = v->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(onnx::TensorProto::FLOAT);
+    tt->mutable_shape()->add_dim()->set_dim_value(1);
+  };
+  value(g->add_input(), "x0");
+  for (int i = 0; i < kChainNodes; ++i) {
+    auto* n = g->add_node();
+    n->set_op_type("Neg");
+    n->add_input(str_cat("x", i));
+    n->add_output(str_cat("x", i + 1));
+  }
+  value(g->add_output(), str_cat("x", kChainNodes));
+  return m;
+}
+
+// Sums the kernel times of a run.
+class KernelTime final : public RunObserver {
+ public:
+  void on_kernel(const KernelEvent& e) override { ns += e.end_ns - e.start_ns; }
+  int64_t ns = 0;
+};
+
+// Per device: the median over `reps` runs of (run latency - kernel time) /
+// nodes, with every node pinned to the device.
+StatusOr<std::vector<double>> measure_overhead_us(const std::string& devices, int reps) {
+  onnx::ModelProto proto = chain_model();
+  auto loaded = OnnxLoader().load_proto(proto, "<overhead model>", "");
+  if (!loaded.ok()) return loaded.status();
+  std::shared_ptr<const Model> model(std::move(loaded).value());
+  auto pin = std::make_shared<PinPolicy>();
+  SessionOptions opts;
+  opts.devices = devices;
+  opts.custom_policy = pin;
+  ASSIGN_OR_RETURN(std::unique_ptr<Session> s, Session::create(model, opts));
+  ASSIGN_OR_RETURN(Tensor x, Tensor::host(DataType::kFloat, Dims{1}));
+  x.data<float>()[0] = 1;
+  const std::map<std::string, RuntimeValue> inputs = {{"x0", RuntimeValue(x)}};
+  std::vector<double> out;
+  for (size_t d = 0; d < s->devices().size(); ++d) {
+    pin->pin(static_cast<int>(d));
+    std::vector<double> per_node;
+    for (int r = 0; r < reps + 3; ++r) {
+      KernelTime kt;
+      RunOptions ro;
+      ro.observer = &kt;
+      ASSIGN_OR_RETURN(RunResult res, s->run(inputs, ro));
+      if (r >= 3) per_node.push_back(std::max<double>(0, static_cast<double>(res.latency_ns - kt.ns)) / 1e3 / kChainNodes);
+    }
+    out.push_back(median(per_node));
+  }
+  return out;
+}
+
+std::string op_key(const Node& n) {
+  return n.domain.empty() || n.domain == "ai.onnx" ? n.op_type : n.domain + "::" + n.op_type;
+}
+
+// Kernel times by (op, device, work) from whole-model runs.
+class ModelRecorder final : public RunObserver {
+ public:
+  void on_kernel(const KernelEvent& e) override {
+    if (record) times_[{op_key(*e.node), e.device_index, e.work}].push_back(static_cast<double>(e.end_ns - e.start_ns) / 1e3);
+  }
+  void append_to(std::vector<MeasuredKernel>& out) const {
+    for (const auto& [k, us] : times_) out.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), median(us)});
+  }
+  bool record = false;
+
+ private:
+  std::map<std::tuple<std::string, int, double>, std::vector<double>> times_;
+};
+
+// Runs each model with each device pinned in turn, on the random inputs
+// `bench` draws with the same seed, and records every kernel's time at the
+// shapes the model really has: shape effects that the work size alone
+// misses (a 32x32x32 MatMul is slower here than a 1x192x1024 one).
+Status measure_models(const std::vector<std::string>& paths, const std::string& devices, int reps,
+                      std::vector<MeasuredKernel>& out, bool quiet) {
+  auto pin = std::make_shared<PinPolicy>();
+  ModelRecorder rec;
+  RunOptions ro;
+  ro.observer = &rec;
+  for (const std::string& path : paths) {
+    auto loaded = OnnxLoader().load_file(path);
+    if (!loaded.ok()) return loaded.status();
+    std::shared_ptr<const Model> model(std::move(loaded).value());
+    SessionOptions opts;
+    opts.devices = devices;
+    opts.custom_policy = pin;
+    opts.learn_costs = true;  // so the run loop computes each kernel's work size
+    ASSIGN_OR_RETURN(std::unique_ptr<Session> s, Session::create(model, opts));
+    std::mt19937_64 rng(0);
+    ASSIGN_OR_RETURN(auto inputs, random_inputs(*model->graph, {}, rng));
+    for (size_t d = 0; d < s->devices().size(); ++d) {
+      if (!quiet) std::fprintf(stderr, "calibrating %s on %s: %d runs\n", path.c_str(), s->devices()[d]->id().to_string().c_str(), reps);
+      pin->pin(static_cast<int>(d));
+      for (int r = 0; r < reps + 2; ++r) {
+        rec.record = r >= 2;
+        auto res = s->run(inputs, ro);
+        if (!res.ok()) return res.status().with_context(path);
+      }
+    }
+  }
+  rec.append_to(out);
+  return OkStatus();
+}
+
 }  // namespace
 
 int cmd_calibrate(const CalibrateArgs& a) {
@@ -246,10 +371,19 @@ int cmd_calibrate(const CalibrateArgs& a) {
   auto devs = create_devices(a.devices);
   if (!devs.ok()) return report_error("--devices '" + a.devices + "': " + devs.status().message(), kExitBadInput);
   devs->clear();  // the session creates its own
-  const fs::path out_dir = fs::path(a.out).parent_path();
-  std::error_code ec;
-  if (!out_dir.empty() && !fs::is_directory(out_dir, ec))
-    return report_error("cannot write '" + a.out + "': folder '" + out_dir.string() + "' does not exist", kExitBadInput);
+  std::vector<std::string> model_paths;
+  if (!a.models.empty()) {
+    if (a.sim.empty()) return report_error("--models needs --sim: model kernels go into the simulation profile", kExitBadInput);
+    auto paths = expand_models(a.models);
+    if (!paths.ok()) return report_error(paths.status().message(), kExitBadInput);
+    model_paths = std::move(paths).value();
+  }
+  for (const std::string& file : {a.out, a.sim}) {
+    const fs::path out_dir = fs::path(file).parent_path();
+    std::error_code ec;
+    if (!file.empty() && !out_dir.empty() && !fs::is_directory(out_dir, ec))
+      return report_error("cannot write '" + file + "': folder '" + out_dir.string() + "' does not exist", kExitBadInput);
+  }
 
   const int warmup = a.quick ? 1 : 2;
   const int reps = a.reps > 0 ? a.reps : (a.quick ? 3 : 10);
@@ -305,6 +439,31 @@ int cmd_calibrate(const CalibrateArgs& a) {
   }
   cost.set_topology(topo);
   if (Status st = cost.save(a.out); !st.ok()) return report_error(st.message(), kExitBadInput);
+
+  if (!a.sim.empty()) {
+    MeasuredMachine mm;
+    mm.devices = devices;
+    mm.links = *links;
+    auto overhead = measure_overhead_us(a.devices, reps);
+    if (!overhead.ok()) return report_error("overhead runs: " + overhead.status().message(), kExitFailed);
+    mm.launch_us = std::move(overhead).value();
+    for (const auto& [key, e] : rec.entries())
+      if (!e.learned_us.empty()) mm.kernels.push_back({op_key(*key.first), key.second, e.work, median(e.learned_us)});
+    if (Status st = measure_models(model_paths, a.devices, reps, mm.kernels, a.quiet); !st.ok())
+      return report_error("calibrating on models: " + st.message(), kExitFailed);
+    mm.source = "measured by 'switchyard calibrate --devices " + a.devices + (a.quick ? " --quick" : "") +
+                "': kernel medians over " + std::to_string(reps) + " runs per device, each device alone; links by "
+                "timed copies; launch_us = run time per node beyond the kernel, from a chain of " +
+                std::to_string(kChainNodes) + " one-element nodes" +
+                (model_paths.empty() ? std::string() : "; plus every kernel of the models given with --models, "
+                                                       "pinned to each device in turn, on bench's seed-0 inputs");
+    if (Status st = write_sim_profile(a.sim, mm); !st.ok()) return report_error(st.message(), kExitBadInput);
+    if (!a.quiet) {
+      for (size_t d = 0; d < devices.size(); ++d)
+        std::printf("runtime overhead on %s: %.2f us per node\n", devices[d]->id().to_string().c_str(), mm.launch_us[d]);
+      std::printf("wrote simulation profile %s\n", a.sim.c_str());
+    }
+  }
 
   if (!a.quiet) {
     std::printf("%-10s %-24s %-7s %12s %12s %8s\n", "op", "size", "device", "median us", "predicted us", "samples");

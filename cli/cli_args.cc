@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+
+#include "devices/sim/sim_profile.h"
+#include "executor/session.h"
 
 namespace sy {
 
@@ -18,6 +22,35 @@ StatusOr<std::map<std::string, int64_t>> parse_dims(const std::vector<std::strin
     dims[k] = x;
   }
   return dims;
+}
+
+Status check_devices(const std::string& devices, const std::string& simulate) {
+  if (!simulate.empty()) return load_sim_profile(simulate).status();
+  auto d = create_devices(devices);
+  if (!d.ok()) return InvalidArgument("--devices '", devices, "': ", d.status().message());
+  return OkStatus();
+}
+
+// Expands folders to their *.onnx files (sorted); keeps files as given.
+StatusOr<std::vector<std::string>> expand_models(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const std::string& a : args) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(a, ec)) {
+      std::vector<std::string> found;
+      for (const auto& e : std::filesystem::directory_iterator(a, ec))
+        if (e.is_regular_file() && e.path().extension() == ".onnx") found.push_back(e.path().string());
+      if (ec) return InvalidArgument("cannot list folder '", a, "': ", ec.message());
+      if (found.empty()) return InvalidArgument("folder '", a, "' has no .onnx files");
+      std::sort(found.begin(), found.end());
+      out.insert(out.end(), found.begin(), found.end());
+    } else if (std::filesystem::exists(a, ec)) {
+      out.push_back(a);
+    } else {
+      return NotFound("model '", a, "' not found");
+    }
+  }
+  return out;
 }
 
 double percentile(std::vector<double> v, double p) {

@@ -1,5 +1,6 @@
-// Small pieces shared by several subcommands: parsing `--dim NAME=VALUE`
-// and the latency percentile that `run --report` and `bench` both print.
+// Small pieces shared by several subcommands: parsing `--dim NAME=VALUE`,
+// checking the device list or simulation profile, and the latency
+// percentile that `run --report` and `bench` both print.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,14 @@ namespace sy {
 // Parses repeated `--dim NAME=VALUE` options into NAME -> VALUE. VALUE must
 // be a non-negative integer; the error names the offending option.
 StatusOr<std::map<std::string, int64_t>> parse_dims(const std::vector<std::string>& specs);
+
+// Checks a device list (`--devices`) or, when `simulate` is set, the
+// simulation profile that replaces it; the error is ready to print.
+Status check_devices(const std::string& devices, const std::string& simulate);
+
+// Expands folders to their *.onnx files (sorted); keeps files as given.
+// NotFound for a missing path, InvalidArgument for a folder without models.
+StatusOr<std::vector<std::string>> expand_models(const std::vector<std::string>& args);
 
 // Nearest-rank percentile `p` (0..100) of `v`; 0 for an empty vector.
 double percentile(std::vector<double> v, double p);

@@ -23,6 +23,7 @@ struct RunArgs {
   std::string profile;    // cost profile to load and save
   std::string policy = "dynamic";
   std::string devices = "cpu";
+  std::string simulate;   // simulation profile: run on that machine in virtual time
   int runs = 1;
   bool random_inputs = false;
   uint64_t seed = 0;
@@ -38,6 +39,7 @@ struct ConformanceArgs {
   std::string min_share;   // "DEVICE=FRACTION": fail unless that share of nodes ran there
   std::string policy = "dynamic";
   std::string devices = "cpu";
+  std::string simulate;
   uint64_t seed = 0;
   int jobs = 0;
   int timeout_s = 120;
@@ -52,6 +54,8 @@ struct DevicesArgs {
 
 struct CalibrateArgs {
   std::string out;
+  std::string sim;  // also write a simulation profile of these devices
+  std::vector<std::string> models;  // also time these models' kernels for it
   std::string devices = "cpu:0,cpu:1";
   bool quick = false;
   int reps = 0;  // timed runs per device; 0 = 10, or 3 with --quick
@@ -62,6 +66,7 @@ struct BenchArgs {
   std::vector<std::string> models;  // files or folders of *.onnx
   std::string policies = "dynamic,ort,static-heft,cpu";
   std::string devices = "cpu:0,cpu:1";
+  std::string simulate;
   std::vector<std::string> dims;  // NAME=VALUE
   std::string json;
   std::string profile;
@@ -73,8 +78,16 @@ struct BenchArgs {
 
 int cmd_run(const RunArgs& args);
 int cmd_info(const std::string& model);
-int cmd_test(const std::string& case_dir, const std::string& policy, const std::string& devices, uint64_t seed,
-             bool machine);
+struct TestArgs {
+  std::string case_dir;
+  std::string policy = "dynamic";
+  std::string devices = "cpu";
+  std::string simulate;
+  uint64_t seed = 0;
+  bool machine = false;
+};
+
+int cmd_test(const TestArgs& args);
 int cmd_conformance(const ConformanceArgs& args, const std::string& self_exe);
 int cmd_devices(const DevicesArgs& args);
 int cmd_calibrate(const CalibrateArgs& args);

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/cli_args.h"
 #include "cli/case_runner.h"
 #include "cli/commands.h"
 #include "placer/policy_registry.h"
@@ -28,18 +29,19 @@ extern char** environ;
 namespace sy {
 namespace fs = std::filesystem;
 
-int cmd_test(const std::string& dir, const std::string& policy, const std::string& devices, uint64_t seed,
-             bool machine) {
+int cmd_test(const TestArgs& a) {
+  const std::string& dir = a.case_dir;
   std::error_code ec;
   if (!fs::is_regular_file(fs::path(dir) / "model.onnx", ec))
     return report_error(dir + ": not a test case folder (no model.onnx)", kExitBadInput);
   SessionOptions opts;
-  opts.policy = policy;
-  opts.devices = devices;
-  opts.policy_options.seed = seed;
+  opts.policy = a.policy;
+  opts.devices = a.devices;
+  opts.simulate = a.simulate;
+  opts.policy_options.seed = a.seed;
   CaseResult r = run_test_case(dir, opts, Tolerance{});
   const char* word = r.outcome == CaseResult::Outcome::kPass ? "PASS" : (r.outcome == CaseResult::Outcome::kFail ? "FAIL" : "ERROR");
-  if (machine) {
+  if (a.machine) {
     std::string ops, placed;
     for (const auto& o : r.ops) ops += (ops.empty() ? "" : ",") + o;
     for (const auto& [dev, n] : r.placed) placed += (placed.empty() ? "" : ",") + dev + "=" + std::to_string(n);
@@ -201,7 +203,7 @@ int cmd_conformance(const ConformanceArgs& a, const std::string& self) {
   if (cases.empty()) return report_error("no test cases under " + a.root + " match", kExitBadInput);
 
   // Check the policy and devices once, rather than failing every case.
-  if (auto d = create_devices(a.devices); !d.ok()) return report_error(d.status().message(), kExitBadInput);
+  if (Status st = check_devices(a.devices, a.simulate); !st.ok()) return report_error(st.message(), kExitBadInput);
   if (auto p = PolicyRegistry::builtin().create(a.policy, {a.seed}); !p.ok())
     return report_error(p.status().message(), kExitBadInput);
   std::string share_device;
@@ -234,9 +236,10 @@ int cmd_conformance(const ConformanceArgs& a, const std::string& self) {
       if (auto it = exclusions.find(cases[i]); it != exclusions.end()) {
         r = {"SKIP", it->second, {}, 0};
       } else {
-        r = run_child(exe, {"test", (fs::path(a.root) / cases[i]).string(), "--machine", "--policy", a.policy,
-                            "--devices", a.devices, "--seed", std::to_string(a.seed)},
-                      a.timeout_s);
+        std::vector<std::string> args = {"test", (fs::path(a.root) / cases[i]).string(), "--machine", "--policy",
+                                         a.policy, "--seed", std::to_string(a.seed)};
+        args.insert(args.end(), {a.simulate.empty() ? "--devices" : "--simulate", a.simulate.empty() ? a.devices : a.simulate});
+        r = run_child(exe, args, a.timeout_s);
       }
       std::lock_guard<std::mutex> lock(print_mu);
       if (r.status != "PASS" && r.status != "SKIP") std::cout << r.status << " " << cases[i] << ": " << r.reason << "\n";

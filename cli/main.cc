@@ -11,6 +11,15 @@ constexpr const char* kPolicyHelp =
 constexpr const char* kDevicesHelp =
     "Devices: cpu (the whole host), e.g. cpu:0,cpu:1 (the host's cores split into devices with separate memory), "
     "and GPUs, e.g. cpu,cuda:0 (needs a CUDA build; `switchyard devices` lists what is usable)";
+constexpr const char* kSimulateHelp =
+    "Run on the simulated machine a profile describes (models/profiles/*.json; 'calibrate --sim' writes one for "
+    "this machine), in virtual time: values are computed for real, times come from the profile. Replaces --devices";
+
+// --devices and --simulate both name the devices; say so rather than
+// silently ignore one.
+bool both_device_sources(CLI::App* cmd, const std::string& simulate) {
+  return !simulate.empty() && cmd->get_option("--devices")->count() > 0;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -29,26 +38,26 @@ int main(int argc, char** argv) {
   c_run->add_option("--report", run.report, "Write a JSON report (latencies, p50/p95/mean, nodes per device)");
   c_run->add_option("--policy", run.policy, kPolicyHelp)->capture_default_str();
   c_run->add_option("--devices", run.devices, kDevicesHelp)->capture_default_str();
+  c_run->add_option("--simulate", run.simulate, kSimulateHelp);
   c_run->add_option("--trace", run.trace, "Write a Chrome/Perfetto trace of the last run (one lane per device queue, copies apart)");
   c_run->add_option("--decisions", run.decisions, "Write why each node of the last run went where it went, one JSON line per node");
   c_run->add_option("--profile", run.profile, "Cost profile (JSON): loaded if it exists, saved with what the runs measured");
   c_run->add_flag("--random-inputs", run.random_inputs, "Generate missing inputs at random");
-  c_run->add_option("--seed", run.seed, "Seed for --random-inputs and the 'random' policy");
+  c_run->add_option("--seed", run.seed, "Seed for --random-inputs, the 'random' policy and the simulator's noise");
   c_run->add_flag("-q,--quiet", run.quiet, "Print only errors");
 
   std::string info_model;
   auto* c_info = app.add_subcommand("info", "Describe a model: opsets, inputs/outputs, op counts, kernel coverage");
   c_info->add_option("model", info_model, "ONNX model file")->required();
 
-  std::string test_dir, test_policy = "dynamic", test_devices = "cpu";
-  uint64_t test_seed = 0;
-  bool test_machine = false;
+  TestArgs test;
   auto* c_test = app.add_subcommand("test", "Run one ONNX backend test case (model.onnx + test_data_set_*)");
-  c_test->add_option("case_dir", test_dir, "Test case folder")->required();
-  c_test->add_option("--policy", test_policy, kPolicyHelp)->capture_default_str();
-  c_test->add_option("--devices", test_devices, kDevicesHelp)->capture_default_str();
-  c_test->add_option("--seed", test_seed, "Seed for the 'random' policy");
-  c_test->add_flag("--machine", test_machine, "Print one machine-readable result line (used by conformance)");
+  c_test->add_option("case_dir", test.case_dir, "Test case folder")->required();
+  c_test->add_option("--policy", test.policy, kPolicyHelp)->capture_default_str();
+  c_test->add_option("--devices", test.devices, kDevicesHelp)->capture_default_str();
+  c_test->add_option("--simulate", test.simulate, kSimulateHelp);
+  c_test->add_option("--seed", test.seed, "Seed for the 'random' policy and the simulator's noise");
+  c_test->add_flag("--machine", test.machine, "Print one machine-readable result line (used by conformance)");
 
   ConformanceArgs conf;
   auto* c_conf = app.add_subcommand("conformance", "Run every ONNX backend test case under ROOT, each in its own process");
@@ -58,6 +67,7 @@ int main(int argc, char** argv) {
   c_conf->add_option("--exclusions", conf.exclusions, "Exclusion list (case name, then the reason); default: the repo's list");
   c_conf->add_option("--policy", conf.policy, kPolicyHelp)->capture_default_str();
   c_conf->add_option("--devices", conf.devices, kDevicesHelp)->capture_default_str();
+  c_conf->add_option("--simulate", conf.simulate, kSimulateHelp);
   c_conf->add_option("--seed", conf.seed, "Seed for the 'random' policy");
   c_conf->add_option("--same-as", conf.same_as,
                      "A previous --json result: fail unless exactly the same cases pass (placement invariance)");
@@ -88,6 +98,12 @@ int main(int argc, char** argv) {
       "predictions. Calibrate with the --devices you will run with: 'cpu:0' alone and 'cpu:0' split from 'cpu:1' "
       "have different thread counts.");
   c_cal->add_option("-o,--out", cal.out, "Cost profile (JSON) to write")->required();
+  c_cal->add_option("--sim", cal.sim,
+                    "Also write a simulation profile of these devices for --simulate (kernel times, links and the "
+                    "runtime's overhead per node)");
+  c_cal->add_option("--models", cal.models,
+                    "With --sim: also time every kernel of these models (files or folders), each device in turn, on "
+                    "the inputs 'bench --seed 0' draws, so the profile knows their exact shapes");
   c_cal->add_option("--devices", cal.devices, kDevicesHelp)->capture_default_str();
   c_cal->add_flag("--quick", cal.quick, "Fewer sizes and repetitions: seconds, for smoke tests; a rough profile");
   c_cal->add_option("--reps", cal.reps, "Recorded runs per kernel and device (default 10, or 3 with --quick)")
@@ -107,6 +123,7 @@ int main(int argc, char** argv) {
   c_bench->add_option("--policies", bench.policies, "Comma-separated policies (names or plugin paths)")
       ->capture_default_str();
   c_bench->add_option("--devices", bench.devices, kDevicesHelp)->capture_default_str();
+  c_bench->add_option("--simulate", bench.simulate, kSimulateHelp);
   c_bench->add_option("-n,--runs", bench.runs, "Timed runs per model and policy")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
@@ -130,10 +147,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return report_error(e.what(), kExitBadInput);
   }
+  if (both_device_sources(c_run, run.simulate) || both_device_sources(c_test, test.simulate) ||
+      both_device_sources(c_conf, conf.simulate) || both_device_sources(c_bench, bench.simulate))
+    return report_error("--devices and --simulate exclude each other: the profile lists the simulated devices",
+                        kExitBadInput);
   try {
     if (c_run->parsed()) return cmd_run(run);
     if (c_info->parsed()) return cmd_info(info_model);
-    if (c_test->parsed()) return cmd_test(test_dir, test_policy, test_devices, test_seed, test_machine);
+    if (c_test->parsed()) return cmd_test(test);
     if (c_conf->parsed()) return cmd_conformance(conf, "/proc/self/exe");
     if (c_dev->parsed()) return cmd_devices(dev);
     if (c_cal->parsed()) return cmd_calibrate(cal);

@@ -71,6 +71,7 @@ int cmd_run(const RunArgs& a) {
   opts.policy = a.policy;
   opts.policy_options.seed = a.seed;
   opts.devices = a.devices;
+  opts.simulate = a.simulate;
   opts.profile = a.profile;
   opts.learn_costs = !a.profile.empty();
   {
@@ -162,6 +163,8 @@ int cmd_run(const RunArgs& a) {
   const double mean = sum / static_cast<double>(lat_ms.size());
   const auto& devs = (*session)->devices();
   if (!a.quiet) {
+    if (const SimMachine* sim = (*session)->simulator())
+      std::printf("simulated %s (virtual time)\n", sim->profile().describe().c_str());
     std::printf("runs: %d  latency ms: p50 %.3f  p95 %.3f  mean %.3f\n", a.runs, percentile(lat_ms, 50),
                 percentile(lat_ms, 95), mean);
     std::printf("placement (%s):", std::string((*session)->policy().name()).c_str());

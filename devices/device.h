@@ -7,6 +7,7 @@
 
 #include "devices/device_id.h"
 #include "devices/tensor.h"
+#include "ir/graph.h"
 #include "ir/status.h"
 
 namespace sy {
@@ -34,6 +35,13 @@ class DeviceTask {
   // hand-off. Cleared, it goes to the device's queue so the enqueuer can
   // feed other devices meanwhile.
   bool may_run_inline = true;
+  // What the task does, for devices that price work instead of timing it
+  // (the simulator). Kernels: the node and the cost model's work size for
+  // this execution. Copies: the bytes and the two memory spaces.
+  const Node* op = nullptr;
+  double work = 0;
+  uint64_t bytes = 0;
+  MemorySpace from_space, to_space;
   Status status;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
@@ -54,6 +62,9 @@ struct DeviceInfo {
   std::string description;  // human-readable, e.g. "host CPU, 2 threads"
   uint64_t memory_bytes = 0;
   int threads = 1;
+  // Whose kernels it runs: its own kind, except a simulated device, which
+  // computes on the host with the CPU kernels.
+  DeviceKind kernel_kind = DeviceKind::kCpu;
 };
 
 class Device {

@@ -101,7 +101,7 @@ Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const Ker
     np.kernels.resize(devices.size());
     np.defs.resize(devices.size(), nullptr);
     for (size_t d = 0; d < devices.size(); ++d) {
-      DeviceKind kind = devices[d]->id().kind;
+      const DeviceKind kind = devices[d]->info().kernel_kind;
       const KernelDef* def = registry.find(n.domain, n.op_type, n.opset, kind, first);
       // CPU kernels take any type they are asked to; accelerator kernels
       // only the types they list, so other types fall back to the CPU.

@@ -48,7 +48,6 @@ class NodeTask final : public LoopTask {
   const Kernel* kernel = nullptr;
   const KernelDef* def = nullptr;
   int cost_slot = -1;
-  double work = 0;
   double predicted_us = 0;
   // With several memory spaces: each input as staged for this device (the
   // value itself or its copy in the device's space). Empty otherwise.
@@ -62,9 +61,7 @@ class CopyTask final : public LoopTask {
   Status execute(Device& device) override;
 
   ValueId value = kNoValue;  // in `frame` (the owner)
-  int from = 0, to = 0;      // topology indices
-  MemorySpace to_space;
-  uint64_t bytes = 0;
+  int from = 0, to = 0;      // topology indices (spaces and bytes: DeviceTask)
   RuntimeValue src;     // keeps the source alive while copying
   RuntimeValue result;
   std::vector<std::pair<Frame*, NodeId>> waiters;  // nodes staging on it

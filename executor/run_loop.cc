@@ -98,25 +98,33 @@ void RunLoop::predict(const NodePlan& np, Frame& frame) {
   work_ = cost.work(np.cost_slots[0], input_dims_);  // dispatch() predicts only with cost slots
   const Topology& topo = *env_.topology;
   const Node& node = *inputs_node_;
+  uint64_t all_inputs = 0;  // the output is guessed to be as large
+  for (const InputInfo& in : inputs_) all_inputs += in.bytes;
   for (size_t c = 0; c < candidates_.size(); ++c) {
     Candidate& cand = candidates_[c];
     cand.predicted_compute_us = cost.predict_us(np.cost_slots[c], work_);
     cand.samples = cost.samples(np.cost_slots[c], work_);
     cand.backlog_us = static_cast<double>(env_.backlog_ns[cand.device_index].load(std::memory_order_relaxed)) * 1e-3;
-    if (num_spaces_ == 1) continue;
-    const int to = topo.space_of_device(cand.device_index);
-    double transfer = 0;
-    for (size_t i = 0; i < inputs_.size(); ++i) {
-      const InputInfo& in = inputs_[i];
-      if (in.bytes == 0) continue;
-      const int from = topo.index_of(in.location);
-      if (from == to) continue;
-      ValueId v = node.inputs[i];
-      Frame* of = frame.owner(&v);
-      if (!of->replica(v, to).is_none() || of->in_flight(v, to)) continue;  // already there or on its way
-      transfer += cost.transfer_us(from < 0 ? host_space_ : from, to, in.bytes);
+    uint64_t missing = 0;
+    if (num_spaces_ > 1) {
+      const int to = topo.space_of_device(cand.device_index);
+      double transfer = 0;
+      for (size_t i = 0; i < inputs_.size(); ++i) {
+        const InputInfo& in = inputs_[i];
+        if (in.bytes == 0) continue;
+        const int from = topo.index_of(in.location);
+        if (from == to) continue;
+        ValueId v = node.inputs[i];
+        Frame* of = frame.owner(&v);
+        if (!of->replica(v, to).is_none() || of->in_flight(v, to)) continue;  // already there or on its way
+        transfer += cost.transfer_us(from < 0 ? host_space_ : from, to, in.bytes);
+        missing += in.bytes;
+      }
+      cand.predicted_transfer_us = transfer;
     }
-    cand.predicted_transfer_us = transfer;
+    const Device& dev = *devices_[static_cast<size_t>(cand.device_index)];
+    const uint64_t capacity = dev.info().memory_bytes, used = dev.bytes_in_use();
+    cand.memory_ok = capacity == 0 || (used <= capacity && capacity - used >= missing + all_inputs);
   }
 }
 
@@ -150,6 +158,7 @@ Status RunLoop::dispatch(Frame& frame, NodeId n) {
   const size_t ci = static_cast<size_t>(d.candidate);
   const int dev = np.candidates[ci].device_index;
   NodeTask& task = frame.task(n);
+  task.op = &node;
   task.device_index = dev;
   task.kernel = np.kernels[static_cast<size_t>(dev)].get();
   task.def = np.defs[static_cast<size_t>(dev)];
@@ -207,6 +216,7 @@ void RunLoop::stage(Frame& frame, NodeId n, NodeTask& task) {
     c->value = v;
     c->from = at < 0 ? host_space_ : at;
     c->to = need;
+    c->from_space = topo.space(c->from);
     c->to_space = topo.space(need);
     c->src = rv;
     c->bytes = inputs_[i].bytes;
@@ -279,8 +289,15 @@ Status RunLoop::kernel_done(NodeTask& task) {
   c.predicted_us = task.predicted_us;
   c.measured_us = us;
   env_.policy->observe(c);
-  if (env_.observer)
-    env_.observer->on_kernel({&frame.graph(), &node, task.device_index, task.start_ns, task.end_ns, task.predicted_us});
+  if (env_.observer) {
+    event_values_.clear();
+    for (ValueId v : node.inputs) event_values_.push_back(v == kNoValue ? nullptr : &frame.value(v));
+    for (ValueId v : node.outputs) event_values_.push_back(v == kNoValue ? nullptr : &frame.value(v));
+    KernelEvent e{&frame.graph(), &node, task.device_index, task.start_ns, task.end_ns, task.predicted_us, task.work, {}, {}};
+    e.inputs = std::span<const RuntimeValue* const>(event_values_.data(), node.inputs.size());
+    e.outputs = std::span<const RuntimeValue* const>(event_values_.data() + node.inputs.size(), node.outputs.size());
+    env_.observer->on_kernel(e);
+  }
   finish_node(frame, task.node);
   return OkStatus();
 }
@@ -382,12 +399,13 @@ Status RunLoop::run(Frame& root) {
       Ready r = ready_.back();
       ready_.pop_back();
       status = r.node == kFrameDone ? frame_done(*r.frame) : dispatch(*r.frame, r.node);
+      env_.clock->deliver(/*wait=*/false);
       if (status.ok()) status = drain_completions();
     } else if (!deferred_.empty()) {
       flush_deferred(/*overlap=*/false);
       status = drain_completions();
     } else if (in_flight_ > 0) {
-      status = wait_for_completion();
+      status = env_.clock->deliver(/*wait=*/true) ? drain_completions() : wait_for_completion();
     } else {
       status = Internal("run loop stalled: no ready node and nothing in flight (graph '", root.graph().name(), "')");
     }
@@ -407,6 +425,10 @@ Status RunLoop::run(Frame& root) {
   deferred_.clear();
   for (DeviceTask* t = local_done_; t; t = t->next_completed) forget(t);
   local_done_ = local_tail_ = nullptr;
+  while (!status.ok() && in_flight_ > 0 && env_.clock->deliver(/*wait=*/true)) {
+    for (DeviceTask* t = local_done_; t; t = t->next_completed) forget(t);
+    local_done_ = local_tail_ = nullptr;
+  }
   while (!status.ok() && in_flight_ > 0) {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return remote_done_ != nullptr; });

@@ -106,6 +106,7 @@ class RunLoop final : public CompletionSink {
   std::vector<InputInfo> inputs_;         // scratch for placement requests
   std::vector<const Dims*> input_dims_;   // scratch for the cost model
   std::vector<Candidate> candidates_;     // scratch: candidates with costs
+  std::vector<const RuntimeValue*> event_values_;  // scratch: a kernel event's inputs, outputs
   double work_ = 0;                       // of the node being placed
   DeviceTask* local_done_ = nullptr;      // completions from this thread
   DeviceTask* local_tail_ = nullptr;

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "devices/device_id.h"
+#include "devices/runtime_value.h"
 #include "ir/graph.h"
 #include "placer/placement_policy.h"
 
@@ -17,6 +19,10 @@ struct KernelEvent {
   int device_index = 0;
   int64_t start_ns = 0, end_ns = 0;  // device clock
   double predicted_us = 0;           // 0 when the policy does not use costs
+  double work = 0;                   // the cost model's work size (0 if not computed)
+  // The node's inputs as produced (not the staged copies) and its outputs;
+  // null for absent ones. Valid during the call only.
+  std::span<const RuntimeValue* const> inputs, outputs;
 };
 
 struct CopyEvent {

@@ -54,6 +54,44 @@ StatusOr<std::vector<std::unique_ptr<Device>>> create_devices(const std::string&
 
 Session::~Session() = default;
 
+namespace {
+// The simulated machine's virtual time as the run loop's clock.
+class SimClock final : public Clock {
+ public:
+  explicit SimClock(SimMachine& m) : m_(m) {}
+  int64_t now_ns() const override { return m_.now_ns(); }
+  bool deliver(bool wait) const override { return m_.deliver(wait); }
+
+ private:
+  SimMachine& m_;
+};
+}  // namespace
+
+Status Session::create_simulated() {
+  ASSIGN_OR_RETURN(SimProfile profile, load_sim_profile(options_.simulate));
+  sim_ = std::make_unique<SimMachine>(std::move(profile), options_.policy_options.seed);
+  devices_ = sim_->take_devices();
+  sim_clock_ = std::make_unique<SimClock>(*sim_);
+  return OkStatus();
+}
+
+// The simulated links, and the profile's costs as the cost model's prior.
+void Session::apply_simulated_costs() {
+  const SimMachine& m = *sim_;
+  for (int a = 0; a < m.num_devices(); ++a)
+    for (int b = 0; b < m.num_devices(); ++b)
+      if (a != b) {
+        const SimLink& l = m.profile().link(a, b);
+        topology_.set_link(topology_.space_of_device(a), topology_.space_of_device(b), {l.latency_us, l.bandwidth_gbps});
+      }
+  std::map<std::string, int> index;
+  for (size_t d = 0; d < device_ptrs_.size(); ++d) index[device_ptrs_[d]->id().to_string()] = static_cast<int>(d);
+  cost_->set_prior([&m, index = std::move(index)](const std::string& op, const std::string& device, double work) {
+    auto it = index.find(device);
+    return it == index.end() ? -1.0 : m.kernel_us(it->second, op, work);
+  });
+}
+
 // The read-only plan view static policies get in prepare().
 class Session::View final : public PlanView {
  public:
@@ -117,7 +155,11 @@ StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> 
   std::unique_ptr<Session> s(new Session());
   s->model_ = std::move(model);
   s->options_ = options;
-  ASSIGN_OR_RETURN(s->devices_, create_devices(options.devices));
+  if (options.simulate.empty()) {
+    ASSIGN_OR_RETURN(s->devices_, create_devices(options.devices));
+  } else {
+    RETURN_IF_ERROR(s->create_simulated());
+  }
   for (auto& d : s->devices_) s->device_ptrs_.push_back(d.get());
   if (options.custom_policy) {
     s->policy_ = options.custom_policy;
@@ -127,6 +169,7 @@ StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> 
   }
   s->topology_ = Topology(s->device_ptrs_);
   s->cost_ = std::make_unique<CostModel>();
+  if (s->sim_) s->apply_simulated_costs();
   s->cost_->set_topology(s->topology_);
   if (!options.profile.empty()) {
     // A missing profile is fine: it is created by save_profile().
@@ -253,7 +296,9 @@ StatusOr<Tensor> Session::host_copy(const Tensor& t) const {
 }
 
 StatusOr<RunResult> Session::run(const std::map<std::string, RuntimeValue>& inputs, const RunOptions& run_options) const {
-  const Clock& clock = options_.clock ? *options_.clock : SteadyClock::instance();
+  std::unique_lock<std::mutex> sim_lock(sim_mu_, std::defer_lock);
+  if (sim_) sim_lock.lock();
+  const Clock& clock = sim_clock_ ? *sim_clock_ : options_.clock ? *options_.clock : SteadyClock::instance();
   const int64_t t0 = clock.now_ns();
   const Graph& g = *model_->graph;
   RETURN_IF_ERROR(validate_inputs(inputs));
@@ -273,7 +318,9 @@ StatusOr<RunResult> Session::run(const std::map<std::string, RuntimeValue>& inpu
   env.predict = policy_->uses_costs();
   // Learning pays off only where there is a choice to make (placement, and
   // whether to overlap a task or run it inline), or when asked (profiling).
-  env.learn = device_ptrs_.size() > 1 || options_.learn_costs;
+  // The simulator prices kernels by their work size, which is computed only
+  // when learning.
+  env.learn = device_ptrs_.size() > 1 || options_.learn_costs || sim_;
   env.backlog_ns = backlog_ns_.get();
   env.copy_engine = &copy_engine_;
   env.observer = run_options.observer;

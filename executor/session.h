@@ -4,11 +4,13 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "devices/device.h"
 #include "devices/kernel_registry.h"
+#include "devices/sim/sim_machine.h"
 #include "executor/clock.h"
 #include "executor/execution_plan.h"
 #include "executor/run_loop.h"
@@ -27,6 +29,10 @@ struct SessionOptions {
   // Comma-separated: "cpu" (the whole host), or "cpu:0,cpu:1" (the host's
   // cores split between devices with separate memory spaces).
   std::string devices = "cpu";
+  // A simulation profile (JSON, see models/profiles/README.md): when set,
+  // the session runs on the simulated machine it describes, in virtual
+  // time, instead of `devices`. policy_options.seed also seeds its noise.
+  std::string simulate;
   // Cost profile (JSON) to load when the session is created; save_profile()
   // writes the learned model back.
   std::string profile;
@@ -37,7 +43,7 @@ struct SessionOptions {
   // Values for symbolic input dimensions, checked against given inputs.
   std::map<std::string, int64_t> dims;
   const KernelRegistry* registry = nullptr;  // default: KernelRegistry::builtin()
-  const Clock* clock = nullptr;              // default: steady clock
+  const Clock* clock = nullptr;              // default: steady clock (virtual when simulating)
 };
 
 struct RunOptions {
@@ -71,6 +77,8 @@ class Session {
   CostModel& cost_model() const { return *cost_; }
   // Writes the cost model to `path` (default: SessionOptions::profile).
   Status save_profile(const std::string& path = "") const;
+  // The simulated machine, or null for a real run.
+  const SimMachine* simulator() const { return sim_.get(); }
   // Inputs the caller must (or may, if defaulted) provide.
   std::vector<std::string> input_names() const;
   std::vector<std::string> output_names() const;
@@ -80,6 +88,8 @@ class Session {
   Status check_input(const ValueInfo& info, const RuntimeValue& v, std::map<std::string, int64_t>& bound) const;
   class View;
   void build_copy_engines();
+  Status create_simulated();
+  void apply_simulated_costs();
   // Copies a tensor from any space to the host, on the right copy engine.
   StatusOr<Tensor> host_copy(const Tensor& t) const;
 
@@ -93,6 +103,11 @@ class Session {
   std::unique_ptr<CostModel> cost_;
   std::unique_ptr<std::atomic<int64_t>[]> backlog_ns_;  // per device, shared by runs
   std::vector<int> copy_engine_;                         // [from * spaces + to]
+  // Simulation: the machine and its virtual clock. One virtual timeline, so
+  // runs take turns.
+  std::unique_ptr<SimMachine> sim_;
+  std::unique_ptr<Clock> sim_clock_;
+  mutable std::mutex sim_mu_;
 };
 
 // Parses "cpu", "cpu:0,cpu:1" into devices. Several CPU devices split the

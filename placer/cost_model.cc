@@ -299,6 +299,7 @@ struct CostModel::Impl {
   int num_devices = 0;
   Topology topology;
   std::vector<PendingLink> pending_links;
+  Prior prior;  // set before predictions; read-only after
 
   std::atomic<int64_t> err_samples{0};
   std::atomic<double> err_sum{0};
@@ -390,6 +391,10 @@ struct CostModel::Impl {
     int cls = shape_class(work);
     double own = own_prediction(s, cls, work);
     if (own >= 0) return own;
+    if (prior) {
+      const double p = prior(s.op, s.device, work);
+      if (p >= 0) return std::max(p, kMinPredictUs);
+    }
     // The same op measured on another device says more about this op's
     // scaling than the pooled line of unrelated ops does; the pooled lines
     // of the two devices, evaluated at this work, give their speed ratio.
@@ -427,6 +432,8 @@ void CostModel::set_topology(const Topology& topology) {
 }
 
 const Topology& CostModel::topology() const { return impl_->topology; }
+
+void CostModel::set_prior(Prior prior) { impl_->prior = std::move(prior); }
 
 int CostModel::slot(const Node& node, DeviceId device) {
   std::string op = node.domain.empty() || node.domain == "ai.onnx" ? node.op_type : node.domain + "::" + node.op_type;
@@ -498,8 +505,10 @@ double CostModel::predict_us(int slot, double work) const {
 int64_t CostModel::samples(int slot, double work) const {
   const Slot* s = impl_->get(slot);
   if (!s) return 0;
-  return static_cast<int64_t>(
-      s->buckets[static_cast<size_t>(shape_class(sanitize_work(work)))].count.load(std::memory_order_relaxed));
+  work = sanitize_work(work);
+  const auto n = static_cast<int64_t>(s->buckets[static_cast<size_t>(shape_class(work))].count.load(std::memory_order_relaxed));
+  if (n == 0 && impl_->prior && impl_->prior(s->op, s->device, work) >= 0) return kPriorSamples;
+  return n;
 }
 
 void CostModel::record(int slot, double work, double measured_us) {

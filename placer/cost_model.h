@@ -11,6 +11,7 @@
 // predict_us() and record() are lock-free per slot and safe from any thread.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -50,8 +51,11 @@ class CostModel {
   double work(int slot, std::span<const Dims* const> input_dims) const;
   // Predicted kernel time in microseconds. Lock-free.
   double predict_us(int slot, double work) const;
-  // Measurements recorded for this slot at `work`'s shape class. Lock-free.
+  // Measurements recorded for this slot at `work`'s shape class, or
+  // kPriorSamples where there are none but the prior knows the figure
+  // (it is then as good as measured). Lock-free.
   int64_t samples(int slot, double work) const;
+  static constexpr int64_t kPriorSamples = 1000;
   // Feeds one measurement back (also updates the prediction-error stats).
   void record(int slot, double work, double measured_us);
 
@@ -62,6 +66,15 @@ class CostModel {
   }
 
   PredictionError error() const;
+
+  // Known times to fall back on where this model has measured nothing at
+  // a work size's shape class (and has no line of its own): asked before
+  // the sibling-device, pooled and default guesses. The simulator sets its
+  // profile here, so static policies plan with the simulated machine's
+  // costs. Returns < 0 for "unknown". Set before any prediction; the
+  // function must be thread-safe.
+  using Prior = std::function<double(const std::string& op, const std::string& device, double work)>;
+  void set_prior(Prior prior);
 
   // JSON profile: per (op, device) histories and lines, plus links keyed by
   // memory-space names ("cpu:0->cpu:1"). load() merges into this model and

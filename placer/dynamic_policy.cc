@@ -8,6 +8,8 @@ namespace sy {
 namespace {
 
 double finish_us(const Candidate& c) {
+  // A device without room for the node is never the earliest finish.
+  if (!c.memory_ok) return std::numeric_limits<double>::infinity();
   double f = c.backlog_us + c.predicted_transfer_us + c.predicted_compute_us;
   // A NaN estimate must not win every comparison by failing it.
   return std::isnan(f) ? std::numeric_limits<double>::infinity() : f;
@@ -28,7 +30,8 @@ PlacementDecision DynamicPolicy::place(const PlacementRequest& request) {
   // sample cannot keep a device unused forever. Bounded: kCalibrationRuns
   // per (op, device, shape class).
   for (int i = 0; i < n; ++i)
-    if (cands[static_cast<size_t>(i)].samples < kCalibrationRuns) return {i, "calibrating"};
+    if (cands[static_cast<size_t>(i)].samples < kCalibrationRuns && cands[static_cast<size_t>(i)].memory_ok)
+      return {i, "calibrating"};
   int best = 0;
   double best_finish = finish_us(cands[0]);
   int32_t prev_dev = request.memo ? request.memo->load(std::memory_order_relaxed) : -1;

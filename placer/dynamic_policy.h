@@ -9,6 +9,9 @@
 // does: estimates from a single cold sample or an extrapolation can
 // otherwise rule a device out for good.
 //
+// A candidate whose device lacks the memory for the node (memory_ok false)
+// is neither calibrated nor chosen unless every candidate lacks it.
+//
 // Hysteresis keeps placements from flapping between near-equal devices,
 // which would pay for transfers that the predictions cannot see coming: the
 // node's memo remembers the device chosen last time, and that device is

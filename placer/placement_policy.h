@@ -31,6 +31,10 @@ struct Candidate {
   // Measurements behind predicted_compute_us at this shape class; 0 means
   // the figure is extrapolated (a line, another device, a default guess).
   int64_t samples = 0;
+  // False when the device's free memory cannot hold the inputs it lacks
+  // plus an output as large as all inputs together: placing there would
+  // likely fail to allocate.
+  bool memory_ok = true;
 };
 
 // What the policy may know about one input of the node.

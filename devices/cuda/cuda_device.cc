@@ -134,6 +134,7 @@ Status CudaDevice::init(int compute_streams) {
   }
   info_.name = id().to_string();
   info_.memory_bytes = memory_->total;
+  info_.kernel_kind = DeviceKind::kCuda;
   info_.threads = prop.multiProcessorCount;
   info_.description = std::string(prop.name) + ", " + std::to_string(prop.multiProcessorCount) + " SMs, sm_" +
                       std::to_string(prop.major) + std::to_string(prop.minor) + ", " + std::to_string(compute_) +
