@@ -310,15 +310,11 @@ StatusOr<std::vector<double>> measure_overhead_us(const std::string& devices, in
   return out;
 }
 
-std::string op_key(const Node& n) {
-  return n.domain.empty() || n.domain == "ai.onnx" ? n.op_type : n.domain + "::" + n.op_type;
-}
-
 // Kernel times by (op, device, work) from whole-model runs.
 class ModelRecorder final : public RunObserver {
  public:
   void on_kernel(const KernelEvent& e) override {
-    if (record) times_[{op_key(*e.node), e.device_index, e.work}].push_back(static_cast<double>(e.end_ns - e.start_ns) / 1e3);
+    if (record) times_[{e.node->op_key(), e.device_index, e.work}].push_back(static_cast<double>(e.end_ns - e.start_ns) / 1e3);
   }
   void append_to(std::vector<MeasuredKernel>& out) const {
     for (const auto& [k, us] : times_) out.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), median(us)});
@@ -448,7 +444,7 @@ int cmd_calibrate(const CalibrateArgs& a) {
     if (!overhead.ok()) return report_error("overhead runs: " + overhead.status().message(), kExitFailed);
     mm.launch_us = std::move(overhead).value();
     for (const auto& [key, e] : rec.entries())
-      if (!e.learned_us.empty()) mm.kernels.push_back({op_key(*key.first), key.second, e.work, median(e.learned_us)});
+      if (!e.learned_us.empty()) mm.kernels.push_back({key.first->op_key(), key.second, e.work, median(e.learned_us)});
     if (Status st = measure_models(model_paths, a.devices, reps, mm.kernels, a.quiet); !st.ok())
       return report_error("calibrating on models: " + st.message(), kExitFailed);
     mm.source = "measured by 'switchyard calibrate --devices " + a.devices + (a.quick ? " --quick" : "") +

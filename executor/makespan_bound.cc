@@ -36,7 +36,7 @@ MakespanBound MakespanBound::for_simulator(const SimMachine& m) {
   }
   return MakespanBound(
       [&m](const Node& n, double work, int d) {
-        return m.kernel_us(d, n.domain.empty() || n.domain == "ai.onnx" ? n.op_type : n.domain + "::" + n.op_type, work);
+        return m.kernel_us(d, n.op_key(), work);
       },
       std::move(launch), std::move(queues));
 }

@@ -75,6 +75,14 @@ StatusOr<const Graph*> Node::required_graph(std::string_view n) const {
   return g;
 }
 
+std::string Node::op_key() const {
+  if (domain.empty() || domain == "ai.onnx") return op_type;
+  std::string key = domain;
+  key += "::";
+  key += op_type;
+  return key;
+}
+
 std::string Node::describe() const {
   return op_type + " (node '" + (name.empty() ? std::string("#") + std::to_string(id) : name) + "')";
 }

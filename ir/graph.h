@@ -84,6 +84,9 @@ class Node {
   bool has_input(size_t i) const { return i < inputs.size() && inputs[i] != kNoValue; }
   // "Add (node 'add_1')" for error messages.
   std::string describe() const;
+  // "Op", or "domain::Op" outside the default domain: the key costs are
+  // kept under (cost model, simulation profiles).
+  std::string op_key() const;
 };
 
 class Graph {

@@ -436,7 +436,7 @@ const Topology& CostModel::topology() const { return impl_->topology; }
 void CostModel::set_prior(Prior prior) { impl_->prior = std::move(prior); }
 
 int CostModel::slot(const Node& node, DeviceId device) {
-  std::string op = node.domain.empty() || node.domain == "ai.onnx" ? node.op_type : node.domain + "::" + node.op_type;
+  std::string op = node.op_key();
   std::lock_guard<std::mutex> l(impl_->mu);
   return impl_->find_or_create(op, device.to_string());
 }

@@ -83,9 +83,7 @@ void SimMachine::submit(int d, DeviceTask* task, CompletionSink* sink) {
     const int a = device_of_space(task->from_space), b = device_of_space(task->to_space);
     dur = a < 0 || b < 0 ? 0 : jitter(copy_us(a, b, task->bytes));
   } else {
-    const Node* n = task->op;
-    const std::string op = !n ? "*" : n->domain.empty() || n->domain == "ai.onnx" ? n->op_type : n->domain + "::" + n->op_type;
-    dur = jitter(kernel_us(d, op, task->work));
+    dur = jitter(kernel_us(d, task->op ? task->op->op_key() : std::string("*"), task->work));
   }
   std::vector<int64_t>& free = is_copy ? queues_[static_cast<size_t>(d)].copy_free : queues_[static_cast<size_t>(d)].compute_free;
   size_t q = 0;
