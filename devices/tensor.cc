@@ -51,14 +51,18 @@ Tensor Tensor::borrow(std::shared_ptr<const TensorData> data) {
 
 StatusOr<Tensor> Tensor::clone_to_host() const {
   ASSIGN_OR_RETURN(Tensor t, Tensor::host(dtype_, dims_));
+  t.copy_elements_from(*this);
+  return t;
+}
+
+void Tensor::copy_elements_from(const Tensor& src) {
   if (dtype_ == DataType::kString) {
-    const auto* s = data<std::string>();
-    auto* d = t.data<std::string>();
+    const auto* s = src.data<std::string>();
+    auto* d = data<std::string>();
     for (int64_t i = 0; i < numel(); ++i) d[i] = s[i];
   } else if (nbytes()) {
-    std::memcpy(t.raw(), raw(), nbytes());
+    std::memcpy(raw(), src.raw(), nbytes());
   }
-  return t;
 }
 
 int64_t Tensor::int_at(int64_t i) const {

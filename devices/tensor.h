@@ -26,6 +26,9 @@ class Tensor {
   static Tensor borrow(std::shared_ptr<const TensorData> data);
   // Deep copy into a new host tensor.
   StatusOr<Tensor> clone_to_host() const;
+  // Copies `src`'s elements into this tensor, which has its dtype and
+  // element count; both must be host-readable. Strings by assignment.
+  void copy_elements_from(const Tensor& src);
 
   bool defined() const { return dtype_ != DataType::kUndefined; }
   DataType dtype() const { return dtype_; }

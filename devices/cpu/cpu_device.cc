@@ -104,11 +104,7 @@ StatusOr<Tensor> CpuDevice::copy(const Tensor& src, MemorySpace dst_space) {
   } else {
     return Unimplemented("cpu:", ordinal_, " cannot allocate in ", dst_space.to_string());
   }
-  if (src.dtype() == DataType::kString) {
-    for (int64_t i = 0; i < src.numel(); ++i) out.data<std::string>()[i] = src.data<std::string>()[i];
-  } else if (src.nbytes()) {
-    std::memcpy(out.raw(), src.raw(), src.nbytes());
-  }
+  out.copy_elements_from(src);
   return out;
 }
 

@@ -34,7 +34,7 @@ StatusOr<Tensor> SimDevice::allocate(DataType dtype, const Dims& dims) {
 
 void SimDevice::enqueue(DeviceTask* task, CompletionSink* sink) { machine_.submit(index_, task, sink); }
 
-StatusOr<Tensor> SimDevice::copy(const Tensor& src, MemorySpace dst_space) { return machine_.copy(index_, src, dst_space); }
+StatusOr<Tensor> SimDevice::copy(const Tensor& src, MemorySpace dst_space) { return machine_.copy(src, dst_space); }
 
 int64_t SimDevice::now_ns() const { return machine_.now_ns(); }
 

@@ -1,7 +1,6 @@
 #include "devices/sim/sim_machine.h"
 
 #include <cmath>
-#include <cstring>
 
 #include "devices/sim/sim_device.h"
 
@@ -106,26 +105,16 @@ bool SimMachine::deliver(bool wait) {
   return true;
 }
 
-StatusOr<Tensor> SimMachine::copy_data(const Tensor& src, MemorySpace dst) {
+StatusOr<Tensor> SimMachine::copy(const Tensor& src, MemorySpace dst) {
   const int owner = device_of_space(dst);
   if (owner < 0) return Unimplemented("no simulated device owns memory space ", dst.to_string());
   ASSIGN_OR_RETURN(Tensor out, device_ptrs_[static_cast<size_t>(owner)]->allocate(src.dtype(), src.dims()));
-  if (src.dtype() == DataType::kString) {
-    for (int64_t i = 0; i < src.numel(); ++i) out.data<std::string>()[i] = src.data<std::string>()[i];
-  } else if (src.nbytes()) {
-    std::memcpy(out.raw(), src.raw(), src.nbytes());
-  }
-  return out;
-}
-
-StatusOr<Tensor> SimMachine::copy(int d, const Tensor& src, MemorySpace dst) {
-  (void)d;
-  ASSIGN_OR_RETURN(Tensor out, copy_data(src, dst));
+  out.copy_elements_from(src);
   if (!in_task_) {
     // A synchronous copy (a control-flow scalar, an output) holds the host
     // until it lands.
-    const int a = device_of_space(src.space()), b = device_of_space(dst);
-    if (a >= 0 && b >= 0) now_ns_ += jitter(copy_us(a, b, src.nbytes()));
+    const int a = device_of_space(src.space());
+    if (a >= 0) now_ns_ += jitter(copy_us(a, owner, src.nbytes()));
   }
   return out;
 }

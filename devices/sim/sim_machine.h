@@ -60,8 +60,9 @@ class SimMachine {
 
   // --- for SimDevice ---------------------------------------------------------
   void submit(int d, DeviceTask* task, CompletionSink* sink);
-  // Synchronous copy outside any task: advances the clock by its link time.
-  StatusOr<Tensor> copy(int d, const Tensor& src, MemorySpace dst);
+  // Copies into `dst`'s device; outside a task (synchronous), it also
+  // advances the clock by the link time.
+  StatusOr<Tensor> copy(const Tensor& src, MemorySpace dst);
 
  private:
   struct Pending {
@@ -75,7 +76,6 @@ class SimMachine {
     std::vector<int64_t> compute_free, copy_free;  // virtual time each queue is free
   };
   int64_t jitter(double us);
-  StatusOr<Tensor> copy_data(const Tensor& src, MemorySpace dst);
 
   SimProfile profile_;
   std::vector<std::unique_ptr<SimDevice>> devices_;  // moved out by take_devices
