@@ -60,11 +60,13 @@ namespace cuda {
 
 StatusOr<Launch> current_launch(const KernelContext& ctx) {
   Device& d = ctx.device();
-  StreamSlot* slot = d.id().kind == DeviceKind::kCuda ? static_cast<CudaDevice&>(d).launch_slot() : nullptr;
+  // Not id().kind: a simulated GPU also says kCuda but is no CudaDevice.
+  auto* cuda = dynamic_cast<CudaDevice*>(&d);
+  StreamSlot* slot = cuda ? cuda->launch_slot() : nullptr;
   if (!slot)
     return FailedPrecondition(ctx.node().describe(), ": CUDA kernel called outside a compute task on a CUDA device (",
                               d.info().name, ")");
-  return Launch{slot->stream, slot, d.id().ordinal, &static_cast<CudaDevice&>(d)};
+  return Launch{slot->stream, slot, cuda->ordinal(), cuda};
 }
 
 // Handles are created on first use, under the device's launch lock (the

@@ -7,6 +7,8 @@
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
+#include <type_traits>
+
 #include "ir/status.h"
 
 namespace sy::cuda {
@@ -19,12 +21,18 @@ inline const char* message(cudaError_t e) { return cudaGetErrorString(e); }
 inline const char* message(cublasStatus_t e) { return cublasGetStatusString(e); }
 inline const char* message(cudnnStatus_t e) { return cudnnGetErrorString(e); }
 
+// Not for CUDA host callbacks (it may call cudaGetLastError).
 template <typename E>
 Status to_status(E e, const char* call, const char* file, int line) {
   if (!failed(e)) return OkStatus();
-  // Out of device memory is a resource problem the caller may recover from
-  // (place elsewhere); everything else is a runtime failure.
   if constexpr (std::is_same_v<E, cudaError_t>) {
+    // A failed runtime call also stays in the thread's last-error slot,
+    // where the next kernel launch check (cudaGetLastError) would report it
+    // as its own failure. It is reported here, so clear it. Sticky device
+    // faults are not cleared by this and keep failing later calls.
+    (void)cudaGetLastError();
+    // Out of device memory is a resource problem the caller may recover
+    // from (place elsewhere); everything else is a runtime failure.
     if (e == cudaErrorMemoryAllocation) return ResourceExhausted(call, ": ", message(e), " (", file, ":", line, ")");
   }
   return RuntimeError(call, ": ", message(e), " (", file, ":", line, ")");

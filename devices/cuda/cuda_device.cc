@@ -81,6 +81,12 @@ struct CudaDevice::Scope {
   uint32_t used;        // bit i: slots_[i] got work
   Scope* prev;
   const char* error_what = nullptr;  // armed error flag (on `compute`)
+  // Where buffers of this GPU dropped during the task are freed: the
+  // stream the task queues its work on (compute, else the copy stream it
+  // last used), so a free is ordered after the task's own queued uses of
+  // the buffer, e.g. a result dropped on a failure after its copy was
+  // queued. Null until a copy task queues anything.
+  StreamSlot* order = nullptr;
 };
 
 struct CudaDevice::Pending {
@@ -98,7 +104,8 @@ StatusOr<std::unique_ptr<CudaDevice>> CudaDevice::create(int ordinal, int comput
   DeviceMemory* m = memory_of(ordinal);
   if (!m->init_status.ok()) return m->init_status.with_context("cuda:" + std::to_string(ordinal));
   std::unique_ptr<CudaDevice> d(new CudaDevice(ordinal, m));
-  RETURN_IF_ERROR(d->init(std::max(1, compute_streams)));
+  // Scope::used has one bit per slot: the compute streams plus three.
+  RETURN_IF_ERROR(d->init(std::clamp(compute_streams, 1, 32 - 3)));
   return d;
 }
 
@@ -126,10 +133,18 @@ Status CudaDevice::init(int compute_streams) {
   for (int other = 0; other < count; ++other) {
     if (other == ordinal_) continue;
     int can = 0;
-    if (cudaDeviceCanAccessPeer(&can, ordinal_, other) != cudaSuccess || !can) continue;
+    if (cudaDeviceCanAccessPeer(&can, ordinal_, other) != cudaSuccess) {
+      (void)cudaGetLastError();  // not left behind for the next launch check
+      continue;
+    }
+    if (!can) continue;
+    // Peer access is an optimisation: without it cudaMemcpyPeerAsync stages
+    // through the host. So a refusal (already enabled by another CudaDevice
+    // on this GPU, or too many peers on a large machine) is not fatal; the
+    // error is cleared so a kernel's cudaGetLastError() does not see it.
     cudaError_t e = cudaDeviceEnablePeerAccess(other, 0);
-    if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();  // clear it: not an error here
-    else CUDA_RETURN_IF_ERROR(e);
+    if (e != cudaSuccess) (void)cudaGetLastError();
+    if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) continue;
     ++peers;
   }
   info_.name = id().to_string();
@@ -159,8 +174,10 @@ int64_t CudaDevice::now_ns() const { return steady_ns(); }
 uint64_t CudaDevice::bytes_in_use() const { return memory_->in_use.load(std::memory_order_relaxed); }
 bool CudaDevice::in_task() const { return t_scope_ && t_scope_->device == this; }
 
-void CudaDevice::mark_used(const StreamSlot& slot) {
-  if (in_task()) t_scope_->used |= uint32_t{1} << slot.index;
+void CudaDevice::mark_used(StreamSlot& slot) {
+  if (!in_task()) return;
+  t_scope_->used |= uint32_t{1} << slot.index;
+  if (!t_scope_->compute) t_scope_->order = &slot;
 }
 
 StreamSlot* CudaDevice::launch_slot() {
@@ -226,11 +243,27 @@ StatusOr<Tensor> CudaDevice::allocate_on(StreamSlot& slot, DataType dtype, const
 void CudaDevice::release_device(Buffer* b) {
   auto* m = static_cast<DeviceMemory*>(b->owner);
   // Inside a task, free in that task's stream order: a kernel's scratch
-  // may still be in use by the work it just launched. Otherwise every user
-  // of the buffer has completed and any stream will do.
+  // may still be in use by the work it just launched, a copy's result by
+  // the copy queued before a failure. Otherwise every user of the buffer
+  // has completed (the run loop drops values after their consumers'
+  // completion callbacks) and any stream of the GPU will do.
   cudaStream_t s = m->free_stream;
-  if (t_scope_ && t_scope_->device->ordinal_ == m->ordinal && t_scope_->compute) s = t_scope_->compute->stream;
-  if (b->data) (void)cudaFreeAsync(b->data, s);  // nowhere to report a failure; the pool outlives it
+  if (t_scope_ && t_scope_->device->ordinal_ == m->ordinal && t_scope_->order) s = t_scope_->order->stream;
+  if (b->data) {
+    // Any thread may drop the last reference (the run loop, a caller's
+    // thread, a task on another GPU): make the buffer's GPU current for the
+    // free, as the runtime expects, and restore the caller's device, which
+    // a task in progress relies on.
+    int current = -1;
+    const cudaError_t got = cudaGetDevice(&current);
+    if (got != cudaSuccess) (void)cudaGetLastError();
+    const bool other = got == cudaSuccess && current != m->ordinal;
+    if (other) (void)cudaSetDevice(m->ordinal);
+    // Nowhere to report a failure (the pool outlives it); clear it so that
+    // the next kernel launch check on this thread does not report it.
+    if (cudaFreeAsync(b->data, s) != cudaSuccess) (void)cudaGetLastError();
+    if (other) (void)cudaSetDevice(current);
+  }
   m->in_use.fetch_sub(b->bytes, std::memory_order_relaxed);
   delete b;
 }
@@ -247,11 +280,13 @@ Status CudaDevice::copy_h2d(void* dst, const Tensor& src, cudaStream_t s) {
     int cls = 0;
     ASSIGN_OR_RETURN(void* block, pool.take(len, &cls));
     std::memcpy(block, static_cast<const char*>(src.raw()) + off, len);
+    auto* staged = new Staged{block, cls};
     cudaError_t e = cudaMemcpyAsync(static_cast<char*>(dst) + off, block, len, cudaMemcpyHostToDevice, s);
-    if (e == cudaSuccess) e = cudaLaunchHostFunc(s, &give_back_staging, new Staged{block, cls});
+    if (e == cudaSuccess) e = cudaLaunchHostFunc(s, &give_back_staging, staged);
     if (e != cudaSuccess) {
       // The block may still be read by a copy already queued: keep it out
       // of the pool rather than risk handing it out again.
+      delete staged;
       return to_status(e, "staged host-to-device copy", __FILE__, __LINE__);
     }
   }
@@ -262,45 +297,70 @@ StatusOr<Tensor> CudaDevice::copy(const Tensor& src, MemorySpace dst_space) {
   if (src.dtype() == DataType::kString) return Unimplemented("string tensors cannot be copied to or from ", info_.name);
   const MemorySpace me = memory_space();
   const MemorySpace from = src.space();
-  const bool task = in_task();
-  if (!task) CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
-  const size_t n = src.nbytes();
-  Tensor out;
-  StreamSlot* slot = nullptr;
-  if (dst_space == me && (from.is_host_accessible() || from.kind == DeviceKind::kCuda)) {
-    // Into this GPU: from the host, from itself, or pulled from a peer.
-    slot = !task ? &sync() : (from == me && t_scope_->compute) ? t_scope_->compute : &h2d();
-    mark_used(*slot);
-    ASSIGN_OR_RETURN(out, allocate_on(*slot, src.dtype(), src.dims()));
-    if (n > 0) {
-      if (from == me) {
-        CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out.raw(), src.raw(), n, cudaMemcpyDeviceToDevice, slot->stream));
-      } else if (from.kind == DeviceKind::kCuda) {
-        CUDA_RETURN_IF_ERROR(cudaMemcpyPeerAsync(out.raw(), ordinal_, src.raw(), from.index, n, slot->stream));
-      } else {
-        RETURN_IF_ERROR(copy_h2d(out.raw(), src, slot->stream));
-      }
-    }
-  } else if (from == me && dst_space.is_host_accessible()) {
-    // Back to the host, into pinned memory so the copy is truly async.
-    slot = task ? &d2h() : &sync();
-    mark_used(*slot);
-    ASSIGN_OR_RETURN(BufferRef b, PinnedPool::instance().allocate(n, dst_space));
-    out = Tensor(src.dtype(), src.dims(), std::move(b));
-    if (n > 0) CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out.raw(), src.raw(), n, cudaMemcpyDeviceToHost, slot->stream));
-  } else {
+  const bool into_me = dst_space == me && (from.is_host_accessible() || from.kind == DeviceKind::kCuda);
+  if (!into_me && !(from == me && dst_space.is_host_accessible()))
     return Unimplemented(info_.name, " cannot copy ", from.to_string(), " -> ", dst_space.to_string());
+  Tensor out;
+  if (in_task()) {
+    // A kernel task copies on its compute stream: its launches read or
+    // write the copy in that stream's order, and the frees of its scratch
+    // are ordered there too (a copy stream would race both until the join
+    // at the end of the task). A copy task uses the copy stream of its
+    // direction. On a failure `out` is freed in the same stream's order
+    // (Scope::order), after whatever was queued into it.
+    StreamSlot& slot = t_scope_->compute ? *t_scope_->compute : into_me ? h2d() : d2h();
+    RETURN_IF_ERROR(copy_on(slot, src, dst_space, out));
+    return out;
   }
-  if (!task) CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(slot->stream));
+  CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
+  Status st = copy_on(sync(), src, dst_space, out);
+  // Wait even after a failure: work queued before it may still write `out`
+  // or read a staging block, and `out` is freed (from any stream) once this
+  // returns.
+  Status waited = to_status(cudaStreamSynchronize(sync().stream), "cudaStreamSynchronize", __FILE__, __LINE__);
+  RETURN_IF_ERROR(st);
+  RETURN_IF_ERROR(waited);
   return out;
+}
+
+Status CudaDevice::copy_on(StreamSlot& slot, const Tensor& src, MemorySpace dst_space, Tensor& out) {
+  const MemorySpace me = memory_space();
+  const MemorySpace from = src.space();
+  const size_t n = src.nbytes();
+  mark_used(slot);
+  if (dst_space == me) {
+    // Into this GPU: from the host, from itself, or pulled from a peer.
+    ASSIGN_OR_RETURN(out, allocate_on(slot, src.dtype(), src.dims()));
+    if (n == 0) return OkStatus();
+    if (from == me) {
+      CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out.raw(), src.raw(), n, cudaMemcpyDeviceToDevice, slot.stream));
+    } else if (from.kind == DeviceKind::kCuda) {
+      CUDA_RETURN_IF_ERROR(cudaMemcpyPeerAsync(out.raw(), ordinal_, src.raw(), from.index, n, slot.stream));
+    } else {
+      RETURN_IF_ERROR(copy_h2d(out.raw(), src, slot.stream));
+    }
+    return OkStatus();
+  }
+  // Back to the host, into pinned memory so the copy is truly async.
+  ASSIGN_OR_RETURN(BufferRef b, PinnedPool::instance().allocate(n, dst_space));
+  out = Tensor(src.dtype(), src.dims(), std::move(b));
+  if (n > 0) CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out.raw(), src.raw(), n, cudaMemcpyDeviceToHost, slot.stream));
+  return OkStatus();
 }
 
 void CudaDevice::enqueue(DeviceTask* task, CompletionSink* sink) {
   std::unique_lock<std::mutex> lock(launch_mu_);
   Scope scope{this, task->queue == DeviceTask::Queue::kCompute ? &least_busy_compute() : nullptr, 0, t_scope_};
+  scope.order = scope.compute;
   t_scope_ = &scope;
   task->start_ns = now_ns();
   Status st = to_status(cudaSetDevice(ordinal_), "cudaSetDevice", __FILE__, __LINE__);
+  // Kernels check their launches with cudaGetLastError(), which also
+  // returns any earlier failure on this thread that was already reported
+  // or tolerated (an allocation that failed, a refused peer mapping): start
+  // each task from a clean slate so it is not blamed for them. A sticky
+  // device fault stays and is still reported.
+  if (st.ok()) (void)cudaGetLastError();
   if (st.ok()) st = task->execute(*this);
   t_scope_ = scope.prev;
   task->status = std::move(st);

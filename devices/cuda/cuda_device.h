@@ -16,9 +16,11 @@
 // enqueue() launches the task's work on the calling thread and returns:
 // the run loop is never blocked by a synchronous CUDA call. Completion is a
 // stream callback (cudaStreamAddCallback, which also reports device
-// faults), recorded as the task's end time. Work spread over several of the
-// device's streams (a copy task pulling sequence items from two places) is
-// joined with events before the callback.
+// faults), recorded as the task's end time. A kernel task keeps all its work
+// (copies included) on its compute stream, a copy task on one copy stream,
+// so its allocations, uses and stream-ordered frees are ordered without
+// events; work spread over several streams anyway is joined with events
+// before the callback.
 //
 // Calls made outside enqueue() (allocate, copy: tests, link measurement,
 // bringing run outputs back) are synchronous: they use a private stream and
@@ -82,10 +84,13 @@ class CudaDevice final : public Device {
   Status init(int compute_streams);
   bool in_task() const;
   // Records that the current task put work on `slot`.
-  void mark_used(const StreamSlot& slot);
+  void mark_used(StreamSlot& slot);
   StreamSlot& least_busy_compute();
   StatusOr<Tensor> allocate_on(StreamSlot& slot, DataType dtype, const Dims& dims);
   Status copy_h2d(void* dst, const Tensor& src, cudaStream_t s);
+  // The body of copy(): queues the copy on `slot` into `out`, which the
+  // caller owns so that it can outlive queued work on a failure.
+  Status copy_on(StreamSlot& slot, const Tensor& src, MemorySpace dst_space, Tensor& out);
   // Joins the slots in `used` into `main` and registers the completion
   // callback there.
   Status finish(DeviceTask* task, CompletionSink* sink, StreamSlot& main, uint32_t used, const char* error_what);

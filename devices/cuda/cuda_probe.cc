@@ -46,6 +46,8 @@ void CUDART_CB notify(void* p) {
 }  // namespace
 
 StatusOr<double> raw_copy_gbps(int ordinal, size_t bytes, bool host_to_device, bool pinned, int reps) {
+  // Otherwise no timed copy and a meaningless 0 GB/s.
+  if (reps < 1) return InvalidArgument("raw_copy_gbps: reps must be at least 1, not ", reps);
   CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal));
   Scratch s;
   s.pinned = pinned;
@@ -74,6 +76,7 @@ StatusOr<double> raw_copy_gbps(int ordinal, size_t bytes, bool host_to_device, b
 }
 
 StatusOr<double> raw_launch_us(int ordinal, int launches, bool sync_each) {
+  if (launches < 1) return InvalidArgument("raw_launch_us: launches must be at least 1, not ", launches);  // divides by it
   CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal));
   Scratch s;
   CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));

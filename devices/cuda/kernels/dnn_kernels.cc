@@ -274,11 +274,13 @@ class SoftmaxKernel final : public Kernel {
     const int64_t rank = static_cast<int64_t>(x.rank());
     int64_t outer = 1, d = 1, inner = 1;
     if (rank > 0) {
-      // Before opset 13, axis == rank is legal (the whole tensor is one row each).
+      // Before opset 13, axis == rank is legal (the whole tensor is one row
+      // each). A negative axis counts from the back in every opset
+      // ([-r, r-1] in opset 11): -1 is the last dimension, not rank.
       const int64_t hi = coerce_2d_ ? rank + 1 : rank;
-      if (axis_ < -hi || axis_ >= hi)
+      if (axis_ < -rank || axis_ >= hi)
         return InvalidArgument(node.describe(), ": axis ", axis_, " is out of range for rank ", rank);
-      const auto a = static_cast<size_t>(axis_ < 0 ? axis_ + hi : axis_);
+      const auto a = static_cast<size_t>(axis_ < 0 ? axis_ + rank : axis_);
       outer = prod(x.dims(), 0, a);
       if (coerce_2d_) {
         d = prod(x.dims(), a, x.rank());

@@ -221,6 +221,27 @@ __device__ __forceinline__ C pow_value(C base, E e) {
     return static_cast<C>(result);
   } else if constexpr (std::is_same_v<C, float> && std::is_same_v<E, float>) {
     return powf(base, e);
+  } else if constexpr (std::is_integral_v<C> && std::is_floating_point_v<E>) {
+    // Integer base, float exponent (Pow(int32, float32)): the result is
+    // truncated to C, so an exact integer power must come out exact. CUDA's
+    // double pow is only documented to 2 ulp (glibc's, which the CPU kernel
+    // uses, is correctly rounded): 2^5 = 31.999... would truncate to 31.
+    // For a non-negative integral exponent and |result| < 2^52 (where the
+    // double is exact), use integer squaring: it gives the same value as the
+    // CPU's cvt of the exact double, wrap-around to C included.
+    const double r = pow(static_cast<double>(base), static_cast<double>(e));
+    const double ed = static_cast<double>(e);
+    if (ed >= 0.0 && ed < 9.2e18 && floor(ed) == ed && fabs(r) < 4503599627370496.0) {
+      uint64_t result = 1, b = static_cast<uint64_t>(base);
+      uint64_t n = static_cast<uint64_t>(ed);
+      while (n) {
+        if (n & 1) result *= b;
+        b *= b;
+        n >>= 1;
+      }
+      return static_cast<C>(result);
+    }
+    return cvt<C>(r);
   } else {
     return cvt<C>(pow(static_cast<double>(base), static_cast<double>(e)));
   }

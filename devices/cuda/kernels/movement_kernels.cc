@@ -27,7 +27,7 @@ const std::vector<DataType>& movement_types() {
   static const std::vector<DataType> types = {
       DataType::kBool,    DataType::kUInt8,  DataType::kInt8,  DataType::kUInt16, DataType::kInt16,
       DataType::kFloat16, DataType::kBFloat16, DataType::kInt32, DataType::kUInt32, DataType::kFloat,
-      DataType::kInt64,   DataType::kUInt64, DataType::kDouble};
+      DataType::kInt64,   DataType::kUInt64, DataType::kDouble, DataType::kComplex64};
   return types;
 }
 
@@ -210,7 +210,8 @@ class TransposeKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     if (!x.defined()) return InvalidArgument("Transpose: input is missing");
     size_t r = x.rank();
-    if (r > static_cast<size_t>(kMoveMaxRank)) return Unimplemented("CUDA Transpose: rank ", r, " > ", kMoveMaxRank);
+    // No rank limit here: copy_view collapses the view and declines
+    // (Unimplemented) only views with more than kMoveMaxViewDims dims left.
     ASSIGN_OR_RETURN(Dims perm, tensor_ops::transpose_perm(perm_, has_perm_, r));
     Dims in_strides = contiguous_strides(x.dims());
     Dims out_dims = Dims::of_rank(r), strides = Dims::of_rank(r);
@@ -433,8 +434,8 @@ void register_cuda_movement_kernels(KernelRegistry& r) {
   add_view_kernel(r, "Flatten", 0, &tensor_ops::make_flatten_view_kernel);
   add_view_kernel(r, "Squeeze", kBit1, &tensor_ops::make_squeeze_view_kernel);
   add_view_kernel(r, "Unsqueeze", kBit1, &tensor_ops::make_unsqueeze_view_kernel);
-  add_cuda_kernel<ShapeKernel>(r, "Shape", 1, types);
-  add_cuda_kernel<SizeKernel>(r, "Size", 1, types);
+  tensor_ops::add_shape_reader<ShapeKernel>(r, "Shape", DeviceKind::kCuda, types);
+  tensor_ops::add_shape_reader<SizeKernel>(r, "Size", DeviceKind::kCuda, types);
   add_cuda_kernel<ConstantOfShapeKernel>(r, "ConstantOfShape", 9, {DataType::kInt64}, kBit0);
   add_cuda_kernel<TransposeKernel>(r, "Transpose", 1, types);
   add_cuda_kernel<ConcatKernel>(r, "Concat", 1, types);

@@ -92,11 +92,11 @@ TEST(CudaDevice, Allocate_Absurd_IsResourceExhausted) {
 
 // A copy task run through the queue: enqueue() returns before the copy is
 // known to be done, and the sink hears of it from the device.
-class CopyToDevice final : public DeviceTask {
+class CopyTo final : public DeviceTask {
  public:
-  explicit CopyToDevice(Tensor src) : src_(std::move(src)) { queue = Queue::kCopy; }
+  CopyTo(Tensor src, MemorySpace to) : src_(std::move(src)), to_(to) { queue = Queue::kCopy; }
   Status execute(Device& device) override {
-    auto r = device.copy(src_, device.memory_space());
+    auto r = device.copy(src_, to_);
     if (!r.ok()) return r.status();
     result = *r;
     return OkStatus();
@@ -105,6 +105,7 @@ class CopyToDevice final : public DeviceTask {
 
  private:
   Tensor src_;
+  MemorySpace to_;
 };
 
 class WaitSink final : public CompletionSink {
@@ -135,7 +136,7 @@ TEST(CudaDevice, Enqueue_CompletesThroughCallback_WithTimes) {
   EXPECT_FALSE((*dev)->runs_inline());
   const size_t n = size_t{32} << 20;
   Tensor h = host_bytes(n);
-  CopyToDevice task(h);
+  CopyTo task(h, (*dev)->memory_space());
   WaitSink sink;
   (*dev)->enqueue(&task, &sink);
   ASSERT_TRUE(sink.wait()) << "no completion within 30 s";
@@ -145,6 +146,58 @@ TEST(CudaDevice, Enqueue_CompletesThroughCallback_WithTimes) {
   auto back = (*dev)->copy(task.result, kHostSpace);
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(std::memcmp(back->raw(), h.raw(), n), 0);
+}
+
+TEST(CudaDevice, CopyOnGpu_PreservesBytes) {
+  SKIP_WITHOUT_GPU();
+  auto dev = create_cuda_device(0);
+  ASSERT_TRUE(dev.ok());
+  const size_t n = (size_t{1} << 20) + 5;
+  Tensor h = host_bytes(n);
+  auto d = (*dev)->copy(h, (*dev)->memory_space());
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  auto d2 = (*dev)->copy(*d, (*dev)->memory_space());  // device to device
+  ASSERT_TRUE(d2.ok()) << d2.status().message();
+  EXPECT_NE(d2->raw(), d->raw());
+  auto back = (*dev)->copy(*d2, kHostSpace);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(std::memcmp(back->raw(), h.raw(), n), 0);
+}
+
+// Both queued directions, an empty tensor, and a task that fails: each is
+// heard by the sink exactly as it finished, none hangs.
+TEST(CudaDevice, Enqueue_CopiesBothWays_AndFailures_Complete) {
+  SKIP_WITHOUT_GPU();
+  auto dev = create_cuda_device(0);
+  ASSERT_TRUE(dev.ok());
+  const size_t n = (size_t{9} << 20) + 1;  // staged, with a ragged last chunk
+  Tensor h = host_bytes(n);
+  CopyTo up(h, (*dev)->memory_space());
+  WaitSink up_sink;
+  (*dev)->enqueue(&up, &up_sink);
+  ASSERT_TRUE(up_sink.wait());
+  ASSERT_TRUE(up.status.ok()) << up.status.message();
+  CopyTo down(up.result, kHostSpace);
+  WaitSink down_sink;
+  (*dev)->enqueue(&down, &down_sink);
+  ASSERT_TRUE(down_sink.wait());
+  ASSERT_TRUE(down.status.ok()) << down.status.message();
+  ASSERT_EQ(down.result.nbytes(), n);
+  EXPECT_EQ(std::memcmp(down.result.raw(), h.raw(), n), 0);
+
+  CopyTo empty(host_bytes(0), (*dev)->memory_space());
+  WaitSink empty_sink;
+  (*dev)->enqueue(&empty, &empty_sink);
+  ASSERT_TRUE(empty_sink.wait());
+  EXPECT_TRUE(empty.status.ok()) << empty.status.message();
+
+  auto strings = Tensor::host(DataType::kString, Dims{2});
+  ASSERT_TRUE(strings.ok());
+  CopyTo bad(*strings, (*dev)->memory_space());
+  WaitSink bad_sink;
+  (*dev)->enqueue(&bad, &bad_sink);
+  ASSERT_TRUE(bad_sink.wait());
+  EXPECT_FALSE(bad.status.ok());
 }
 
 TEST(CudaDevice, Memory_ReturnsToPool_WhenTensorsDie) {
