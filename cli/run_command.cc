@@ -177,6 +177,9 @@ int cmd_run(const RunArgs& a) {
       std::printf(" %s=%.0f%%", devs[d]->id().to_string().c_str(), busy_percent(last, d));
     std::printf("  copies=%lld  bytes moved=%lld  overlapped hand-offs=%lld\n", static_cast<long long>(last.stats.copies),
                 static_cast<long long>(last.stats.bytes_copied), static_cast<long long>(last.stats.handoffs));
+    if (last.stats.cpu_fallbacks > 0)
+      std::printf("CPU fallbacks (accelerator kernels that declined the shapes): %lld\n",
+                  static_cast<long long>(last.stats.cpu_fallbacks));
   }
   if (!a.report.empty()) {
     nlohmann::json j;
@@ -197,6 +200,7 @@ int cmd_run(const RunArgs& a) {
     j["busy_percent"] = busy;
     j["copies"] = last.stats.copies;
     j["bytes_copied"] = last.stats.bytes_copied;
+    j["cpu_fallbacks"] = last.stats.cpu_fallbacks;
     j["control_flow_nodes"] = last.stats.control_nodes;
     j["loop_iterations"] = last.stats.loop_iterations;
     std::ofstream out(a.report);

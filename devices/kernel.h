@@ -80,6 +80,9 @@ struct KernelDef {
   std::vector<DataType> types;
   // Bit i set: input i must be in host memory (shape tensors, K of TopK, ...).
   uint64_t host_inputs = 0;
+  // Bit i set: the kernel reads only input i's type and dims, never its
+  // data (Shape, Size), so the input is used wherever it lives, not copied.
+  uint64_t shape_only_inputs = 0;
   // Output size depends on input data (NonZero, Unique...): the device must
   // finish preceding work before the kernel computes its output shape.
   bool data_dependent_shape = false;

@@ -19,6 +19,22 @@ NodeKind kind_of(const Node& n) {
   return NodeKind::kSequenceMap;
 }
 
+// True if the node reads or writes a string tensor, a sequence or an
+// optional by its static types. Those live in host memory only, and the
+// registry keys kernels by the first input's type alone, so without this an
+// accelerator kernel could be chosen for CastLike(float, like=string) and
+// fail at compute, where nothing falls back to the CPU.
+bool touches_host_only_values(const Graph& g, const Node& n) {
+  auto host_only = [&](ValueId v) {
+    if (v == kNoValue) return false;
+    const TypeInfo& t = g.value(v).type;
+    return t.kind == TypeInfo::Kind::kSequence || t.kind == TypeInfo::Kind::kOptional ||
+           (t.kind == TypeInfo::Kind::kTensor && t.elem == DataType::kString);
+  };
+  return std::any_of(n.inputs.begin(), n.inputs.end(), host_only) ||
+         std::any_of(n.outputs.begin(), n.outputs.end(), host_only);
+}
+
 template <typename T>
 void push_unique(std::vector<T>& v, T x) {
   if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
@@ -100,8 +116,10 @@ Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const Ker
     }
     np.kernels.resize(devices.size());
     np.defs.resize(devices.size(), nullptr);
+    const bool host_only = touches_host_only_values(g, n);
     for (size_t d = 0; d < devices.size(); ++d) {
       const DeviceKind kind = devices[d]->info().kernel_kind;
+      if (host_only && kind != DeviceKind::kCpu) continue;
       const KernelDef* def = registry.find(n.domain, n.op_type, n.opset, kind, first);
       // CPU kernels take any type they are asked to; accelerator kernels
       // only the types they list, so other types fall back to the CPU.
@@ -120,6 +138,7 @@ Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const Ker
       c.device = devices[d]->id();
       c.space = devices[d]->memory_space();
       c.device_index = static_cast<int>(d);
+      c.host_inputs = def->host_inputs;
       np.candidates.push_back(c);
       if (cost) np.cost_slots.push_back(cost->slot(n, c.device));
     }

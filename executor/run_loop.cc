@@ -30,12 +30,13 @@ void RunLoop::on_complete(DeviceTask* task) {
     local_tail_ = task;
     return;
   }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    task->next_completed = remote_done_;
-    remote_done_ = task;
-    has_remote_.store(true, std::memory_order_release);
-  }
+  // Notify under the lock: once the loop thread sees the task it may finish
+  // the run and destroy this RunLoop, condition variable included, so the
+  // notify must not come after the unlock.
+  std::lock_guard<std::mutex> lock(mu_);
+  task->next_completed = remote_done_;
+  remote_done_ = task;
+  has_remote_.store(true, std::memory_order_release);
   cv_.notify_one();
 }
 
@@ -108,10 +109,12 @@ void RunLoop::predict(const NodePlan& np, Frame& frame) {
     uint64_t missing = 0;
     if (num_spaces_ > 1) {
       const int to = topo.space_of_device(cand.device_index);
+      const KernelDef* def = np.defs[static_cast<size_t>(cand.device_index)];
+      const uint64_t shape_mask = def ? def->shape_only_inputs : 0;
       double transfer = 0;
       for (size_t i = 0; i < inputs_.size(); ++i) {
         const InputInfo& in = inputs_[i];
-        if (in.bytes == 0) continue;
+        if (in.bytes == 0 || (i < 64 && (shape_mask >> i & 1))) continue;
         const int from = topo.index_of(in.location);
         if (from == to) continue;
         ValueId v = node.inputs[i];
@@ -155,10 +158,17 @@ Status RunLoop::dispatch(Frame& frame, NodeId n) {
     return Internal("placement policy '", env_.policy->name(), "' chose candidate ", d.candidate, " of ",
                     np.candidates.size(), " for ", node.describe());
   if (env_.observer) env_.observer->on_decision(req, d);
-  const size_t ci = static_cast<size_t>(d.candidate);
+  start_on(frame, n, static_cast<size_t>(d.candidate), costs);
+  return OkStatus();
+}
+
+// Runs node `n` on candidate `ci`; inputs_ and input_dims_ describe it, and
+// candidates_ holds its predictions if `costs`.
+void RunLoop::start_on(Frame& frame, NodeId n, size_t ci, bool costs) {
+  const NodePlan& np = frame.plan().node(n);
   const int dev = np.candidates[ci].device_index;
   NodeTask& task = frame.task(n);
-  task.op = &node;
+  task.op = &frame.graph().node(n);
   task.device_index = dev;
   task.kernel = np.kernels[static_cast<size_t>(dev)].get();
   task.def = np.defs[static_cast<size_t>(dev)];
@@ -175,7 +185,42 @@ Status RunLoop::dispatch(Frame& frame, NodeId n) {
   task.staging = 0;
   if (num_spaces_ > 1) stage(frame, n, task);
   if (task.staging == 0) launch(task);
-  return OkStatus();
+}
+
+// An accelerator kernel may decline at compute what only the actual shapes
+// show (a rank past its limit, a size past 32-bit indexing). The node then
+// runs on the first CPU candidate instead of failing the run, as placement
+// would have sent it there had the shapes been known: ops an accelerator
+// cannot run fall back to the CPU, never to an error.
+bool RunLoop::fall_back_to_cpu(NodeTask& task) {
+  if (task.status.code() != StatusCode::kUnimplemented ||
+      devices_[static_cast<size_t>(task.device_index)]->info().kernel_kind == DeviceKind::kCpu)
+    return false;
+  Frame& frame = *task.frame;
+  const NodePlan& np = frame.plan().node(task.node);
+  for (size_t ci = 0; ci < np.candidates.size(); ++ci) {
+    if (devices_[static_cast<size_t>(np.candidates[ci].device_index)]->info().kernel_kind != DeviceKind::kCpu)
+      continue;
+    const Node& node = frame.graph().node(task.node);
+    for (ValueId v : node.outputs)
+      if (v != kNoValue) frame.value(v).reset();  // whatever the declining kernel allocated
+    --stats_.nodes_per_device[static_cast<size_t>(task.device_index)];
+    ++stats_.cpu_fallbacks;
+    task.status = OkStatus();
+    describe_inputs(frame, node);
+    if (env_.observer) {
+      PlacementRequest req;
+      req.graph = &frame.graph();
+      req.node = &node;
+      req.depth = frame.graph().depth();
+      req.inputs = inputs_;
+      req.candidates = np.candidates;
+      env_.observer->on_decision(req, {static_cast<int>(ci), "accelerator kernel declined these shapes; CPU fallback"});
+    }
+    start_on(frame, task.node, ci, /*costs=*/false);
+    return true;
+  }
+  return false;
 }
 
 // Makes every input of `n` readable in the chosen device's memory: uses the
@@ -188,6 +233,7 @@ void RunLoop::stage(Frame& frame, NodeId n, NodeTask& task) {
   const int ds = topo.space_of_device(task.device_index);
   const bool device_reads_host = device.memory_space().is_host_accessible();
   const uint64_t host_mask = task.def ? task.def->host_inputs : 0;
+  const uint64_t shape_mask = task.def ? task.def->shape_only_inputs : 0;
   task.staged.resize(node.inputs.size());
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     ValueId v = node.inputs[i];
@@ -198,7 +244,7 @@ void RunLoop::stage(Frame& frame, NodeId n, NodeTask& task) {
     RuntimeValue& rv = frame.value(v);
     const int need = (i < 64 && (host_mask >> i & 1) && !device_reads_host) ? host_space_ : ds;
     const int at = value_space(rv, topo);
-    if (at == -1 || at == need) {
+    if (at == -1 || at == need || (i < 64 && (shape_mask >> i & 1))) {
       task.staged[i] = &rv;
       continue;
     }
@@ -275,7 +321,7 @@ Status RunLoop::kernel_done(NodeTask& task) {
   if (task.predicted_ns && env_.backlog_ns)
     env_.backlog_ns[task.device_index].fetch_sub(task.predicted_ns, std::memory_order_relaxed);
   const Node& node = frame.graph().node(task.node);
-  if (!task.status.ok()) return task.status.with_context(node.describe());
+  if (!task.status.ok()) return fall_back_to_cpu(task) ? OkStatus() : task.status.with_context(node.describe());
   const int64_t ns = task.end_ns - task.start_ns;
   stats_.busy_ns_per_device[static_cast<size_t>(task.device_index)] += ns;
   const double us = static_cast<double>(ns) * 1e-3;

@@ -34,6 +34,7 @@ struct RunStats {
   int64_t control_nodes = 0;
   int64_t loop_iterations = 0;
   int64_t handoffs = 0;  // long tasks handed to a device thread to overlap
+  int64_t cpu_fallbacks = 0;  // nodes an accelerator kernel declined at run time
 };
 
 // What a run needs from its session. Everything is shared by concurrent runs.
@@ -80,6 +81,8 @@ class RunLoop final : public CompletionSink {
   static constexpr NodeId kFrameDone = -1;
 
   Status dispatch(Frame& frame, NodeId n);
+  void start_on(Frame& frame, NodeId n, size_t candidate, bool costs);
+  bool fall_back_to_cpu(NodeTask& task);
   void describe_inputs(Frame& frame, const Node& node);
   void predict(const NodePlan& np, Frame& frame);
   void stage(Frame& frame, NodeId n, NodeTask& task);

@@ -155,7 +155,10 @@ StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> 
   std::unique_ptr<Session> s(new Session());
   s->model_ = std::move(model);
   s->options_ = options;
-  if (options.simulate.empty()) {
+  if (options.device_factory) {
+    ASSIGN_OR_RETURN(s->devices_, options.device_factory());
+    if (s->devices_.empty()) return InvalidArgument("the device factory made no devices");
+  } else if (options.simulate.empty()) {
     ASSIGN_OR_RETURN(s->devices_, create_devices(options.devices));
   } else {
     RETURN_IF_ERROR(s->create_simulated());

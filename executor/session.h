@@ -2,6 +2,7 @@
 // built once here; run() may be called from several threads at once.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,6 +30,9 @@ struct SessionOptions {
   // Comma-separated: "cpu" (the whole host), or "cpu:0,cpu:1" (the host's
   // cores split between devices with separate memory spaces).
   std::string devices = "cpu";
+  // Caller-made devices (an embedder's own backend, a test's fake
+  // accelerator); overrides `devices` when set. Called once, by create().
+  std::function<StatusOr<std::vector<std::unique_ptr<Device>>>()> device_factory;
   // A simulation profile (JSON, see models/profiles/README.md): when set,
   // the session runs on the simulated machine it describes, in virtual
   // time, instead of `devices`. policy_options.seed also seeds its noise.

@@ -35,6 +35,9 @@ struct Candidate {
   // plus an output as large as all inputs together: placing there would
   // likely fail to allocate.
   bool memory_ok = true;
+  // Bit i set: this device's kernel reads input i in host memory (a shape,
+  // the K of TopK), so the input is copied to the host whatever the choice.
+  uint64_t host_inputs = 0;
 };
 
 // What the policy may know about one input of the node.

@@ -97,6 +97,27 @@ TEST(Residency, ValueWithConsumersOnBothDevices_CopiedOncePerSpace) {
   for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(y[i], want[i]) << i;
 }
 
+TEST(Residency, ShapeOfValueOnOtherDevice_ReadsDimsWithoutCopy) {
+  // a lives on cpu:1; Shape and Size on cpu:0 need only its dims.
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {2, 3}).output("s", kI64, {2}).output("n", kI64, {});
+  g.node("Relu", {"x"}, {"a"})->set_name("relu@1");
+  g.node("Shape", {"a"}, {"s"})->set_name("shape");
+  g.node("Size", {"a"}, {"n"})->set_name("size");
+  auto s = make_session(m, "cpu:0,cpu:1");
+  TraceWriter trace({"cpu:0", "cpu:1"});
+  RunOptions ro;
+  ro.observer = &trace;
+  auto r = s->run({{"x", RuntimeValue(floats({2, 3}, -1))}}, ro);
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(copies_by_value(trace).count("a"), 0u);
+  EXPECT_EQ(r->stats.nodes_per_device, (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(r->outputs[0].tensor().data<int64_t>()[0], 2);
+  EXPECT_EQ(r->outputs[0].tensor().data<int64_t>()[1], 3);
+  EXPECT_EQ(r->outputs[1].tensor().data<int64_t>()[0], 6);
+}
+
 TEST(Residency, OutputOnSecondDevice_ComesBackToHost) {
   auto m = testing::new_model();
   GraphBuilder g(m.mutable_graph());

@@ -441,8 +441,8 @@ void register_shape_kernels(KernelRegistry& r) {
   add_kernel<IdentityKernel>(r, "Identity", 1);
   add_kernel<ConstantKernel>(r, "Constant", 1);
   add_kernel<ConstantOfShapeKernel>(r, "ConstantOfShape", 9, kBit0);
-  add_kernel<ShapeKernel>(r, "Shape", 1);
-  add_kernel<SizeKernel>(r, "Size", 1);
+  add_shape_reader<ShapeKernel>(r, "Shape", DeviceKind::kCpu);
+  add_shape_reader<SizeKernel>(r, "Size", DeviceKind::kCpu);
   add_kernel<ReshapeKernel>(r, "Reshape", 1, kBit1);
   add_kernel<FlattenKernel>(r, "Flatten", 1);
   add_kernel<SqueezeKernel>(r, "Squeeze", 1, kBit1);

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "devices/kernel_registry.h"
 
@@ -22,6 +23,19 @@ void add_kernel(KernelRegistry& r, const char* op, int since, uint64_t host_inpu
   d.device = DeviceKind::kCpu;
   d.host_inputs = host_inputs;
   d.data_dependent_shape = data_dependent_shape;
+  d.factory = &make_kernel<K>;
+  r.add(std::move(d));
+}
+
+// Shape and Size: any input type, and the input is read where it lives
+// (KernelDef::shape_only_inputs), never copied for its dims.
+template <typename K>
+void add_shape_reader(KernelRegistry& r, const char* op, DeviceKind device, std::vector<DataType> types = {}) {
+  KernelDef d;
+  d.op = op;
+  d.device = device;
+  d.types = std::move(types);
+  d.shape_only_inputs = kBit0;
   d.factory = &make_kernel<K>;
   r.add(std::move(d));
 }

@@ -1,0 +1,134 @@
+// RunLoop behaviour that needs an accelerator: a fake one that shares host
+// memory and runs its kernels inline, so no GPU is needed.
+#include "executor/run_loop.h"
+
+#include <gtest/gtest.h>
+
+#include "devices/cpu/cpu_device.h"
+#include "devices/host_allocator.h"
+#include "executor/session.h"
+#include "tests/executor/model_builder.h"
+
+namespace sy {
+namespace {
+
+using testing::GraphBuilder;
+
+// An accelerator whose memory is the host's: kernels of kind kCuda run
+// inline on the calling thread.
+class FakeAccelerator final : public Device {
+ public:
+  FakeAccelerator() { info_.name = "cuda:0", info_.kernel_kind = DeviceKind::kCuda; }
+  DeviceId id() const override { return {DeviceKind::kCuda, 0}; }
+  MemorySpace memory_space() const override { return kHostSpace; }
+  const DeviceInfo& info() const override { return info_; }
+  StatusOr<Tensor> allocate(DataType dtype, const Dims& dims) override { return Tensor::host(dtype, dims); }
+  void enqueue(DeviceTask* task, CompletionSink* sink) override {
+    task->start_ns = now_ns();
+    task->status = task->execute(*this);
+    task->end_ns = now_ns();
+    sink->on_complete(task);
+  }
+  StatusOr<Tensor> copy(const Tensor& src, MemorySpace) override { return src.clone_to_host(); }
+  uint64_t bytes_in_use() const override { return 0; }
+  bool runs_inline() const override { return true; }
+  int64_t now_ns() const override { return 0; }
+
+ private:
+  DeviceInfo info_;
+};
+
+// Relu that, like a real GPU kernel past its rank limit, declines inputs
+// of rank above 2 only when it sees them.
+class RankLimitedRelu final : public Kernel {
+ public:
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    if (x.rank() > 2) return Unimplemented("rank ", x.rank(), " > 2");
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
+    for (int64_t i = 0; i < x.numel(); ++i) y->data<float>()[i] = std::max(0.0f, x.data<float>()[i]);
+    return OkStatus();
+  }
+};
+
+// The built-in CPU Relu plus `accelerated` as the only kCuda kernel (the
+// built-in registry of a CUDA build has real ones).
+KernelRegistry relu_registry(KernelFactory accelerated) {
+  KernelRegistry r;
+  r.add(*KernelRegistry::builtin().find("", "Relu", 17, DeviceKind::kCpu));
+  KernelDef relu;
+  relu.op = "Relu";
+  relu.device = DeviceKind::kCuda;
+  relu.factory = accelerated;
+  r.add(relu);
+  return r;
+}
+
+Tensor ramp(Dims d) {
+  Tensor t = *Tensor::host(DataType::kFloat, d);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = static_cast<float>(i % 3) - 1.0f;
+  return t;
+}
+
+TEST(RunLoop, AcceleratorKernelDecliningShapes_FallsBackToCpu) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("small", onnx::TensorProto::FLOAT, {2, 3}).input("big", onnx::TensorProto::FLOAT, {2, 3, 4});
+  g.output("a", onnx::TensorProto::FLOAT, {2, 3}).output("b", onnx::TensorProto::FLOAT, {2, 3, 4});
+  g.node("Relu", {"small"}, {"a"});
+  g.node("Relu", {"big"}, {"b"});
+  auto model = testing::load_model(m);
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+
+  KernelRegistry registry = relu_registry(make_kernel<RankLimitedRelu>);
+  SessionOptions opt;
+  opt.policy = "gpu";
+  opt.registry = &registry;
+  opt.device_factory = [] {
+    std::vector<std::unique_ptr<Device>> d;
+    d.push_back(std::make_unique<CpuDevice>());
+    d.push_back(std::make_unique<FakeAccelerator>());
+    return StatusOr<std::vector<std::unique_ptr<Device>>>(std::move(d));
+  };
+  auto s = Session::create(std::shared_ptr<const Model>(std::move(model).value()), opt);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  auto r = (*s)->run({{"small", ramp({2, 3})}, {"big", ramp({2, 3, 4})}});
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(r->stats.cpu_fallbacks, 1);
+  EXPECT_EQ(r->stats.nodes_per_device, (std::vector<int64_t>{1, 1}));  // b on the CPU, a on the accelerator
+  for (const RuntimeValue& out : r->outputs) {
+    const Tensor& t = out.tensor();
+    for (int64_t i = 0; i < t.numel(); ++i) EXPECT_EQ(t.data<float>()[i], i % 3 == 2 ? 1.0f : 0.0f) << i;
+  }
+}
+
+TEST(RunLoop, OtherAcceleratorFailures_StillFailTheRun) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", onnx::TensorProto::FLOAT, {2}).output("y", onnx::TensorProto::FLOAT, {2});
+  g.node("Relu", {"x"}, {"y"});
+  auto model = testing::load_model(m);
+  ASSERT_TRUE(model.ok());
+  class Failing final : public Kernel {
+   public:
+    Status compute(KernelContext&) const override { return RuntimeError("device fault"); }
+  };
+  KernelRegistry registry = relu_registry(make_kernel<Failing>);
+  SessionOptions opt;
+  opt.policy = "gpu";
+  opt.registry = &registry;
+  opt.device_factory = [] {
+    std::vector<std::unique_ptr<Device>> d;
+    d.push_back(std::make_unique<CpuDevice>());
+    d.push_back(std::make_unique<FakeAccelerator>());
+    return StatusOr<std::vector<std::unique_ptr<Device>>>(std::move(d));
+  };
+  auto s = Session::create(std::shared_ptr<const Model>(std::move(model).value()), opt);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  auto r = (*s)->run({{"x", ramp({2})}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("device fault"), std::string::npos) << r.status().message();
+}
+
+}  // namespace
+}  // namespace sy
