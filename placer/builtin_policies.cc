@@ -21,7 +21,8 @@ void register_builtin_policies(PolicyRegistry& r) {
         [](const PolicyOptions&) { return std::make_unique<RoundRobinPolicy>(); });
   r.add("random", "a uniformly random device with a kernel; reproducible with --seed N",
         [](const PolicyOptions& o) { return std::make_unique<RandomPolicy>(o.seed); });
-  r.add("ort", "static first-fit by device priority (GPUs, then CPUs, each in --devices order), decided once per session as ONNX Runtime does",
+  r.add("ort", "static first-fit by device priority (GPUs, then CPUs, each in --devices order) with shape subgraphs on the "
+        "CPU, decided once per session as ONNX Runtime does",
         [](const PolicyOptions&) { return std::make_unique<OrtPolicy>(); });
   r.add("static-heft", "static HEFT list schedule computed once per session from offline cost estimates",
         [](const PolicyOptions&) { return std::make_unique<StaticHeftPolicy>(); });

@@ -29,6 +29,14 @@ class GraphBuilder {
     for (float x : v) t->add_float_data(x);
     return *this;
   }
+  GraphBuilder& init_int64(const std::string& name, std::vector<int64_t> dims, std::vector<int64_t> v) {
+    auto* t = g_->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    for (auto d : dims) t->add_dims(d);
+    for (int64_t x : v) t->add_int64_data(x);
+    return *this;
+  }
   onnx::NodeProto* node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out) {
     auto* n = g_->add_node();
     n->set_op_type(op);
