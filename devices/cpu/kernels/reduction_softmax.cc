@@ -103,8 +103,11 @@ class SoftmaxKernel final : public Kernel {
     const int64_t rank = static_cast<int64_t>(x.rank());
     int64_t outer = 1, d = 1, inner = 1;
     if (rank > 0) {
-      // Before opset 13 the input is coerced to 2-D at axis; axis == rank is legal there.
-      ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, rank, node, coerce_2d_));
+      // Before opset 13 the input is coerced to 2-D at axis. The spec allows
+      // [-rank, rank - 1], so -1 is the last axis; axis == rank (one 2-D
+      // row per element) is tolerated as older exporters wrote it.
+      ASSIGN_OR_RETURN(int64_t axis,
+                       coerce_2d_ && axis_ == rank ? StatusOr<int64_t>(rank) : normalize_axis(axis_, rank, node));
       const auto a = static_cast<size_t>(axis);
       outer = prod(x.dims(), 0, a);
       if (coerce_2d_) {

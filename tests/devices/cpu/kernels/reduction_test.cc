@@ -284,6 +284,20 @@ TEST(ReduceSoftmax, LogSoftmaxAxis0) {
               {-3.0485873f, -3.0485873f, -3.0485873f, -0.0485873f, -0.0485873f, -0.0485873f});
 }
 
+TEST(ReduceSoftmax, Opset11NegativeAxis_CountsFromTheLastAxis) {
+  // axis=-1 on [2, 3] is axis 1 (range [-r, r-1]): one softmax per row, not
+  // one per element.
+  Tensor x = make_tensor<float>({2, 3}, {1, 2, 3, 1, 2, 3});
+  auto r = run_kernel("Softmax", {x}, 1, {attr_int("axis", -1)}, 11);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()),
+              {0.09003057f, 0.24472846f, 0.66524094f, 0.09003057f, 0.24472846f, 0.66524094f});
+  auto end = run_kernel("Softmax", {x}, 1, {attr_int("axis", 2)}, 11);
+  ASSERT_TRUE(end.status.ok()) << end.status.to_string();
+  expect_near(to_vector<float>(end.outputs[0].tensor()), {1, 1, 1, 1, 1, 1});
+  EXPECT_EQ(run_kernel("Softmax", {x}, 1, {attr_int("axis", -3)}, 11).status.code(), StatusCode::kInvalidArgument);
+}
+
 TEST(ReduceSoftmax, Opset11CoercesTo2D) {
   // axis=1 on [1, 2, 2]: one softmax over all 4 elements.
   Tensor x = make_tensor<float>({1, 2, 2}, {0, 0, 0, 0});
