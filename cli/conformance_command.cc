@@ -68,7 +68,7 @@ ChildResult run_child(const std::string& exe, const std::vector<std::string>& ar
   ChildResult r;
   auto t0 = std::chrono::steady_clock::now();
   int fds[2];
-  if (pipe(fds) != 0) return {"ERROR", "pipe failed", {}, 0};
+  if (pipe(fds) != 0) return {"ERROR", "pipe failed", {}, 0, {}};
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
@@ -84,7 +84,7 @@ ChildResult run_child(const std::string& exe, const std::vector<std::string>& ar
   close(fds[1]);
   if (rc != 0) {
     close(fds[0]);
-    return {"ERROR", "spawn failed", {}, 0};
+    return {"ERROR", "spawn failed", {}, 0, {}};
   }
   std::string out;
   bool timed_out = false;
@@ -108,13 +108,13 @@ ChildResult run_child(const std::string& exe, const std::vector<std::string>& ar
   int wstatus = 0;
   waitpid(pid, &wstatus, 0);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (timed_out) return {"TIMEOUT", "killed after " + std::to_string(timeout_s) + " s", {}, r.seconds};
-  if (WIFSIGNALED(wstatus)) return {"CRASH", std::string("killed by signal ") + strsignal(WTERMSIG(wstatus)), {}, r.seconds};
+  if (timed_out) return {"TIMEOUT", "killed after " + std::to_string(timeout_s) + " s", {}, r.seconds, {}};
+  if (WIFSIGNALED(wstatus)) return {"CRASH", std::string("killed by signal ") + strsignal(WTERMSIG(wstatus)), {}, r.seconds, {}};
   auto pos = out.rfind("SYRESULT ");
   if (pos == std::string::npos) {
     std::string tail = out.substr(out.size() > 300 ? out.size() - 300 : 0);
     std::replace(tail.begin(), tail.end(), '\n', ' ');
-    return {"ERROR", "no result line (exit " + std::to_string(WEXITSTATUS(wstatus)) + "): " + tail, {}, r.seconds};
+    return {"ERROR", "no result line (exit " + std::to_string(WEXITSTATUS(wstatus)) + "): " + tail, {}, r.seconds, {}};
   }
   std::istringstream line(out.substr(pos + 9, out.find('\n', pos) - pos - 9));
   std::string ops, placed;
@@ -234,7 +234,7 @@ int cmd_conformance(const ConformanceArgs& a, const std::string& self) {
     for (size_t i; (i = next.fetch_add(1)) < cases.size();) {
       ChildResult r;
       if (auto it = exclusions.find(cases[i]); it != exclusions.end()) {
-        r = {"SKIP", it->second, {}, 0};
+        r = {"SKIP", it->second, {}, 0, {}};
       } else {
         std::vector<std::string> args = {"test", (fs::path(a.root) / cases[i]).string(), "--machine", "--policy",
                                          a.policy, "--seed", std::to_string(a.seed)};

@@ -10,6 +10,11 @@ cd "$(dirname "$0")/.."
 what=${1:-all}
 out=${OUT:-gpu-results}
 mkdir -p "$out"
+if [ ! -d gpu-bundle ]; then
+  # Python's tarfile reads xz without relying on the machine's xz tools.
+  [ -f gpu-carry/gpu-bundle.tar.xz ] || { echo "error: no gpu-bundle/ or gpu-carry/ (run scripts/gpu-bundle.sh here, carry gpu-carry)" >&2; exit 2; }
+  python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(".")' gpu-carry/gpu-bundle.tar.xz
+fi
 # shellcheck disable=SC1091
 source gpu-bundle/env.sh
 export SWITCHYARD_BIN=$PWD/gpu-bundle/bin/switchyard SWITCHYARD_SOURCE_DIR=$PWD
@@ -28,6 +33,10 @@ if [ "$what" = all ] || [ "$what" = tests ]; then
   nvidia-smi > "$out/nvidia-smi.txt" 2>&1
   step devices switchyard devices --devices cpu,cuda:0
   step device_tests sy_devices_tests --gtest_filter='Cuda*'
+  # Races and out-of-bounds accesses that pass by luck show up here.
+  if command -v compute-sanitizer > /dev/null; then
+    step device_memcheck compute-sanitizer --tool memcheck --error-exitcode 1 sy_devices_tests --gtest_filter='Cuda*'
+  fi
   step cli_gpu_tests sy_cli_tests --gtest_filter='ControlFlowE2E.*'
 fi
 if [ "$what" = all ] || [ "$what" = conformance ]; then
