@@ -64,6 +64,20 @@ KernelRegistry relu_registry(KernelFactory accelerated) {
   return r;
 }
 
+// A session over cpu:0 and the fake accelerator, under the gpu policy.
+StatusOr<std::unique_ptr<Session>> gpu_session(std::unique_ptr<Model> model, const KernelRegistry& registry) {
+  SessionOptions opt;
+  opt.policy = "gpu";
+  opt.registry = &registry;
+  opt.device_factory = [] {
+    std::vector<std::unique_ptr<Device>> d;
+    d.push_back(std::make_unique<CpuDevice>());
+    d.push_back(std::make_unique<FakeAccelerator>());
+    return StatusOr<std::vector<std::unique_ptr<Device>>>(std::move(d));
+  };
+  return Session::create(std::shared_ptr<const Model>(std::move(model)), opt);
+}
+
 Tensor ramp(Dims d) {
   Tensor t = *Tensor::host(DataType::kFloat, d);
   for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = static_cast<float>(i % 3) - 1.0f;
@@ -81,16 +95,7 @@ TEST(RunLoop, AcceleratorKernelDecliningShapes_FallsBackToCpu) {
   ASSERT_TRUE(model.ok()) << model.status().to_string();
 
   KernelRegistry registry = relu_registry(make_kernel<RankLimitedRelu>);
-  SessionOptions opt;
-  opt.policy = "gpu";
-  opt.registry = &registry;
-  opt.device_factory = [] {
-    std::vector<std::unique_ptr<Device>> d;
-    d.push_back(std::make_unique<CpuDevice>());
-    d.push_back(std::make_unique<FakeAccelerator>());
-    return StatusOr<std::vector<std::unique_ptr<Device>>>(std::move(d));
-  };
-  auto s = Session::create(std::shared_ptr<const Model>(std::move(model).value()), opt);
+  auto s = gpu_session(std::move(model).value(), registry);
   ASSERT_TRUE(s.ok()) << s.status().to_string();
   auto r = (*s)->run({{"small", ramp({2, 3})}, {"big", ramp({2, 3, 4})}});
   ASSERT_TRUE(r.ok()) << r.status().to_string();
@@ -114,16 +119,7 @@ TEST(RunLoop, OtherAcceleratorFailures_StillFailTheRun) {
     Status compute(KernelContext&) const override { return RuntimeError("device fault"); }
   };
   KernelRegistry registry = relu_registry(make_kernel<Failing>);
-  SessionOptions opt;
-  opt.policy = "gpu";
-  opt.registry = &registry;
-  opt.device_factory = [] {
-    std::vector<std::unique_ptr<Device>> d;
-    d.push_back(std::make_unique<CpuDevice>());
-    d.push_back(std::make_unique<FakeAccelerator>());
-    return StatusOr<std::vector<std::unique_ptr<Device>>>(std::move(d));
-  };
-  auto s = Session::create(std::shared_ptr<const Model>(std::move(model).value()), opt);
+  auto s = gpu_session(std::move(model).value(), registry);
   ASSERT_TRUE(s.ok()) << s.status().to_string();
   auto r = (*s)->run({{"x", ramp({2})}});
   ASSERT_FALSE(r.ok());
