@@ -18,9 +18,7 @@ int first_cpu(std::span<const Candidate> candidates) {
 }
 
 bool has_accelerator(std::span<const Candidate> candidates) {
-  for (const Candidate& c : candidates)
-    if (c.device.kind != DeviceKind::kCpu) return true;
-  return false;
+  return !candidates.empty() && candidates[static_cast<size_t>(first_accelerator(candidates))].device.kind != DeviceKind::kCpu;
 }
 
 // An initializer of at most kSmallInitializerElems elements, in `g` or, for

@@ -3,14 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <deque>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
 
 #include "devices/sim/sim_machine.h"
 #include "executor/session.h"
@@ -235,22 +231,6 @@ constexpr const char* kProfile = R"({
   ]
 })";
 
-class ProfileFile {
- public:
-  explicit ProfileFile(const std::string& text) {
-    path_ = (std::filesystem::temp_directory_path() /
-             ("sy_makespan_bound_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++) + ".json"))
-                .string();
-    std::ofstream(path_) << text;
-  }
-  ~ProfileFile() { std::filesystem::remove(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  static inline int counter_ = 0;
-  std::string path_;
-};
-
 TEST(MakespanBound, ForSimulator_UsesTheProfilesNoiseFreeTimes) {
   auto prof = parse_sim_profile(kProfile, "bound.json");
   ASSERT_TRUE(prof.ok()) << prof.status().to_string();
@@ -293,20 +273,6 @@ onnx::ModelProto diamond() {
   return m;
 }
 
-// x -> Add(c) n times.
-onnx::ModelProto add_chain(int n) {
-  auto m = testing::new_model();
-  GraphBuilder g(m.mutable_graph());
-  g.input("x", kF, {64}).init_float("c", {1}, {1.0f}).output("y", kF, {64});
-  std::string prev = "x";
-  for (int i = 0; i < n; ++i) {
-    std::string next = i + 1 == n ? "y" : "t" + std::to_string(i);
-    g.node("Add", {prev, "c"}, {next});
-    prev = next;
-  }
-  return m;
-}
-
 Tensor input_16x16() {
   Tensor t = *Tensor::host(DataType::kFloat, Dims{16, 16});
   for (int i = 0; i < 256; ++i) t.data<float>()[i] = static_cast<float>(i % 13) * 0.1f - 0.6f;
@@ -326,7 +292,7 @@ std::unique_ptr<Session> sim_session(onnx::ModelProto& m, const std::string& pro
 }
 
 TEST(MakespanBound, Simulated_BoundNeverExceedsAnyPolicysMakespan) {
-  ProfileFile file(kProfile);
+  testing::TempFile file(kProfile);
   auto m = diamond();
   for (const char* policy : {"dynamic", "cpu", "gpu", "round-robin", "random", "ort", "static-heft"}) {
     SCOPED_TRACE(policy);
@@ -347,7 +313,7 @@ TEST(MakespanBound, Simulated_BoundNeverExceedsAnyPolicysMakespan) {
 }
 
 TEST(MakespanBound, Simulated_RepeatedRunsOnOneSession_BoundHoldsEachTime) {
-  ProfileFile file(kProfile);
+  testing::TempFile file(kProfile);
   auto m = diamond();
   auto s = sim_session(m, file.path(), "dynamic");
   ASSERT_NE(s, nullptr);
@@ -366,8 +332,8 @@ TEST(MakespanBound, Simulated_RepeatedRunsOnOneSession_BoundHoldsEachTime) {
 TEST(MakespanBound, Simulated_ChainOnItsFastestDevice_MeetsTheBound) {
   // Add is cheapest on the host, and a chain has nothing to overlap: running
   // it all on the host is optimal, and the bound is exactly its makespan.
-  ProfileFile file(kProfile);
-  auto m = add_chain(5);
+  testing::TempFile file(kProfile);
+  auto m = testing::add_chain(5, 64);
   auto s = sim_session(m, file.path(), "cpu");
   ASSERT_NE(s, nullptr);
   MakespanBound bound = MakespanBound::for_simulator(*s->simulator());

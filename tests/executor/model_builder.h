@@ -1,9 +1,13 @@
 // A small builder for ONNX models in tests, over the ONNX protobuf API.
 #pragma once
 
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "ir/onnx_loader.h"
 #include "onnx/onnx_pb.h"
@@ -76,5 +80,38 @@ inline onnx::ModelProto new_model(int opset = 17) {
 }
 
 inline StatusOr<std::unique_ptr<Model>> load_model(onnx::ModelProto& m) { return OnnxLoader().load_proto(m, "test", ""); }
+
+// x -> Add(c = 1) n times -> y, every value `size` floats.
+inline onnx::ModelProto add_chain(int n, int64_t size) {
+  auto m = new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", onnx::TensorProto::FLOAT, {size}).init_float("c", {1}, {1.0f}).output("y", onnx::TensorProto::FLOAT, {size});
+  std::string prev = "x";
+  for (int i = 0; i < n; ++i) {
+    std::string next = i + 1 == n ? "y" : "t" + std::to_string(i);
+    g.node("Add", {prev, "c"}, {next});
+    prev = next;
+  }
+  return m;
+}
+
+// `text` in a file of its own under the temp folder, removed with this.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& text) {
+    static int counter = 0;
+    path_ = (std::filesystem::temp_directory_path() /
+             ("sy_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + ".json"))
+                .string();
+    std::ofstream(path_) << text;
+  }
+  ~TempFile() { std::filesystem::remove(path_); }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 }  // namespace sy::testing

@@ -31,20 +31,6 @@ std::unique_ptr<Session> session_for(onnx::ModelProto& m, SessionOptions opt = {
   return std::move(s).value();
 }
 
-// x -> Add(c) n times.
-onnx::ModelProto chain(int n, int64_t size) {
-  auto m = testing::new_model();
-  GraphBuilder g(m.mutable_graph());
-  g.input("x", kF, {size}).init_float("c", {1}, {1.0f}).output("y", kF, {size});
-  std::string prev = "x";
-  for (int i = 0; i < n; ++i) {
-    std::string next = i + 1 == n ? "y" : "t" + std::to_string(i);
-    g.node("Add", {prev, "c"}, {next});
-    prev = next;
-  }
-  return m;
-}
-
 // Loop M times: v += c (outer-scope initializer), scan output v each step.
 onnx::ModelProto add_loop() {
   auto m = testing::new_model();
@@ -65,7 +51,7 @@ onnx::ModelProto add_loop() {
 }
 
 TEST(Session, AddChain_ComputesSum) {
-  auto m = chain(10, 4);
+  auto m = testing::add_chain(10, 4);
   auto s = session_for(m);
   auto r = s->run({{"x", RuntimeValue(floats({4}, 0.5f))}});
   ASSERT_TRUE(r.ok()) << r.status().to_string();
@@ -76,7 +62,7 @@ TEST(Session, AddChain_ComputesSum) {
 
 TEST(Session, DeadValuesAreFreed_PeakStaysSmall) {
   constexpr int64_t kElems = 1 << 18;  // 1 MiB per value
-  auto m = chain(50, kElems);
+  auto m = testing::add_chain(50, kElems);
   auto s = session_for(m);
   Tensor x = floats({kElems}, 0.0f);
   HostAllocator& a = HostAllocator::host();
@@ -147,7 +133,7 @@ class BadPolicy : public PlacementPolicy {
 };
 
 TEST(Session, PolicyChoosingMissingCandidate_IsAnError) {
-  auto m = chain(2, 1);
+  auto m = testing::add_chain(2, 1);
   SessionOptions opt;
   opt.custom_policy = std::make_shared<BadPolicy>();
   auto s = session_for(m, opt);
@@ -176,7 +162,7 @@ TEST(Session, ConcurrentRuns_AllGetTheirOwnResults) {
 }
 
 TEST(Session, ValidateInputs_RejectsMissingUnknownWrongTypeAndShape) {
-  auto m = chain(1, 4);
+  auto m = testing::add_chain(1, 4);
   auto s = session_for(m);
   EXPECT_NE(s->validate_inputs({}).message().find("missing input 'x'"), std::string::npos);
   EXPECT_NE(s->validate_inputs({{"x", RuntimeValue(floats({4}, 0))}, {"z", RuntimeValue(floats({4}, 0))}})
@@ -190,7 +176,7 @@ TEST(Session, ValidateInputs_RejectsMissingUnknownWrongTypeAndShape) {
 }
 
 TEST(Session, UnknownPolicyOrDevice_IsAnError) {
-  auto m = chain(1, 1);
+  auto m = testing::add_chain(1, 1);
   auto model = testing::load_model(m);
   ASSERT_TRUE(model.ok());
   std::shared_ptr<const Model> shared(std::move(model).value());

@@ -3,14 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
-
-#include <unistd.h>
 
 #include "executor/session.h"
 #include "tests/executor/model_builder.h"
@@ -52,22 +48,6 @@ std::string profile_text(const std::string& noise = "0", const std::string& gpu_
   return s;
 }
 
-class ProfileFile {
- public:
-  explicit ProfileFile(const std::string& text) {
-    path_ = (std::filesystem::temp_directory_path() /
-             ("sy_simulate_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++) + ".json"))
-                .string();
-    std::ofstream(path_) << text;
-  }
-  ~ProfileFile() { std::filesystem::remove(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  static inline int counter_ = 0;
-  std::string path_;
-};
-
 // Records every kernel and copy of a run, in the order reported.
 class Recorder : public RunObserver {
  public:
@@ -107,20 +87,6 @@ Tensor square_input(int64_t n = 16) {
   Tensor t = *Tensor::host(DataType::kFloat, Dims{n, n});
   for (int64_t i = 0; i < n * n; ++i) t.data<float>()[i] = static_cast<float>(i % 13) * 0.1f - 0.6f;
   return t;
-}
-
-// x -> Add(c) n times.
-onnx::ModelProto add_chain(int n, int64_t size) {
-  auto m = testing::new_model();
-  GraphBuilder g(m.mutable_graph());
-  g.input("x", kF, {size}).init_float("c", {1}, {1.0f}).output("y", kF, {size});
-  std::string prev = "x";
-  for (int i = 0; i < n; ++i) {
-    std::string next = i + 1 == n ? std::string("y") : str_cat("t", i);
-    g.node("Add", {prev, "c"}, {next});
-    prev = next;
-  }
-  return m;
 }
 
 // Loop M times: v = Relu(v * c + c) (c an outer-scope initializer); scan
@@ -176,7 +142,7 @@ void expect_same_values(const RuntimeValue& a, const RuntimeValue& b, const std:
 // --- the session -----------------------------------------------------------------
 
 TEST(Simulate, Session_RunsOnTheProfilesDevices) {
-  ProfileFile file(profile_text());
+  testing::TempFile file(profile_text());
   auto m = diamond();
   auto s = session_or_die(m, file.path(), "dynamic");
   ASSERT_NE(s, nullptr);
@@ -206,7 +172,7 @@ TEST(Simulate, MissingProfile_IsNotFound) {
 TEST(Simulate, BadProfile_IsInvalidArgument) {
   std::string text = profile_text();
   text.replace(text.find("\"version\": 1"), 12, "\"version\": 2");
-  ProfileFile file(text);
+  testing::TempFile file(text);
   auto m = diamond();
   auto s = make_session(m, file.path(), "dynamic");
   ASSERT_FALSE(s.ok());
@@ -217,9 +183,9 @@ TEST(Simulate, BadProfile_IsInvalidArgument) {
 // --- virtual time --------------------------------------------------------------
 
 TEST(Simulate, Latency_IsVirtualTimeFromTheProfile) {
-  ProfileFile file(profile_text());
+  testing::TempFile file(profile_text());
   constexpr int kNodes = 4;
-  auto m = add_chain(kNodes, 64);
+  auto m = testing::add_chain(kNodes, 64);
   auto s = session_or_die(m, file.path(), "cpu");
   ASSERT_NE(s, nullptr);
   Tensor x = *Tensor::host(DataType::kFloat, Dims{64});
@@ -259,7 +225,7 @@ TEST(Simulate, Latency_IsVirtualTimeFromTheProfile) {
 TEST(Simulate, Latency_DoesNotDependOnTheHostsSpeed) {
   // A model big enough to take real time on the host still reports the
   // profile's virtual time: a fresh session's latency equals its clock.
-  ProfileFile file(profile_text());
+  testing::TempFile file(profile_text());
   auto m = diamond(64);
   auto s = session_or_die(m, file.path(), "gpu");
   ASSERT_NE(s, nullptr);
@@ -270,7 +236,7 @@ TEST(Simulate, Latency_DoesNotDependOnTheHostsSpeed) {
 }
 
 TEST(Simulate, SameSeedTwice_IdenticalLatencyAndSchedule) {
-  ProfileFile file(profile_text(/*noise=*/"0.2"));
+  testing::TempFile file(profile_text(/*noise=*/"0.2"));
   auto m = diamond();
   for (const char* policy : {"dynamic", "random", "round-robin"}) {
     SCOPED_TRACE(policy);
@@ -296,7 +262,7 @@ TEST(Simulate, SameSeedTwice_IdenticalLatencyAndSchedule) {
 }
 
 TEST(Simulate, DifferentSeeds_DrawDifferentNoise) {
-  ProfileFile file(profile_text(/*noise=*/"0.2"));
+  testing::TempFile file(profile_text(/*noise=*/"0.2"));
   auto m = diamond();
   Recorder rec[2];
   for (int k = 0; k < 2; ++k) {
@@ -313,7 +279,7 @@ TEST(Simulate, DifferentSeeds_DrawDifferentNoise) {
 // --- values ----------------------------------------------------------------------
 
 TEST(Simulate, Outputs_MatchARealCpuRun) {
-  ProfileFile file(profile_text());
+  testing::TempFile file(profile_text());
   auto m = diamond();
   auto cpu = session_or_die(m, "", "cpu");
   ASSERT_NE(cpu, nullptr);
@@ -340,7 +306,7 @@ TEST(Simulate, Outputs_MatchARealCpuRun) {
 }
 
 TEST(Simulate, ControlFlow_MatchesARealCpuRun) {
-  ProfileFile file(profile_text());
+  testing::TempFile file(profile_text());
   auto m = loop_model();
   Tensor trips = *Tensor::host(DataType::kInt64, Dims{});
   *trips.data<int64_t>() = 6;
@@ -366,7 +332,7 @@ TEST(Simulate, ControlFlow_MatchesARealCpuRun) {
 // --- memory ------------------------------------------------------------------------
 
 TEST(Simulate, TinyGpuMemory_ForcedGpuRunFailsOutOfMemory) {
-  ProfileFile file(profile_text("0", /*gpu_gb=*/"1e-6"));  // ~1000 bytes; x alone is 16 KiB
+  testing::TempFile file(profile_text("0", /*gpu_gb=*/"1e-6"));  // ~1000 bytes; x alone is 16 KiB
   auto m = diamond(64);
   auto s = session_or_die(m, file.path(), "gpu");
   ASSERT_NE(s, nullptr);
@@ -379,7 +345,7 @@ TEST(Simulate, TinyGpuMemory_ForcedGpuRunFailsOutOfMemory) {
 }
 
 TEST(Simulate, TinyGpuMemory_DynamicPolicyStillCompletes) {
-  ProfileFile file(profile_text("0", /*gpu_gb=*/"1e-6"));
+  testing::TempFile file(profile_text("0", /*gpu_gb=*/"1e-6"));
   auto m = diamond(64);
   auto cpu = session_or_die(m, "", "cpu");
   ASSERT_NE(cpu, nullptr);
@@ -388,7 +354,7 @@ TEST(Simulate, TinyGpuMemory_DynamicPolicyStillCompletes) {
   // With room on the GPUs, dynamic placement uses them (they are far
   // faster), so the tiny-memory run below is a real test.
   {
-    ProfileFile roomy(profile_text("0", /*gpu_gb=*/"16"));
+    testing::TempFile roomy(profile_text("0", /*gpu_gb=*/"16"));
     auto s = session_or_die(m, roomy.path(), "dynamic");
     ASSERT_NE(s, nullptr);
     Recorder rec;
