@@ -33,9 +33,10 @@ if [ "$what" = all ] || [ "$what" = tests ]; then
   nvidia-smi > "$out/nvidia-smi.txt" 2>&1
   step devices switchyard devices --devices cpu,cuda:0
   step device_tests sy_devices_tests --gtest_filter='Cuda*'
-  # Races and out-of-bounds accesses that pass by luck show up here.
+  # Races and out-of-bounds accesses that pass by luck show up here. Bounded,
+  # so that a slow sanitizer leaves the rest of the call's time limit.
   if command -v compute-sanitizer > /dev/null; then
-    step device_memcheck compute-sanitizer --tool memcheck --error-exitcode 1 sy_devices_tests --gtest_filter='Cuda*'
+    step device_memcheck timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1 sy_devices_tests --gtest_filter='Cuda*'
   fi
   step cli_gpu_tests sy_cli_tests --gtest_filter='ControlFlowE2E.*'
 fi

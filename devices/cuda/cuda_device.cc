@@ -145,6 +145,16 @@ Status CudaDevice::init(int compute_streams) {
     cudaError_t e = cudaDeviceEnablePeerAccess(other, 0);
     if (e != cudaSuccess) (void)cudaGetLastError();
     if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) continue;
+    // Peer access covers cudaMalloc memory only; tensors live in the peer's
+    // stream-ordered pool, which maps to this GPU only when asked.
+    cudaMemPool_t other_pool = nullptr;
+    cudaMemAccessDesc access{};
+    access.location.type = cudaMemLocationTypeDevice;
+    access.location.id = ordinal_;
+    access.flags = cudaMemAccessFlagsProtReadWrite;
+    if (cudaDeviceGetDefaultMemPool(&other_pool, other) != cudaSuccess ||
+        cudaMemPoolSetAccess(other_pool, &access, 1) != cudaSuccess)
+      (void)cudaGetLastError();
     ++peers;
   }
   info_.name = id().to_string();

@@ -1,0 +1,369 @@
+// The differential cases for the CUDA kernels (see kernel_diff_test_util.h).
+// Sizes are chosen to cross the launch geometry: more elements than one
+// block or one grid-stride pass, odd extents that leave ragged tails,
+// reductions long enough to need several passes, and broadcasts that stride
+// on every axis. Value ranges keep each op inside its domain, so a mismatch
+// is the kernel's, not the data's.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+
+#include "tests/devices/cuda/kernel_diff_test_util.h"
+#include "tests/devices/kernel_test_util.h"
+
+namespace sy::testing {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+DiffInput in(DataType t, Dims d, double lo = -2, double hi = 2) {
+  DiffInput i;
+  i.type = t;
+  i.dims = std::move(d);
+  i.lo = lo;
+  i.hi = hi;
+  return i;
+}
+DiffInput f32(Dims d, double lo = -2, double hi = 2) { return in(DataType::kFloat, std::move(d), lo, hi); }
+DiffInput f64(Dims d, double lo = -2, double hi = 2) { return in(DataType::kDouble, std::move(d), lo, hi); }
+DiffInput i64(Dims d, double lo, double hi) { return in(DataType::kInt64, std::move(d), lo, hi); }
+DiffInput i32(Dims d, double lo, double hi) { return in(DataType::kInt32, std::move(d), lo, hi); }
+DiffInput boolean(Dims d) { return in(DataType::kBool, std::move(d), 0, 1); }
+DiffInput nonzero(DiffInput i) {
+  i.nonzero = true;
+  return i;
+}
+// Given values; 1-D unless dims say otherwise (a scalar: dims {}).
+DiffInput values(DataType t, std::vector<double> v, std::optional<Dims> dims = std::nullopt) {
+  DiffInput i;
+  i.type = t;
+  i.dims = dims ? *dims : Dims{static_cast<int64_t>(v.size())};
+  i.values = std::move(v);
+  return i;
+}
+DiffInput ints(std::vector<double> v) { return values(DataType::kInt64, std::move(v)); }
+DiffInput scalar(DataType t, double v) { return values(t, {v}, Dims{}); }
+DiffInput omitted() {
+  DiffInput i;
+  i.none = true;
+  return i;
+}
+// Floats that are whole numbers, so ties and exact comparisons happen.
+DiffInput whole_f32(Dims d, double lo, double hi) {
+  DiffInput i = f32(std::move(d), lo, hi);
+  i.whole = true;
+  return i;
+}
+
+DiffCase make(std::string name, std::string op, std::vector<DiffInput> inputs, std::vector<Attribute> attrs = {},
+              size_t outputs = 1) {
+  DiffCase c;
+  c.name = std::move(name);
+  c.op = std::move(op);
+  c.inputs = std::move(inputs);
+  c.attrs = std::move(attrs);
+  c.outputs = outputs;
+  return c;
+}
+DiffCase opset(DiffCase c, int v) {
+  c.opset = v;
+  return c;
+}
+DiffCase tol(DiffCase c, double rtol, double atol) {
+  c.rtol = rtol;
+  c.atol = atol;
+  return c;
+}
+DiffCase declined(DiffCase c) {
+  c.declines = true;
+  return c;
+}
+
+Attribute attr_tensor_i32(const std::string& name, int32_t v) {
+  auto t = std::make_shared<TensorData>();
+  t->dtype = DataType::kInt32;
+  t->dims = Dims{1};
+  t->bytes.resize(sizeof v);
+  std::memcpy(t->bytes.data(), &v, sizeof v);
+  Attribute a;
+  a.name = name;
+  a.kind = Attribute::Kind::kTensor;
+  a.t = std::move(t);
+  return a;
+}
+
+constexpr DataType kF16 = DataType::kFloat16;
+constexpr DataType kBF16 = DataType::kBFloat16;
+
+void add_elementwise(std::vector<DiffCase>& cs) {
+  // Binary ops with broadcasting on every axis, ragged sizes, several types.
+  cs.push_back(make("Add_f32_4d_broadcast", "Add", {f32({2, 3, 64, 65}), f32({3, 1, 65})}));
+  cs.push_back(make("Add_f32_scalar_1M", "Add", {f32({(1 << 20) + 3}), f32({})}));
+  cs.push_back(make("Add_f32_outer", "Add", {f32({300, 1}), f32({1, 257})}));
+  cs.push_back(tol(make("Add_f16", "Add", {in(kF16, {4, 1000}), in(kF16, {1000})}), 1e-3, 1e-3));
+  cs.push_back(tol(make("Add_bf16", "Add", {in(kBF16, {4, 1000}), in(kBF16, {4, 1})}), 1e-2, 1e-2));
+  cs.push_back(make("Add_i64", "Add", {i64({1000, 37}, -1e6, 1e6), i64({37}, -1e6, 1e6)}));
+  cs.push_back(make("Add_u8_wraps", "Add", {in(DataType::kUInt8, {777}, 0, 255), in(DataType::kUInt8, {777}, 0, 255)}));
+  cs.push_back(make("Sub_f64", "Sub", {f64({513, 129}), f64({129})}));
+  cs.push_back(make("Mul_i32", "Mul", {i32({4096, 17}, -1000, 1000), i32({4096, 1}, -1000, 1000)}));
+  cs.push_back(make("Div_f32", "Div", {f32({2, 2000}), nonzero(f32({2000}, -3, 3))}));
+  cs.push_back(make("Div_i32_truncates", "Div", {i32({3000}, -50, 50), nonzero(i32({3000}, -7, 7))}));
+  cs.push_back(make("Equal_i64", "Equal", {i64({100, 100}, 0, 3), i64({100, 1}, 0, 3)}));
+  cs.push_back(make("Greater_f32", "Greater", {whole_f32({64, 300}, -3, 3), whole_f32({300}, -3, 3)}));
+  cs.push_back(make("Less_f64", "Less", {f64({5000}), f64({})}));
+  cs.push_back(make("GreaterOrEqual_i32", "GreaterOrEqual", {i32({50, 60}, -2, 2), i32({50, 1}, -2, 2)}));
+  cs.push_back(make("LessOrEqual_f32", "LessOrEqual", {whole_f32({7, 1, 300}, -2, 2), whole_f32({9, 1}, -2, 2)}));
+  cs.push_back(make("And_bool", "And", {boolean({1000, 33}), boolean({33})}));
+  cs.push_back(make("Or_bool", "Or", {boolean({33, 1000}), boolean({33, 1})}));
+  cs.push_back(make("Xor_bool", "Xor", {boolean({2049}), boolean({2049})}));
+  cs.push_back(opset(make("BitwiseAnd_i32", "BitwiseAnd", {i32({3000}, -1e9, 1e9), i32({3000}, -1e9, 1e9)}), 18));
+  cs.push_back(opset(make("BitwiseOr_u8", "BitwiseOr",
+                          {in(DataType::kUInt8, {30, 100}, 0, 255), in(DataType::kUInt8, {100}, 0, 255)}), 18));
+  cs.push_back(opset(make("BitwiseXor_i64", "BitwiseXor", {i64({3000}, -1e12, 1e12), i64({1}, -1e12, 1e12)}), 18));
+  cs.push_back(make("Mod_i32_sign_of_divisor", "Mod", {i32({4000}, -100, 100), nonzero(i32({4000}, -9, 9))}));
+  cs.push_back(make("Mod_i64_fmod", "Mod", {i64({4000}, -100, 100), nonzero(i64({4000}, -9, 9))},
+                    {attr_int("fmod", 1)}));
+  cs.push_back(make("Mod_f32_fmod", "Mod", {f32({4000}, -10, 10), nonzero(f32({4000}, -3, 3))}, {attr_int("fmod", 1)}));
+  cs.push_back(make("BitShift_left_u32", "BitShift",
+                    {in(DataType::kUInt32, {3000}, 0, 1e9), in(DataType::kUInt32, {3000}, 0, 31)},
+                    {attr_string("direction", "LEFT")}));
+  cs.push_back(make("BitShift_right_u64", "BitShift",
+                    {in(DataType::kUInt64, {3000}, 0, 1e15), in(DataType::kUInt64, {1}, 0, 40)},
+                    {attr_string("direction", "RIGHT")}));
+  cs.push_back(tol(make("Pow_f32", "Pow", {f32({100, 300}, 0.1, 3), f32({300}, -2, 3)}), 1e-5, 1e-5));
+  cs.push_back(make("Pow_i32_by_whole_floats", "Pow", {i32({3000}, -6, 6), whole_f32({3000}, 0, 5)}));
+  cs.push_back(make("PRelu_f32", "PRelu", {f32({2, 64, 33, 33}), f32({64, 1, 1})}));
+  cs.push_back(make("Max_f32_3way", "Max", {f32({64, 1, 33}), f32({1, 50, 33}), f32({33})}));
+  cs.push_back(make("Min_i64", "Min", {i64({5000}, -1e9, 1e9), i64({5000}, -1e9, 1e9)}));
+  cs.push_back(make("Sum_f32_4way", "Sum", {f32({300, 257}), f32({257}), f32({300, 1}), f32({})}));
+  cs.push_back(make("Mean_f64", "Mean", {f64({77, 1, 91}), f64({1, 13, 91})}));
+  cs.push_back(make("Where_broadcast", "Where", {boolean({100, 1, 64}), f32({1, 200, 64}), f32({64})}));
+  cs.push_back(make("Where_i64", "Where", {boolean({5000}), i64({5000}, -9, 9), i64({}, -9, 9)}));
+
+  // Unary ops over a million elements each, inside their domains.
+  const Dims big{1000, 1001};
+  struct U {
+    const char* op;
+    double lo, hi;
+    int opset;
+    std::vector<Attribute> attrs;
+  };
+  const std::vector<U> unary = {
+      {"Abs", -5, 5, 13, {}},          {"Neg", -5, 5, 13, {}},
+      {"Reciprocal", 0.1, 5, 13, {}},  {"Sqrt", 0, 100, 13, {}},
+      {"Exp", -10, 10, 13, {}},        {"Log", 0.01, 100, 13, {}},
+      {"Floor", -5, 5, 13, {}},        {"Ceil", -5, 5, 13, {}},
+      {"Round", -5, 5, 11, {}},        {"Sign", -2, 2, 13, {}},
+      {"Erf", -3, 3, 13, {}},          {"Sin", -10, 10, 7, {}},
+      {"Cos", -10, 10, 7, {}},         {"Tan", -1.5, 1.5, 7, {}},
+      {"Asin", -0.99, 0.99, 7, {}},    {"Acos", -0.99, 0.99, 7, {}},
+      {"Atan", -10, 10, 7, {}},        {"Sinh", -5, 5, 9, {}},
+      {"Cosh", -5, 5, 9, {}},          {"Asinh", -10, 10, 9, {}},
+      {"Acosh", 1.01, 10, 9, {}},      {"Atanh", -0.99, 0.99, 9, {}},
+      {"Relu", -2, 2, 14, {}},         {"LeakyRelu", -2, 2, 16, {attr_float("alpha", 0.02f)}},
+      {"Elu", -3, 3, 6, {attr_float("alpha", 0.5f)}},
+      {"Selu", -3, 3, 6, {}},
+      {"Celu", -3, 3, 12, {attr_float("alpha", 0.7f)}},
+      {"Sigmoid", -20, 20, 13, {}},
+      {"HardSigmoid", -5, 5, 6, {attr_float("alpha", 0.3f), attr_float("beta", 0.4f)}},
+      {"HardSwish", -5, 5, 14, {}},    {"Tanh", -5, 5, 13, {}},
+      {"Softplus", -20, 20, 1, {}},    {"Softsign", -5, 5, 1, {}},
+      {"ThresholdedRelu", -2, 2, 10, {attr_float("alpha", 0.5f)}},
+      {"Mish", -5, 5, 18, {}},
+      {"Shrink", -2, 2, 9, {attr_float("lambd", 0.5f), attr_float("bias", 0.2f)}},
+  };
+  for (const U& u : unary)
+    cs.push_back(tol(opset(make(std::string(u.op) + "_f32", u.op, {f32(big, u.lo, u.hi)}, u.attrs), u.opset), 1e-5,
+                     1e-5));
+  cs.push_back(make("Abs_i32", "Abs", {i32({3000}, -1e9, 1e9)}));
+  cs.push_back(make("Neg_i64", "Neg", {i64({3000}, -1e12, 1e12)}));
+  cs.push_back(make("Sign_i32", "Sign", {i32({3000}, -3, 3)}));
+  cs.push_back(tol(make("Exp_f64", "Exp", {f64({3000}, -30, 30)}), 1e-12, 0));
+  cs.push_back(tol(make("Sigmoid_f16", "Sigmoid", {in(kF16, {3000}, -8, 8)}), 1e-3, 1e-3));
+  cs.push_back(make("Round_halves", "Round", {values(DataType::kFloat, {-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.49, -3.51})}));
+  cs.push_back(make("Not_bool", "Not", {boolean({3001})}));
+  cs.push_back(opset(make("BitwiseNot_i32", "BitwiseNot", {i32({3001}, -1e9, 1e9)}), 18));
+  cs.push_back(make("IsNaN_f32", "IsNaN", {values(DataType::kFloat, {0, kNaN, kInf, -kInf, 1, -kNaN})}));
+  cs.push_back(make("IsInf_positive_only", "IsInf", {values(DataType::kFloat, {0, kNaN, kInf, -kInf, 1e38, -1})},
+                    {attr_int("detect_negative", 0)}));
+  cs.push_back(make("IsInf_f64", "IsInf", {values(DataType::kDouble, {0, kNaN, kInf, -kInf, 1e308})}));
+  cs.push_back(make("Clip_f32", "Clip", {f32(big), scalar(DataType::kFloat, -0.5), scalar(DataType::kFloat, 0.7)}));
+  cs.push_back(make("Clip_i32_min_only", "Clip", {i32({3000}, -100, 100), scalar(DataType::kInt32, -7), omitted()}));
+  cs.push_back(opset(make("Clip_6_attrs", "Clip", {f32({3000})}, {attr_float("min", -1), attr_float("max", 0.25f)}), 6));
+
+  // Casts between families, with values each target type can hold.
+  const int kF = static_cast<int>(DataType::kFloat);
+  cs.push_back(make("Cast_f32_to_i32", "Cast", {f32({5000}, -1000, 1000)}, {attr_int("to", 6)}));
+  cs.push_back(tol(make("Cast_f32_to_f16", "Cast", {f32({5000}, -60000, 60000)}, {attr_int("to", 10)}), 0, 0));
+  cs.push_back(make("Cast_f16_to_f32", "Cast", {in(kF16, {5000}, -100, 100)}, {attr_int("to", kF)}));
+  cs.push_back(tol(make("Cast_f32_to_bf16", "Cast", {f32({5000}, -1e30, 1e30)}, {attr_int("to", 16)}), 0, 0));
+  cs.push_back(make("Cast_i64_to_f32", "Cast", {i64({5000}, -1e15, 1e15)}, {attr_int("to", kF)}));
+  cs.push_back(make("Cast_f32_to_bool", "Cast", {whole_f32({5000}, -1, 1)}, {attr_int("to", 9)}));
+  cs.push_back(make("Cast_bool_to_f32", "Cast", {boolean({5000})}, {attr_int("to", kF)}));
+  cs.push_back(make("Cast_f64_to_f32", "Cast", {f64({5000}, -1e30, 1e30)}, {attr_int("to", kF)}));
+  cs.push_back(make("Cast_f32_to_u8", "Cast", {f32({5000}, 0, 255)}, {attr_int("to", 2)}));
+  cs.push_back(make("Cast_i32_to_i64", "Cast", {i32({5000}, -1e9, 1e9)}, {attr_int("to", 7)}));
+  cs.push_back(make("CastLike_f32_as_i64", "CastLike", {f32({5000}, -1e6, 1e6), i64({2, 2}, 0, 1)}));
+  cs.push_back(make("Identity_f32", "Identity", {f32(big)}));
+}
+
+void add_movement(std::vector<DiffCase>& cs) {
+  cs.push_back(make("Transpose_4d", "Transpose", {f32({3, 64, 65, 33})}, {attr_ints("perm", {0, 3, 1, 2})}));
+  cs.push_back(make("Transpose_2d_default", "Transpose", {i64({1000, 999}, -1e9, 1e9)}));
+  cs.push_back(make("Transpose_5d_u8", "Transpose", {in(DataType::kUInt8, {3, 5, 7, 11, 13}, 0, 255)},
+                    {attr_ints("perm", {4, 2, 0, 3, 1})}));
+  cs.push_back(make("Transpose_f16", "Transpose", {in(kF16, {128, 3, 257})}, {attr_ints("perm", {2, 0, 1})}));
+  cs.push_back(make("Transpose_rank9", "Transpose", {f32({2, 2, 2, 2, 2, 2, 2, 2, 3})},
+                    {attr_ints("perm", {8, 7, 6, 5, 4, 3, 2, 1, 0})}));
+  cs.push_back(make("Concat_axis1", "Concat", {f32({8, 100, 33}), f32({8, 1, 33}), f32({8, 57, 33})},
+                    {attr_int("axis", 1)}));
+  cs.push_back(make("Concat_i64_last", "Concat", {i64({64, 3}, -9, 9), i64({64, 1000}, -9, 9)}, {attr_int("axis", -1)}));
+  cs.push_back(make("Concat_bool_axis0", "Concat", {boolean({3, 77}), boolean({5000, 77})}, {attr_int("axis", 0)}));
+  cs.push_back(make("Split_sizes", "Split", {f32({6, 1000, 7}), ints({2, 1, 3})}, {attr_int("axis", 0)}, 3));
+  cs.push_back(make("Split_equal_axis1", "Split", {i32({3, 1000, 5}, -9, 9), omitted()}, {attr_int("axis", 1)}, 4));
+  cs.push_back(make("Slice_steps", "Slice",
+                    {f32({100, 200, 30}), ints({5, -1, 0}), ints({95, -1000, 30}), ints({0, 1, 2}), ints({3, -2, 1})}));
+  cs.push_back(make("Slice_no_axes", "Slice", {i64({1000, 64}, -9, 9), ints({10, 3}), ints({990, 60}), omitted(),
+                                               omitted()}));
+  cs.push_back(make("Expand_4d", "Expand", {f32({3, 1, 65}), ints({2, 3, 64, 65})}));
+  cs.push_back(make("Expand_bool", "Expand", {boolean({1, 5}), ints({3000, 1})}));
+  cs.push_back(make("Tile_3d", "Tile", {f32({30, 1, 17}), ints({3, 100, 2})}));
+  cs.push_back(make("Gather_rows", "Gather", {f32({5000, 64}), i64({300}, -5000, 4999)}, {attr_int("axis", 0)}));
+  cs.push_back(make("Gather_axis1_i32_indices", "Gather", {f32({8, 300, 16}), i32({4, 5}, -300, 299)},
+                    {attr_int("axis", 1)}));
+  cs.push_back(make("Gather_scalar_index", "Gather", {i64({77, 1000}, -9, 9), i64({}, -77, 76)}));
+  cs.push_back(make("GatherElements_axis1", "GatherElements", {f32({50, 400, 7}), i64({50, 123, 7}, -400, 399)},
+                    {attr_int("axis", 1)}));
+  cs.push_back(make("Pad_constant", "Pad", {f32({3, 64, 65}), ints({0, 3, 2, 1, 4, 5}), scalar(DataType::kFloat, 1.5)}));
+  cs.push_back(make("Pad_reflect", "Pad", {f32({3, 64, 65}), ints({1, 3, 2, 1, 4, 5})}, {attr_string("mode", "reflect")}));
+  cs.push_back(make("Pad_edge_i64", "Pad", {i64({64, 65}, -9, 9), ints({7, 0, 0, 9})}, {attr_string("mode", "edge")}));
+  cs.push_back(make("Pad_negative_crops", "Pad", {f32({64, 65}), ints({-3, 2, 4, -5})}));
+  cs.push_back(make("Reshape_infer", "Reshape", {f32({1000, 64}), ints({250, -1, 16})}));
+  cs.push_back(make("Flatten_axis2", "Flatten", {f32({4, 5, 6, 7})}, {attr_int("axis", 2)}));
+  cs.push_back(make("Squeeze_axes", "Squeeze", {f32({5, 1, 7, 1, 9}), ints({1, 3})}));
+  cs.push_back(make("Unsqueeze_axes", "Unsqueeze", {f32({5, 7}), ints({0, -1})}));
+  cs.push_back(opset(make("Shape_slice", "Shape", {f32({3, 4, 5, 6})}, {attr_int("start", 1), attr_int("end", -1)}), 15));
+  cs.push_back(make("Size_3d", "Size", {f32({3, 4, 5})}));
+  cs.push_back(make("ConstantOfShape_default", "ConstantOfShape", {ints({3, 1000, 7})}));
+  cs.push_back(make("ConstantOfShape_i32", "ConstantOfShape", {ints({5, 3001})}, {attr_tensor_i32("value", 7)}));
+}
+
+void add_reductions(std::vector<DiffCase>& cs) {
+  // Sums over many terms round differently in a different order.
+  cs.push_back(tol(make("ReduceSum_all_1M", "ReduceSum", {f32({1000, 1001}, 0, 1), omitted()}), 1e-4, 1e-3));
+  cs.push_back(tol(make("ReduceSum_axis1", "ReduceSum", {f32({64, 5000, 3}), ints({1})}), 1e-4, 1e-3));
+  cs.push_back(tol(make("ReduceSum_axes02_i64", "ReduceSum", {i64({40, 50, 60}, -1e6, 1e6), ints({0, 2})},
+                        {attr_int("keepdims", 0)}), 0, 0));
+  cs.push_back(make("ReduceSum_noop", "ReduceSum", {f32({33, 44}), omitted()}, {attr_int("noop_with_empty_axes", 1)}));
+  cs.push_back(tol(make("ReduceMean_last", "ReduceMean", {f32({300, 777})}, {attr_ints("axes", {-1})}), 1e-4, 1e-5));
+  cs.push_back(make("ReduceMax_i64_axis0", "ReduceMax", {i64({5000, 13}, -1e12, 1e12)}, {attr_ints("axes", {0})}));
+  cs.push_back(make("ReduceMin_f64", "ReduceMin", {f64({33, 44, 55})},
+                    {attr_ints("axes", {1}), attr_int("keepdims", 0)}));
+  cs.push_back(tol(make("ReduceProd", "ReduceProd", {f32({100, 20}, 0.8, 1.2)}, {attr_ints("axes", {1})}), 1e-5, 1e-6));
+  cs.push_back(tol(make("ReduceL1", "ReduceL1", {f32({64, 3000})}, {attr_ints("axes", {1})}), 1e-4, 1e-3));
+  cs.push_back(tol(make("ReduceL2", "ReduceL2", {f32({64, 3000})}, {attr_ints("axes", {0})}), 1e-4, 1e-4));
+  cs.push_back(tol(make("ReduceLogSum", "ReduceLogSum", {f32({64, 3000}, 0.1, 2)}, {attr_ints("axes", {1})}), 1e-5,
+                   1e-5));
+  cs.push_back(tol(make("ReduceLogSumExp", "ReduceLogSumExp", {f32({64, 3000}, -50, 50)}, {attr_ints("axes", {1})}),
+                   1e-5, 1e-5));
+  cs.push_back(tol(make("ReduceSumSquare", "ReduceSumSquare", {f32({3000, 64})}, {attr_ints("axes", {0})}), 1e-4,
+                   1e-3));
+  cs.push_back(make("ArgMax_last_axis", "ArgMax", {f32({300, 1001})}, {attr_int("axis", 1), attr_int("keepdims", 0)}));
+  cs.push_back(make("ArgMax_ties_last_index", "ArgMax", {whole_f32({300, 1001}, 0, 3)},
+                    {attr_int("axis", 1), attr_int("select_last_index", 1)}));
+  cs.push_back(make("ArgMin_i32_ties_axis0", "ArgMin", {i32({1000, 77}, 0, 5)}, {attr_int("axis", 0)}));
+  cs.push_back(make("TopK_largest_last_axis", "TopK", {f32({64, 5000}), ints({100})}, {attr_int("axis", -1)}, 2));
+  cs.push_back(make("TopK_smallest_axis0", "TopK", {f64({3000, 5}), ints({7})},
+                    {attr_int("axis", 0), attr_int("largest", 0)}, 2));
+  // Ties must come out lower index first.
+  cs.push_back(make("TopK_i64_ties", "TopK", {i64({16, 4000}, 0, 10), ints({500})}, {}, 2));
+  cs.push_back(opset(make("TopK_1_attr_k", "TopK", {f32({8, 3000})}, {attr_int("k", 33)}, 2), 1));
+  cs.push_back(make("CumSum_f64_100k", "CumSum", {f64({100000}), scalar(DataType::kInt64, 0)}));
+  cs.push_back(tol(make("CumSum_exclusive_reverse", "CumSum", {f32({64, 3000}), scalar(DataType::kInt64, 1)},
+                        {attr_int("exclusive", 1), attr_int("reverse", 1)}), 1e-4, 1e-3));
+  cs.push_back(make("CumSum_i32_middle", "CumSum", {i32({5, 1000, 7}, -100, 100), scalar(DataType::kInt32, -2)}));
+}
+
+void add_dnn(std::vector<DiffCase>& cs) {
+  // cuBLAS and cuDNN sum in their own order: tolerances scale with K.
+  cs.push_back(tol(make("MatMul_2d", "MatMul", {f32({64, 300}), f32({300, 129})}), 1e-4, 1e-3));
+  cs.push_back(tol(make("MatMul_batched_broadcast", "MatMul", {f32({3, 1, 64, 100}), f32({5, 100, 33})}), 1e-4, 1e-3));
+  cs.push_back(tol(make("MatMul_vector_matrix", "MatMul", {f32({300}), f32({300, 17})}), 1e-4, 1e-3));
+  cs.push_back(tol(make("MatMul_matrix_vector", "MatMul", {f32({2, 17, 300}), f32({300})}), 1e-4, 1e-3));
+  cs.push_back(tol(make("MatMul_f64", "MatMul", {f64({50, 60}), f64({60, 70})}), 1e-12, 1e-12));
+  cs.push_back(tol(make("Gemm_transposed_bias", "Gemm", {f32({300, 64}), f32({129, 300}), f32({1, 129})},
+                        {attr_int("transA", 1), attr_int("transB", 1), attr_float("alpha", 0.5f),
+                         attr_float("beta", 2.0f)}), 1e-4, 1e-3));
+  cs.push_back(tol(make("Gemm_no_bias", "Gemm", {f32({64, 300}), f32({300, 65})}), 1e-4, 1e-3));
+  cs.push_back(tol(make("Conv_2d_strided_dilated", "Conv", {f32({2, 16, 33, 35}), f32({32, 16, 3, 3}), f32({32})},
+                        {attr_ints("pads", {1, 1, 1, 1}), attr_ints("strides", {2, 1}), attr_ints("dilations", {1, 2})}),
+                   1e-4, 1e-3));
+  cs.push_back(tol(make("Conv_grouped", "Conv", {f32({2, 16, 20, 21}), f32({32, 4, 3, 3})}, {attr_int("group", 4)}),
+                   1e-4, 1e-3));
+  cs.push_back(tol(make("Conv_depthwise_same", "Conv", {f32({1, 16, 30, 31}), f32({16, 1, 5, 5}), f32({16})},
+                        {attr_int("group", 16), attr_string("auto_pad", "SAME_UPPER")}), 1e-4, 1e-3));
+  cs.push_back(tol(make("Conv_1d", "Conv", {f32({2, 8, 100}), f32({16, 8, 5})}), 1e-4, 1e-3));
+  cs.push_back(tol(make("Conv_3d", "Conv", {f32({1, 4, 8, 9, 10}), f32({6, 4, 3, 3, 3})}), 1e-4, 1e-3));
+  cs.push_back(tol(make("ConvTranspose_2d", "ConvTranspose", {f32({2, 16, 15, 17}), f32({16, 8, 3, 3}), f32({8})},
+                        {attr_ints("strides", {2, 2}), attr_ints("pads", {1, 1, 1, 1}),
+                         attr_ints("output_padding", {1, 1})}), 1e-4, 1e-3));
+  cs.push_back(tol(make("ConvTranspose_grouped", "ConvTranspose", {f32({1, 8, 10, 11}), f32({8, 3, 2, 2})},
+                        {attr_int("group", 2)}), 1e-4, 1e-3));
+  cs.push_back(make("MaxPool_2d", "MaxPool", {f32({2, 16, 65, 67})},
+                    {attr_ints("kernel_shape", {3, 3}), attr_ints("strides", {2, 2}), attr_ints("pads", {1, 1, 1, 1})}));
+  cs.push_back(make("MaxPool_asymmetric_pads", "MaxPool", {f32({2, 8, 30, 31})},
+                    {attr_ints("kernel_shape", {2, 3}), attr_ints("pads", {0, 1, 1, 2})}));
+  cs.push_back(declined(make("MaxPool_indices", "MaxPool", {f32({1, 2, 8, 8})}, {attr_ints("kernel_shape", {2, 2})}, 2)));
+  cs.push_back(tol(make("AveragePool_excludes_pads", "AveragePool", {f32({2, 16, 33, 35})},
+                        {attr_ints("kernel_shape", {3, 3}), attr_ints("pads", {1, 1, 1, 1})}), 1e-5, 1e-6));
+  cs.push_back(tol(make("AveragePool_counts_pads", "AveragePool", {f64({2, 16, 33, 35})},
+                        {attr_ints("kernel_shape", {3, 2}), attr_ints("pads", {1, 0, 2, 1}),
+                         attr_int("count_include_pad", 1)}), 1e-12, 1e-12));
+  cs.push_back(declined(make("AveragePool_ceil_mode", "AveragePool", {f32({1, 2, 9, 9})},
+                             {attr_ints("kernel_shape", {2, 2}), attr_ints("strides", {2, 2}), attr_int("ceil_mode", 1)})));
+  cs.push_back(make("GlobalMaxPool", "GlobalMaxPool", {f32({4, 64, 17, 19})}));
+  cs.push_back(tol(make("GlobalAveragePool", "GlobalAveragePool", {f32({4, 64, 17, 19})}), 1e-5, 1e-6));
+  cs.push_back(tol(opset(make("BatchNormalization", "BatchNormalization",
+                              {f32({4, 64, 17, 19}), f32({64}), f32({64}), f32({64}), f32({64}, 0.5, 2)}), 15),
+                   1e-5, 1e-5));
+  cs.push_back(tol(opset(make("Softmax_last_axis", "Softmax", {f32({64, 5000}, -10, 10)}), 13), 1e-5, 1e-8));
+  cs.push_back(tol(opset(make("Softmax_middle_axis", "Softmax", {f32({8, 100, 33}, -10, 10)}, {attr_int("axis", 1)}),
+                         13), 1e-5, 1e-8));
+  cs.push_back(tol(opset(make("Softmax_11_flattens", "Softmax", {f32({4, 5, 600})}, {attr_int("axis", 1)}), 11), 1e-5,
+                   1e-8));
+  cs.push_back(tol(opset(make("LogSoftmax_axis1", "LogSoftmax", {f64({8, 100, 33}, -10, 10)}, {attr_int("axis", 1)}),
+                         13), 1e-12, 1e-12));
+  cs.push_back(tol(make("LRN", "LRN", {f32({2, 32, 17, 19})},
+                        {attr_int("size", 5), attr_float("alpha", 1e-3f), attr_float("beta", 0.75f),
+                         attr_float("bias", 2.0f)}), 1e-5, 1e-6));
+  cs.push_back(tol(make("LayerNormalization_last", "LayerNormalization", {f32({64, 1000}), f32({1000}), f32({1000})},
+                        {attr_int("axis", -1)}), 1e-4, 1e-4));
+  cs.push_back(tol(make("LayerNormalization_axis1_stats", "LayerNormalization", {f64({8, 16, 50}), f64({16, 50})},
+                        {attr_int("axis", 1)}, 3), 1e-10, 1e-10));
+  cs.push_back(tol(make("InstanceNormalization", "InstanceNormalization", {f32({4, 32, 50, 51}), f32({32}), f32({32})}),
+                   1e-4, 1e-4));
+  cs.push_back(tol(make("MeanVarianceNormalization", "MeanVarianceNormalization", {f32({4, 32, 20, 21})}), 1e-4, 1e-4));
+  cs.push_back(tol(make("LpNormalization_p2", "LpNormalization", {f32({64, 300, 5})}, {attr_int("axis", 1)}), 1e-5,
+                   1e-6));
+  cs.push_back(tol(make("LpNormalization_p1_last", "LpNormalization", {f64({64, 300})},
+                        {attr_int("axis", -1), attr_int("p", 1)}), 1e-12, 1e-12));
+}
+
+}  // namespace
+
+const std::vector<DiffCase>& cuda_diff_cases() {
+  static const std::vector<DiffCase> cases = [] {
+    std::vector<DiffCase> cs;
+    add_elementwise(cs);
+    add_movement(cs);
+    add_reductions(cs);
+    add_dnn(cs);
+    return cs;
+  }();
+  return cases;
+}
+
+}  // namespace sy::testing

@@ -1,0 +1,100 @@
+// Every CUDA kernel against the CPU kernel on the same random inputs (the
+// cases are in cuda_diff_cases_test_util.cc). The conformance suite checks
+// the GPU on the ONNX node tests, whose tensors are a few dozen elements;
+// these cases are large enough to cross block and grid boundaries.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "devices/cpu/cpu_device.h"
+#include "devices/cuda/cuda_backend.h"
+#include "devices/kernel_registry.h"
+#include "tests/devices/cuda/kernel_diff_test_util.h"
+
+namespace sy::testing {
+namespace {
+
+uint64_t seed_of(const DiffCase& c) { return std::hash<std::string>{}(c.name); }
+
+TEST(CudaKernelDiff, CaseNames_AreUnique) {
+  std::set<std::string> names;
+  for (const DiffCase& c : cuda_diff_cases()) EXPECT_TRUE(names.insert(c.name).second) << c.name;
+}
+
+TEST(CudaKernelDiff, Cases_CoverEveryCudaOp) {
+  if (!cuda_compiled()) GTEST_SKIP() << "this build has no CUDA kernels (SWITCHYARD_CUDA=OFF or no toolkit)";
+  std::set<std::string> covered;
+  for (const DiffCase& c : cuda_diff_cases()) covered.insert("::" + c.op);
+  std::string missing;
+  for (const std::string& op : KernelRegistry::builtin().ops(DeviceKind::kCuda))
+    if (!covered.count(op)) missing += " " + op;
+  EXPECT_TRUE(missing.empty()) << "CUDA kernels with no differential case:" << missing;
+}
+
+// The harness and the cases on a machine without a GPU: a second CPU device
+// with its own memory and worker thread takes the GPU's part, so every case
+// is accepted by the CPU kernel, inputs and outputs cross memory spaces, and
+// completion arrives from another thread.
+TEST(CudaKernelDiff, Cases_RunOnSecondCpu_AsOnCpu) {
+  CpuDevice reference;
+  CpuDevice other(/*ordinal=*/1, /*threads=*/1, /*worker=*/true);
+  for (const DiffCase& c : cuda_diff_cases()) {
+    SCOPED_TRACE(c.name);
+    DiffRun want = run_diff_case(c, reference, DeviceKind::kCpu, seed_of(c));
+    ASSERT_TRUE(want.status.ok()) << want.status.message();
+    DiffRun got = run_diff_case(c, other, DeviceKind::kCpu, seed_of(c));
+    ASSERT_TRUE(got.status.ok()) << got.status.message();
+    EXPECT_EQ(compare_outputs(c, got.outputs, want.outputs), "");
+  }
+}
+
+TEST(CudaKernelDiff, Compare_ReportsTheFirstDifference) {
+  DiffCase c;
+  c.rtol = 0;
+  c.atol = 0.5;
+  auto a = Tensor::host(DataType::kFloat, Dims{3});
+  auto b = Tensor::host(DataType::kFloat, Dims{3});
+  ASSERT_TRUE(a.ok() && b.ok());
+  for (int i = 0; i < 3; ++i) a->data<float>()[i] = b->data<float>()[i] = static_cast<float>(i);
+  EXPECT_EQ(compare_outputs(c, {*a}, {*b}), "");
+  a->data<float>()[1] = 1.4f;  // within atol
+  EXPECT_EQ(compare_outputs(c, {*a}, {*b}), "");
+  a->data<float>()[2] = 3.0f;
+  EXPECT_NE(compare_outputs(c, {*a}, {*b}).find("1 of 3 elements differ; first at flat index 2"), std::string::npos);
+  auto d = Tensor::host(DataType::kFloat, Dims{1, 3});
+  ASSERT_TRUE(d.ok());
+  EXPECT_NE(compare_outputs(c, {*d}, {*b}).find("dims"), std::string::npos);
+}
+
+TEST(CudaKernelDiff, Gpu_MatchesCpu_OnEveryCase) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason();
+  auto gpu = create_cuda_device(0);
+  ASSERT_TRUE(gpu.ok()) << gpu.status().message();
+  CpuDevice reference;
+  int matched = 0, declined = 0;
+  for (const DiffCase& c : cuda_diff_cases()) {
+    SCOPED_TRACE(c.name);
+    DiffRun want = run_diff_case(c, reference, DeviceKind::kCpu, seed_of(c));
+    ASSERT_TRUE(want.status.ok()) << want.status.message();
+    DiffRun got = run_diff_case(c, **gpu, DeviceKind::kCuda, seed_of(c));
+    if (c.declines) {
+      EXPECT_EQ(got.status.code(), StatusCode::kUnimplemented) << got.status.message();
+      declined += got.status.code() == StatusCode::kUnimplemented;
+      continue;
+    }
+    if (!got.status.ok()) {
+      ADD_FAILURE() << c.name << ": " << got.status.message();
+      continue;
+    }
+    const std::string diff = compare_outputs(c, got.outputs, want.outputs);
+    EXPECT_EQ(diff, "") << c.name;
+    matched += diff.empty();
+  }
+  std::printf("%d of %zu cases matched the CPU, %d declined as expected\n", matched, cuda_diff_cases().size(),
+              declined);
+}
+
+}  // namespace
+}  // namespace sy::testing
