@@ -19,6 +19,7 @@
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/random_inputs.h"
+#include "devices/value_compare.h"
 #include "executor/makespan_bound.h"
 #include "executor/session.h"
 #include "ir/onnx_loader.h"
@@ -112,6 +113,10 @@ struct Row {
   // Simulation only: the lower bound of the last run's executed DAG, and
   // that run's makespan over it.
   double bound_ms = NAN, over_bound = NAN;
+  std::vector<RuntimeValue> outputs;  // of the first timed run, until checked
+  // "ref" (the policy the others are compared with), "same", "DIFF", or
+  // "-" (not checked).
+  std::string check = "-";
 };
 
 std::string placement_str(const Row& r) {
@@ -158,6 +163,7 @@ Status bench_one(const Session& s, const Loaded& m, const BenchArgs& a, Progress
         failed.store(true);
         return;
       }
+      if (i == 0) row.outputs = std::move(r->outputs);
       lat[static_cast<size_t>(i)] = static_cast<double>(r->latency_ns) / 1e6;
       stats[static_cast<size_t>(i)] = std::move(r->stats);
       bar.advance(label);
@@ -207,9 +213,44 @@ Status bench_one(const Session& s, const Loaded& m, const BenchArgs& a, Progress
   return OkStatus();
 }
 
+// Compares the outputs of rows[first..] with those of the first row that
+// ran: placement must never change what a model computes. Marks each row,
+// reports a difference on stderr, and frees the outputs. False if any
+// policy's outputs differ.
+bool check_outputs(const Graph& g, std::vector<Row>& rows, size_t first) {
+  // GPU kernels sum in other orders than CPU kernels: float32 results of
+  // long reductions agree to about 1e-4 relative, not bit for bit.
+  const Tolerance tol{1e-3, 1e-4};
+  const Row* ref = nullptr;
+  bool all_same = true;
+  for (size_t i = first; i < rows.size(); ++i) {
+    Row& r = rows[i];
+    if (!r.ok) continue;
+    if (!ref) {
+      ref = &r;
+      r.check = "ref";
+      continue;
+    }
+    r.check = "same";
+    for (size_t o = 0; o < r.outputs.size() && o < ref->outputs.size(); ++o) {
+      const std::string diff = compare_values(r.outputs[o], ref->outputs[o], tol);
+      if (diff.empty()) continue;
+      r.check = "DIFF";
+      all_same = false;
+      report_error(r.model + " with policy '" + r.policy + "': output '" + g.value(g.outputs()[o]).name +
+                       "' differs from policy '" + ref->policy + "': " + diff,
+                   kExitFailed);
+      break;
+    }
+  }
+  for (size_t i = first; i < rows.size(); ++i) rows[i].outputs.clear();
+  return all_same;
+}
+
 void print_table(const std::vector<Row>& rows, bool simulated) {
-  std::vector<std::string> head = {"model", "policy", "p50 ms", "p95 ms", "mean ms", "runs/s",
-                                   "speed-up", "bytes/run", "copies/run", "pred err", "placement (nodes/run)"};
+  std::vector<std::string> head = {"model",     "policy",     "p50 ms",   "p95 ms",  "mean ms", "runs/s",
+                                   "speed-up",  "bytes/run",  "copies/run", "pred err", "outputs",
+                                   "placement (nodes/run)"};
   // Simulation adds the lower bound and the makespan over it, before the
   // placement.
   if (simulated) head.insert(head.end() - 1, {"bound ms", "x bound"});
@@ -224,7 +265,8 @@ void print_table(const std::vector<Row>& rows, bool simulated) {
     cells.push_back({r.model, r.policy, fmt("%.4g", r.p50), fmt("%.4g", r.p95), fmt("%.4g", r.mean),
                      fmt("%.1f", r.throughput), std::isnan(r.speedup) ? "-" : fmt("%.2f", r.speedup),
                      fmt("%.0f", r.bytes_per_run), fmt("%.1f", r.copies_per_run),
-                     std::isnan(r.prediction_error) ? "-" : fmt("%.0f%%", 100 * r.prediction_error), placement_str(r)});
+                     std::isnan(r.prediction_error) ? "-" : fmt("%.0f%%", 100 * r.prediction_error), r.check,
+                     placement_str(r)});
     if (simulated)
       cells.back().insert(cells.back().end() - 1, {std::isnan(r.bound_ms) ? "-" : fmt("%.4g", r.bound_ms),
                                                    std::isnan(r.over_bound) ? "-" : fmt("%.2f", r.over_bound)});
@@ -347,6 +389,7 @@ int cmd_bench(const BenchArgs& a) {
       }
       rows.push_back(std::move(row));
     }
+    if (a.check && !check_outputs(*m.model->graph, rows, first)) any_failed = true;
     // Real timings: the first static policy listed (picking the best of
     // noisy figures would flatter the baseline). Simulated: the best static
     // policy, since the figures are exact.
@@ -396,6 +439,7 @@ int cmd_bench(const BenchArgs& a) {
                   {"control_nodes_per_run", r.control_nodes_per_run},
                   {"loop_iterations_per_run", r.loop_iterations_per_run},
                   {"nodes_per_device", per},
+                  {"outputs_check", r.check},
                   {"latency_ms", r.latency_ms}});
       }
       jr.push_back(std::move(j));

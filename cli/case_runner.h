@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/compare.h"
+#include "devices/value_compare.h"
 #include "executor/session.h"
 
 namespace sy {

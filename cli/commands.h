@@ -74,6 +74,7 @@ struct BenchArgs {
   int warmup = 3;
   int concurrency = 1;
   uint64_t seed = 0;
+  bool check = true;  // compare every policy's outputs with the first policy's
 };
 
 int cmd_run(const RunArgs& args);

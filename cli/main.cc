@@ -117,8 +117,10 @@ int main(int argc, char** argv) {
       "threads, with random inputs (seeded) shared by all policies. One table: latency p50/p95/mean (ms), "
       "throughput (runs/s over the wall time of the timed runs), speed-up, bytes and copies between memory spaces "
       "per run, and nodes per device per run. Speed-up = mean latency of the baseline / the row's mean; the "
-      "baseline is the first listed of cpu, single, ort, static-heft, else the first policy listed. A progress bar "
-      "is drawn on stderr when it is a terminal.");
+      "baseline is the first listed of cpu, single, ort, static-heft, else the first policy listed. The 'outputs' "
+      "column compares each policy's outputs (first timed run) with the first policy's (rtol 1e-3, atol 1e-4): a "
+      "policy that computes something else fails the bench (exit code 1). A progress bar is drawn on stderr when "
+      "it is a terminal.");
   c_bench->add_option("models", bench.models, "ONNX model files, or folders (their *.onnx files, sorted)")->required();
   c_bench->add_option("--policies", bench.policies, "Comma-separated policies (names or plugin paths)")
       ->capture_default_str();
@@ -135,6 +137,8 @@ int main(int argc, char** argv) {
   c_bench->add_option("--seed", bench.seed, "Seed for the random inputs and the 'random' policy")->capture_default_str();
   c_bench->add_option("--profile", bench.profile, "Cost profile to load in every session (from 'calibrate'); not written");
   c_bench->add_option("--json", bench.json, "Also write every row (with per-run latencies) as JSON");
+  c_bench->add_flag("!--no-check", bench.check,
+                    "Do not compare the policies' outputs (for models whose outputs vary from run to run)");
 
   try {
     app.parse(argc, argv);

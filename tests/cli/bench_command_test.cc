@@ -18,11 +18,12 @@ namespace fs = std::filesystem;
 
 fs::path if_in_loop() { return source_dir() / "models/control_flow/if_in_loop/model.onnx"; }
 
-// One parsed table row: the first nine whitespace-separated columns, then
+// One parsed table row: the first eleven whitespace-separated columns, then
 // the placement entries ("cpu:0=4").
 struct TableRow {
   std::string model, policy;
   std::vector<std::string> numbers;  // p50, p95, mean, runs/s, speed-up, bytes/run, copies/run
+  std::string check;                 // the outputs column: ref, same, DIFF
   std::map<std::string, double> placement;
 };
 
@@ -33,12 +34,13 @@ std::vector<TableRow> parse_table(const std::string& out, const std::string& mod
     std::istringstream ls(line);
     std::vector<std::string> tok;
     for (std::string t; ls >> t;) tok.push_back(t);
-    if (tok.size() < 9 || tok[0] != model) continue;
+    if (tok.size() < 11 || tok[0] != model) continue;
     TableRow r;
     r.model = tok[0];
     r.policy = tok[1];
     r.numbers.assign(tok.begin() + 2, tok.begin() + 9);
-    for (size_t i = 9; i < tok.size(); ++i) {
+    r.check = tok[10];  // after the prediction error
+    for (size_t i = 11; i < tok.size(); ++i) {
       auto eq = tok[i].find('=');
       if (eq != std::string::npos) r.placement[tok[i].substr(0, eq)] = std::atof(tok[i].c_str() + eq + 1);
     }
@@ -103,6 +105,9 @@ TEST(BenchCommand, PrintsOneNumericRowPerPolicy_InListedOrder) {
   double rr_bytes = 0;
   ASSERT_TRUE(is_number(rows[1].numbers[5], &rr_bytes));
   EXPECT_GT(rr_bytes, 0) << r.out;
+  // Every policy computed what the first one did.
+  EXPECT_EQ(rows[0].check, "ref") << r.out;
+  for (size_t i = 1; i < rows.size(); ++i) EXPECT_EQ(rows[i].check, "same") << r.out;
   // stderr is not a terminal here: no progress bar.
   EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.describe();
 
@@ -122,6 +127,7 @@ TEST(BenchCommand, PrintsOneNumericRowPerPolicy_InListedOrder) {
     EXPECT_GT(row["throughput_rps"].get<double>(), 0);
     EXPECT_TRUE(row["nodes_per_device"].contains("cpu:0"));
     EXPECT_TRUE(row["nodes_per_device"].contains("cpu:1"));
+    EXPECT_EQ(row["outputs_check"], i == 0 ? "ref" : "same");
   }
   EXPECT_DOUBLE_EQ(doc["rows"][2]["speedup"].get<double>(), 1.0);
 }
@@ -143,6 +149,15 @@ TEST(BenchCommand, ExpandsFoldersToSortedModels_AndRunsConcurrently) {
   ASSERT_EQ(doc["rows"].size(), 4u);
   EXPECT_EQ(doc["rows"][0]["model"], "a_relu");
   for (const auto& row : doc["rows"]) EXPECT_EQ(row["latency_ms"].size(), 6u) << row.dump();
+}
+
+TEST(BenchCommand, NoCheck_LeavesOutputsUncompared) {
+  auto r = run_switchyard({"bench", if_in_loop().string(), "--policies", "cpu,round-robin", "--runs", "2", "--warmup",
+                           "0", "--no-check"});
+  expect_ok(r);
+  auto rows = parse_table(r.out, "if_in_loop");
+  ASSERT_EQ(rows.size(), 2u) << r.out;
+  for (const TableRow& row : rows) EXPECT_EQ(row.check, "-") << r.out;
 }
 
 TEST(BenchCommand, MissingModel_IsBadInput) {

@@ -9,17 +9,11 @@
 
 #include "devices/kernel.h"
 #include "devices/kernel_registry.h"
+#include "devices/value_compare.h"
 #include "ir/str_cat.h"
 
 namespace sy::testing {
 namespace {
-
-double to_double(Float16 v) { return static_cast<float>(v); }
-double to_double(BFloat16 v) { return static_cast<float>(v); }
-template <typename T>
-double to_double(T v) {
-  return static_cast<double>(v);
-}
 
 template <typename T>
 T from_double(double v) {
@@ -87,13 +81,6 @@ class KernelTask final : public DeviceTask, public CompletionSink {
   bool done_ = false;
 };
 
-template <typename T>
-bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>)
-    return std::isnan(to_double(v));
-  else return false;
-}
-
 }  // namespace
 
 DiffRun run_diff_case(const DiffCase& c, Device& device, DeviceKind kernel_kind, uint64_t seed) {
@@ -156,34 +143,8 @@ DiffRun run_diff_case(const DiffCase& c, Device& device, DeviceKind kernel_kind,
 std::string compare_outputs(const DiffCase& c, const std::vector<Tensor>& got, const std::vector<Tensor>& want) {
   if (got.size() != want.size()) return str_cat(got.size(), " outputs, expected ", want.size());
   for (size_t o = 0; o < got.size(); ++o) {
-    const Tensor& a = got[o];
-    const Tensor& b = want[o];
-    if (a.dtype() != b.dtype())
-      return str_cat("output ", o, " is ", dtype_name(a.dtype()), ", expected ", dtype_name(b.dtype()));
-    if (!(a.dims() == b.dims()))
-      return str_cat("output ", o, " has dims ", a.dims().to_string(), ", expected ", b.dims().to_string());
-    const bool exact = !dtype_is_float(a.dtype());
-    int64_t bad = 0, first = -1;
-    double first_got = 0, first_want = 0;
-    bool ok = visit_numeric(a.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      const T* pa = a.data<T>();
-      const T* pb = b.data<T>();
-      for (int64_t i = 0; i < a.numel(); ++i) {
-        const double x = to_double(pa[i]), y = to_double(pb[i]);
-        bool same;
-        if (exact) same = x == y;
-        else if (is_nan(pa[i]) || is_nan(pb[i])) same = is_nan(pa[i]) && is_nan(pb[i]);
-        else if (std::isinf(x) || std::isinf(y)) same = x == y;
-        else same = std::abs(x - y) <= c.atol + c.rtol * std::abs(y);
-        if (same) continue;
-        if (bad++ == 0) first = i, first_got = x, first_want = y;
-      }
-    });
-    if (!ok) return str_cat("output ", o, ": cannot compare ", dtype_name(a.dtype()));
-    if (bad > 0)
-      return str_cat("output ", o, ": ", bad, " of ", a.numel(), " elements differ; first at flat index ", first,
-                    ": got ", first_got, ", expected ", first_want);
+    std::string diff = compare_values(got[o], want[o], Tolerance{c.rtol, c.atol});
+    if (!diff.empty()) return str_cat("output ", o, ": ", diff);
   }
   return "";
 }

@@ -56,7 +56,7 @@ struct DiffRun {
 DiffRun run_diff_case(const DiffCase& c, Device& device, DeviceKind kernel_kind, uint64_t seed);
 
 // Empty if `got` matches `want` within the case's tolerance; otherwise says
-// how many elements differ and where the first one is.
+// which output differs, how many elements, and where the first one is.
 std::string compare_outputs(const DiffCase& c, const std::vector<Tensor>& got, const std::vector<Tensor>& want);
 
 // The case table: at least one case for every op with a CUDA kernel.

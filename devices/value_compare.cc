@@ -1,4 +1,4 @@
-#include "cli/compare.h"
+#include "devices/value_compare.h"
 
 #include <cmath>
 
