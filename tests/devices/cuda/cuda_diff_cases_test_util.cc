@@ -82,6 +82,13 @@ DiffCase declined(DiffCase c) {
   return c;
 }
 
+// A type the CUDA kernel does not list, reaching it as from a value of
+// unknown static type.
+DiffCase untyped(DiffCase c) {
+  c.any_type = true;
+  return c;
+}
+
 Attribute attr_tensor_i32(const std::string& name, int32_t v) {
   auto t = std::make_shared<TensorData>();
   t->dtype = DataType::kInt32;
@@ -352,6 +359,21 @@ void add_dnn(std::vector<DiffCase>& cs) {
                         {attr_int("axis", -1), attr_int("p", 1)}), 1e-12, 1e-12));
 }
 
+void add_unlisted_types(std::vector<DiffCase>& cs) {
+  cs.push_back(untyped(make("MatMul_i32_untyped", "MatMul", {i32({4, 5}, -9, 9), i32({5, 3}, -9, 9)})));
+  cs.push_back(untyped(make("Gemm_i64_untyped", "Gemm", {i64({4, 5}, -9, 9), i64({5, 3}, -9, 9)})));
+  cs.push_back(untyped(make("Conv_f64_untyped", "Conv", {f64({1, 2, 5, 5}), f64({3, 2, 3, 3})})));
+  cs.push_back(untyped(make("MaxPool_f16_untyped", "MaxPool", {in(kF16, {1, 2, 6, 6})},
+                            {attr_ints("kernel_shape", {2, 2})})));
+  cs.push_back(untyped(opset(make("Softmax_f16_untyped", "Softmax", {in(kF16, {4, 50})}), 13)));
+  cs.push_back(untyped(make("ReduceMax_u8_untyped", "ReduceMax", {in(DataType::kUInt8, {8, 9}, 0, 255)},
+                            {attr_ints("axes", {1})})));
+  cs.push_back(untyped(make("TopK_i8_untyped", "TopK", {in(DataType::kInt8, {4, 50}, -100, 100), ints({3})}, {}, 2)));
+  cs.push_back(untyped(make("CumSum_f16_untyped", "CumSum", {in(kF16, {100}), scalar(DataType::kInt64, 0)})));
+  cs.push_back(untyped(make("LayerNormalization_f16_untyped", "LayerNormalization",
+                            {in(kF16, {4, 50}), in(kF16, {50}), in(kF16, {50})})));
+}
+
 }  // namespace
 
 const std::vector<DiffCase>& cuda_diff_cases() {
@@ -361,6 +383,7 @@ const std::vector<DiffCase>& cuda_diff_cases() {
     add_movement(cs);
     add_reductions(cs);
     add_dnn(cs);
+    add_unlisted_types(cs);
     return cs;
   }();
   return cases;

@@ -100,7 +100,8 @@ DiffRun run_diff_case(const DiffCase& c, Device& device, DeviceKind kernel_kind,
     if (!t.ok()) return {t.status(), {}};
     inputs[i] = RuntimeValue(std::move(t).value());
   }
-  const DataType first = c.inputs.empty() || c.inputs[0].none ? DataType::kUndefined : c.inputs[0].type;
+  const DataType first =
+      c.any_type || c.inputs.empty() || c.inputs[0].none ? DataType::kUndefined : c.inputs[0].type;
   const KernelDef* def = KernelRegistry::builtin().find("", c.op, c.opset, kernel_kind, first);
   if (!def) return {NotFound("no ", device_kind_name(kernel_kind), " kernel for ", c.op, "-", c.opset, " on ",
                              dtype_name(first)), {}};

@@ -41,6 +41,11 @@ struct DiffCase {
   // The kernel under test is expected to refuse the case (Unimplemented,
   // at init or compute), so that placement runs it on the CPU instead.
   bool declines = false;
+  // Look the kernel up without the first input's type, as the executor does
+  // when shape inference left a value's type unknown: the kernel must then
+  // either decline a type it does not support (Unimplemented, so the node
+  // falls back to the CPU) or compute it right; never fail otherwise.
+  bool any_type = false;
 };
 
 // What happened to one case on one device.
