@@ -54,6 +54,8 @@ void register_cuda_kernels(KernelRegistry& r) {
   cuda::register_cuda_movement_kernels(r);
   cuda::register_cuda_blas_dnn_kernels(r);
   cuda::register_cuda_reduction_kernels(r);
+  cuda::register_cuda_index_kernels(r);
+  cuda::register_cuda_resize_kernels(r);
 }
 
 namespace cuda {

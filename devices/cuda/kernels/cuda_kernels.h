@@ -32,5 +32,7 @@ void register_cuda_elementwise_kernels(KernelRegistry& r);  // elementwise_kerne
 void register_cuda_movement_kernels(KernelRegistry& r);     // movement_kernels.cc
 void register_cuda_blas_dnn_kernels(KernelRegistry& r);     // blas_dnn_kernels.cc
 void register_cuda_reduction_kernels(KernelRegistry& r);    // reduction_kernels.cc
+void register_cuda_index_kernels(KernelRegistry& r);        // index_kernels.cc
+void register_cuda_resize_kernels(KernelRegistry& r);       // resize_kernels.cc
 
 }  // namespace sy::cuda

@@ -4,106 +4,12 @@
 // reductions long enough to need several passes, and broadcasts that stride
 // on every axis. Value ranges keep each op inside its domain, so a mismatch
 // is the kernel's, not the data's.
-#include <cmath>
-#include <cstring>
-#include <limits>
-#include <memory>
-#include <optional>
-
 #include "tests/devices/cuda/kernel_diff_test_util.h"
-#include "tests/devices/kernel_test_util.h"
 
 namespace sy::testing {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-DiffInput in(DataType t, Dims d, double lo = -2, double hi = 2) {
-  DiffInput i;
-  i.type = t;
-  i.dims = std::move(d);
-  i.lo = lo;
-  i.hi = hi;
-  return i;
-}
-DiffInput f32(Dims d, double lo = -2, double hi = 2) { return in(DataType::kFloat, std::move(d), lo, hi); }
-DiffInput f64(Dims d, double lo = -2, double hi = 2) { return in(DataType::kDouble, std::move(d), lo, hi); }
-DiffInput i64(Dims d, double lo, double hi) { return in(DataType::kInt64, std::move(d), lo, hi); }
-DiffInput i32(Dims d, double lo, double hi) { return in(DataType::kInt32, std::move(d), lo, hi); }
-DiffInput boolean(Dims d) { return in(DataType::kBool, std::move(d), 0, 1); }
-DiffInput nonzero(DiffInput i) {
-  i.nonzero = true;
-  return i;
-}
-// Given values; 1-D unless dims say otherwise (a scalar: dims {}).
-DiffInput values(DataType t, std::vector<double> v, std::optional<Dims> dims = std::nullopt) {
-  DiffInput i;
-  i.type = t;
-  i.dims = dims ? *dims : Dims{static_cast<int64_t>(v.size())};
-  i.values = std::move(v);
-  return i;
-}
-DiffInput ints(std::vector<double> v) { return values(DataType::kInt64, std::move(v)); }
-DiffInput scalar(DataType t, double v) { return values(t, {v}, Dims{}); }
-DiffInput omitted() {
-  DiffInput i;
-  i.none = true;
-  return i;
-}
-// Floats that are whole numbers, so ties and exact comparisons happen.
-DiffInput whole_f32(Dims d, double lo, double hi) {
-  DiffInput i = f32(std::move(d), lo, hi);
-  i.whole = true;
-  return i;
-}
-
-DiffCase make(std::string name, std::string op, std::vector<DiffInput> inputs, std::vector<Attribute> attrs = {},
-              size_t outputs = 1) {
-  DiffCase c;
-  c.name = std::move(name);
-  c.op = std::move(op);
-  c.inputs = std::move(inputs);
-  c.attrs = std::move(attrs);
-  c.outputs = outputs;
-  return c;
-}
-DiffCase opset(DiffCase c, int v) {
-  c.opset = v;
-  return c;
-}
-DiffCase tol(DiffCase c, double rtol, double atol) {
-  c.rtol = rtol;
-  c.atol = atol;
-  return c;
-}
-DiffCase declined(DiffCase c) {
-  c.declines = true;
-  return c;
-}
-
-// A type the CUDA kernel does not list, reaching it as from a value of
-// unknown static type.
-DiffCase untyped(DiffCase c) {
-  c.any_type = true;
-  return c;
-}
-
-Attribute attr_tensor_i32(const std::string& name, int32_t v) {
-  auto t = std::make_shared<TensorData>();
-  t->dtype = DataType::kInt32;
-  t->dims = Dims{1};
-  t->bytes.resize(sizeof v);
-  std::memcpy(t->bytes.data(), &v, sizeof v);
-  Attribute a;
-  a.name = name;
-  a.kind = Attribute::Kind::kTensor;
-  a.t = std::move(t);
-  return a;
-}
-
-constexpr DataType kF16 = DataType::kFloat16;
-constexpr DataType kBF16 = DataType::kBFloat16;
+using namespace diff;
 
 void add_elementwise(std::vector<DiffCase>& cs) {
   // Binary ops with broadcasting on every axis, ragged sizes, several types.
@@ -384,6 +290,8 @@ const std::vector<DiffCase>& cuda_diff_cases() {
     add_reductions(cs);
     add_dnn(cs);
     add_unlisted_types(cs);
+    add_index_cases(cs);
+    add_resize_cases(cs);
     return cs;
   }();
   return cases;

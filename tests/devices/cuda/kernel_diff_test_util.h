@@ -7,12 +7,16 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "devices/device.h"
 #include "ir/graph.h"
+#include "tests/devices/kernel_test_util.h"
 
 namespace sy::testing {
 
@@ -64,7 +68,103 @@ DiffRun run_diff_case(const DiffCase& c, Device& device, DeviceKind kernel_kind,
 // which output differs, how many elements, and where the first one is.
 std::string compare_outputs(const DiffCase& c, const std::vector<Tensor>& got, const std::vector<Tensor>& want);
 
-// The case table: at least one case for every op with a CUDA kernel.
+// The case table: at least one case for every op with a CUDA kernel. Each
+// group of cases lives in its own cuda_diff_cases*_test_util.cc.
 const std::vector<DiffCase>& cuda_diff_cases();
+void add_index_cases(std::vector<DiffCase>& cases);   // scatter, gather-ND, Trilu, Range, ...
+void add_resize_cases(std::vector<DiffCase>& cases);  // Resize, DepthToSpace, ...
 
+// Builders that keep the case tables short.
+namespace diff {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+inline DiffInput in(DataType t, Dims d, double lo = -2, double hi = 2) {
+  DiffInput i;
+  i.type = t;
+  i.dims = std::move(d);
+  i.lo = lo;
+  i.hi = hi;
+  return i;
+}
+inline DiffInput f32(Dims d, double lo = -2, double hi = 2) { return in(DataType::kFloat, std::move(d), lo, hi); }
+inline DiffInput f64(Dims d, double lo = -2, double hi = 2) { return in(DataType::kDouble, std::move(d), lo, hi); }
+inline DiffInput i64(Dims d, double lo, double hi) { return in(DataType::kInt64, std::move(d), lo, hi); }
+inline DiffInput i32(Dims d, double lo, double hi) { return in(DataType::kInt32, std::move(d), lo, hi); }
+inline DiffInput boolean(Dims d) { return in(DataType::kBool, std::move(d), 0, 1); }
+inline DiffInput nonzero(DiffInput i) {
+  i.nonzero = true;
+  return i;
+}
+// Given values; 1-D unless dims say otherwise (a scalar: dims {}).
+inline DiffInput values(DataType t, std::vector<double> v, std::optional<Dims> dims = std::nullopt) {
+  DiffInput i;
+  i.type = t;
+  i.dims = dims ? *dims : Dims{static_cast<int64_t>(v.size())};
+  i.values = std::move(v);
+  return i;
+}
+inline DiffInput ints(std::vector<double> v) { return values(DataType::kInt64, std::move(v)); }
+inline DiffInput scalar(DataType t, double v) { return values(t, {v}, Dims{}); }
+inline DiffInput omitted() {
+  DiffInput i;
+  i.none = true;
+  return i;
+}
+// Floats that are whole numbers, so ties and exact comparisons happen.
+inline DiffInput whole_f32(Dims d, double lo, double hi) {
+  DiffInput i = f32(std::move(d), lo, hi);
+  i.whole = true;
+  return i;
+}
+
+inline DiffCase make(std::string name, std::string op, std::vector<DiffInput> inputs,
+                     std::vector<Attribute> attrs = {}, size_t outputs = 1) {
+  DiffCase c;
+  c.name = std::move(name);
+  c.op = std::move(op);
+  c.inputs = std::move(inputs);
+  c.attrs = std::move(attrs);
+  c.outputs = outputs;
+  return c;
+}
+inline DiffCase opset(DiffCase c, int v) {
+  c.opset = v;
+  return c;
+}
+inline DiffCase tol(DiffCase c, double rtol, double atol) {
+  c.rtol = rtol;
+  c.atol = atol;
+  return c;
+}
+inline DiffCase declined(DiffCase c) {
+  c.declines = true;
+  return c;
+}
+
+// A type the CUDA kernel does not list, reaching it as from a value of
+// unknown static type.
+inline DiffCase untyped(DiffCase c) {
+  c.any_type = true;
+  return c;
+}
+
+inline Attribute attr_tensor_i32(const std::string& name, int32_t v) {
+  auto t = std::make_shared<TensorData>();
+  t->dtype = DataType::kInt32;
+  t->dims = Dims{1};
+  t->bytes.resize(sizeof v);
+  std::memcpy(t->bytes.data(), &v, sizeof v);
+  Attribute a;
+  a.name = name;
+  a.kind = Attribute::Kind::kTensor;
+  a.t = std::move(t);
+  return a;
+}
+
+constexpr DataType kF16 = DataType::kFloat16;
+constexpr DataType kBF16 = DataType::kBFloat16;
+
+}  // namespace diff
 }  // namespace sy::testing
