@@ -66,7 +66,11 @@ Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const Ker
   const Graph& g = graph_;
   nodes_.resize(g.nodes().size());
   memos_ = std::make_unique<std::atomic<int32_t>[]>(g.nodes().size());
-  for (size_t i = 0; i < g.nodes().size(); ++i) memos_[i].store(-1, std::memory_order_relaxed);
+  declined_ = std::make_unique<std::atomic<uint64_t>[]>(g.nodes().size());
+  for (size_t i = 0; i < g.nodes().size(); ++i) {
+    memos_[i].store(-1, std::memory_order_relaxed);
+    declined_[i].store(0, std::memory_order_relaxed);
+  }
   initial_uses_.assign(g.num_values(), 0);
   pinned_.assign(g.num_values(), 0);
   for (ValueId v : g.outputs()) pinned_[v] = 1;

@@ -58,6 +58,11 @@ class ExecutionPlan {
   const std::vector<std::unique_ptr<ExecutionPlan>>& subplans() const { return subplans_; }
   // The policy's per-node memo (PlacementRequest::memo), shared by runs.
   std::atomic<int32_t>* memo(NodeId n) const { return &memos_[static_cast<size_t>(n)]; }
+  // A signature of the input types and shapes that an accelerator kernel
+  // of node n last declined at compute (0: none), shared by runs, so that a
+  // loop body or the next run sends those shapes to the CPU at once instead
+  // of staging them to the accelerator to be declined again.
+  std::atomic<uint64_t>* declined(NodeId n) const { return &declined_[static_cast<size_t>(n)]; }
 
   // Copies of initializers in other memory spaces, kept for the session so
   // that weights cross to a device once, not once per run or iteration.
@@ -78,6 +83,7 @@ class ExecutionPlan {
   std::vector<std::unique_ptr<ExecutionPlan>> subplans_;
   size_t max_arity_ = 0;
   std::unique_ptr<std::atomic<int32_t>[]> memos_;
+  std::unique_ptr<std::atomic<uint64_t>[]> declined_;
   mutable std::mutex constants_mu_;
   mutable std::map<std::pair<ValueId, int>, RuntimeValue> constants_;
 };

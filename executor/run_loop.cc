@@ -139,6 +139,11 @@ Status RunLoop::dispatch(Frame& frame, NodeId n) {
   }
   const Node& node = frame.graph().node(n);
   describe_inputs(frame, node);
+  if (const uint64_t declined = frame.plan().declined(n)->load(std::memory_order_relaxed);
+      declined != 0 && declined == input_signature() && first_cpu_candidate(np)) {
+    run_on_cpu(frame, n, "accelerator kernel declined these shapes before; CPU");
+    return OkStatus();
+  }
   PlacementRequest req;
   req.graph = &frame.graph();
   req.node = &node;
@@ -191,36 +196,63 @@ void RunLoop::start_on(Frame& frame, NodeId n, size_t ci, bool costs) {
 // show (a rank past its limit, a size past 32-bit indexing). The node then
 // runs on the first CPU candidate instead of failing the run, as placement
 // would have sent it there had the shapes been known: ops an accelerator
-// cannot run fall back to the CPU, never to an error.
+// cannot run fall back to the CPU, never to an error. The plan remembers
+// the shapes, so dispatch() sends them to the CPU directly next time.
 bool RunLoop::fall_back_to_cpu(NodeTask& task) {
   if (task.status.code() != StatusCode::kUnimplemented ||
       devices_[static_cast<size_t>(task.device_index)]->info().kernel_kind == DeviceKind::kCpu)
     return false;
   Frame& frame = *task.frame;
-  const NodePlan& np = frame.plan().node(task.node);
-  for (size_t ci = 0; ci < np.candidates.size(); ++ci) {
-    if (devices_[static_cast<size_t>(np.candidates[ci].device_index)]->info().kernel_kind != DeviceKind::kCpu)
-      continue;
-    const Node& node = frame.graph().node(task.node);
-    for (ValueId v : node.outputs)
-      if (v != kNoValue) frame.value(v).reset();  // whatever the declining kernel allocated
-    --stats_.nodes_per_device[static_cast<size_t>(task.device_index)];
-    ++stats_.cpu_fallbacks;
-    task.status = OkStatus();
-    describe_inputs(frame, node);
-    if (env_.observer) {
-      PlacementRequest req;
-      req.graph = &frame.graph();
-      req.node = &node;
-      req.depth = frame.graph().depth();
-      req.inputs = inputs_;
-      req.candidates = np.candidates;
-      env_.observer->on_decision(req, {static_cast<int>(ci), "accelerator kernel declined these shapes; CPU fallback"});
-    }
-    start_on(frame, task.node, ci, /*costs=*/false);
-    return true;
+  const Node& node = frame.graph().node(task.node);
+  describe_inputs(frame, node);
+  if (!first_cpu_candidate(frame.plan().node(task.node))) return false;
+  for (ValueId v : node.outputs)
+    if (v != kNoValue) frame.value(v).reset();  // whatever the declining kernel allocated
+  --stats_.nodes_per_device[static_cast<size_t>(task.device_index)];
+  task.status = OkStatus();
+  frame.plan().declined(task.node)->store(input_signature(), std::memory_order_relaxed);
+  run_on_cpu(frame, task.node, "accelerator kernel declined these shapes; CPU fallback");
+  return true;
+}
+
+std::optional<size_t> RunLoop::first_cpu_candidate(const NodePlan& np) const {
+  for (size_t ci = 0; ci < np.candidates.size(); ++ci)
+    if (devices_[static_cast<size_t>(np.candidates[ci].device_index)]->info().kernel_kind == DeviceKind::kCpu)
+      return ci;
+  return std::nullopt;
+}
+
+// Types and dims of the inputs described last; never 0, which means "none"
+// in ExecutionPlan::declined().
+uint64_t RunLoop::input_signature() const {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the words
+  auto mix = [&h](uint64_t x) { h = (h ^ x) * 0x100000001b3ull; };
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    mix(static_cast<uint64_t>(inputs_[i].dtype));
+    const Dims* d = input_dims_[i];
+    mix(d ? d->size() : ~uint64_t{0});
+    if (d)
+      for (int64_t x : *d) mix(static_cast<uint64_t>(x));
   }
-  return false;
+  return h | 1;
+}
+
+// Runs node `n`, whose inputs are described, on its first CPU candidate
+// instead of where placement would send it, and says so to the observer.
+void RunLoop::run_on_cpu(Frame& frame, NodeId n, const char* why) {
+  const NodePlan& np = frame.plan().node(n);
+  const size_t ci = *first_cpu_candidate(np);
+  ++stats_.cpu_fallbacks;
+  if (env_.observer) {
+    PlacementRequest req;
+    req.graph = &frame.graph();
+    req.node = &frame.graph().node(n);
+    req.depth = frame.graph().depth();
+    req.inputs = inputs_;
+    req.candidates = np.candidates;
+    env_.observer->on_decision(req, {static_cast<int>(ci), why});
+  }
+  start_on(frame, n, ci, /*costs=*/false);
 }
 
 // Makes every input of `n` readable in the chosen device's memory: uses the

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -83,6 +84,9 @@ class RunLoop final : public CompletionSink {
   Status dispatch(Frame& frame, NodeId n);
   void start_on(Frame& frame, NodeId n, size_t candidate, bool costs);
   bool fall_back_to_cpu(NodeTask& task);
+  std::optional<size_t> first_cpu_candidate(const NodePlan& np) const;
+  uint64_t input_signature() const;
+  void run_on_cpu(Frame& frame, NodeId n, const char* why);
   void describe_inputs(Frame& frame, const Node& node);
   void predict(const NodePlan& np, Frame& frame);
   void stage(Frame& frame, NodeId n, NodeTask& task);

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include "devices/cpu/cpu_device.h"
 #include "devices/host_allocator.h"
 #include "executor/session.h"
@@ -105,6 +107,52 @@ TEST(RunLoop, AcceleratorKernelDecliningShapes_FallsBackToCpu) {
     const Tensor& t = out.tensor();
     for (int64_t i = 0; i < t.numel(); ++i) EXPECT_EQ(t.data<float>()[i], i % 3 == 2 ? 1.0f : 0.0f) << i;
   }
+}
+
+// Relu that declines more than 10 elements, counting its refusals.
+std::atomic<int> g_declines{0};
+class SizeLimitedRelu final : public Kernel {
+ public:
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    if (x.numel() > 10) {
+      ++g_declines;
+      return Unimplemented(x.numel(), " elements > 10");
+    }
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
+    for (int64_t i = 0; i < x.numel(); ++i) y->data<float>()[i] = std::max(0.0f, x.data<float>()[i]);
+    return OkStatus();
+  }
+};
+
+TEST(RunLoop, DeclinedShapes_GoStraightToCpu_OnLaterRuns) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", onnx::TensorProto::FLOAT, {3, 4}).output("y", onnx::TensorProto::FLOAT, {3, 4});
+  g.node("Relu", {"x"}, {"y"});
+  for (onnx::ValueInfoProto* v : {m.mutable_graph()->mutable_input(0), m.mutable_graph()->mutable_output(0)})
+    v->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("n");
+  auto model = testing::load_model(m);
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  KernelRegistry registry = relu_registry(make_kernel<SizeLimitedRelu>);
+  auto s = gpu_session(std::move(model).value(), registry);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  g_declines = 0;
+  for (int run = 0; run < 3; ++run) {
+    SCOPED_TRACE(run);
+    auto r = (*s)->run({{"x", ramp({3, 4})}});
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+    EXPECT_EQ(r->stats.cpu_fallbacks, 1);
+    EXPECT_EQ(r->stats.nodes_per_device, (std::vector<int64_t>{1, 0}));
+    EXPECT_EQ(r->outputs[0].tensor().data<float>()[2], 1.0f);
+  }
+  EXPECT_EQ(g_declines, 1) << "the same shapes were offered to the accelerator again";
+  // Other shapes are the accelerator's again.
+  auto r = (*s)->run({{"x", ramp({2, 4})}});
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(r->stats.cpu_fallbacks, 0);
+  EXPECT_EQ(r->stats.nodes_per_device, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(g_declines, 1);
 }
 
 TEST(RunLoop, OtherAcceleratorFailures_StillFailTheRun) {
