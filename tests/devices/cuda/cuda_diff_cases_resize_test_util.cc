@@ -1,10 +1,211 @@
-// Differential cases for the CUDA resize kernels (see kernel_diff_test_util.h).
+// Differential cases for the CUDA resize kernels (see kernel_diff_test_util.h):
+// Resize and Upsample in every mode, coordinate transformation and nearest
+// rule, from scales and from sizes, up and down by non-integer factors;
+// DepthToSpace and SpaceToDepth; Hardmax with ties and NaNs. Images are
+// 2x3x100x130 or so, so outputs span many blocks and rows straddle them.
 #include "tests/devices/cuda/kernel_diff_test_util.h"
 
 namespace sy::testing {
 
 using namespace diff;
 
-void add_resize_cases(std::vector<DiffCase>& cs) { (void)cs; }
+namespace {
+
+DiffInput f32s(std::vector<double> v) { return values(DataType::kFloat, std::move(v)); }
+DiffInput no_roi() { return omitted(); }
+
+// Resize-13 from scales (roi omitted unless given).
+DiffCase resize_scales(std::string name, DiffInput x, std::vector<double> scales, std::vector<Attribute> attrs,
+                       DiffInput roi = omitted()) {
+  return make(std::move(name), "Resize", {std::move(x), std::move(roi), f32s(std::move(scales)), omitted()},
+              std::move(attrs));
+}
+
+// Resize-13 from sizes (scales omitted).
+DiffCase resize_sizes(std::string name, DiffInput x, std::vector<double> sizes, std::vector<Attribute> attrs,
+                      DiffInput roi = omitted()) {
+  return make(std::move(name), "Resize", {std::move(x), std::move(roi), omitted(), ints(std::move(sizes))},
+              std::move(attrs));
+}
+
+Attribute coord(const char* m) { return attr_string("coordinate_transformation_mode", m); }
+Attribute nearest(const char* m) { return attr_string("nearest_mode", m); }
+Attribute mode(const char* m) { return attr_string("mode", m); }
+
+void add_resize_nearest(std::vector<DiffCase>& cs) {
+  const Dims img{2, 3, 100, 130};
+  cs.push_back(resize_scales("Resize_nearest_half_pixel_prefer_floor_up", f32(img), {1, 1, 2.5, 1.7},
+                             {coord("half_pixel"), nearest("round_prefer_floor")}));
+  cs.push_back(resize_scales("Resize_nearest_asymmetric_prefer_ceil_down", f32(img), {1, 1, 0.6, 0.45},
+                             {coord("asymmetric"), nearest("round_prefer_ceil")}));
+  cs.push_back(resize_sizes("Resize_nearest_align_corners_floor_sizes", f32(img), {2, 3, 157, 211},
+                            {coord("align_corners"), nearest("floor")}));
+  // An output extent of 1 takes pytorch_half_pixel's special case.
+  cs.push_back(resize_sizes("Resize_nearest_pytorch_half_pixel_ceil", f32(img), {2, 3, 1, 301},
+                            {coord("pytorch_half_pixel"), nearest("ceil")}));
+  cs.push_back(resize_scales("Resize_nearest_tf_half_pixel_for_nn", f32(img), {1, 1, 1.5, 3},
+                             {coord("tf_half_pixel_for_nn")}));
+  cs.push_back(resize_sizes("Resize_nearest_tf_crop_and_resize", f32(img), {2, 3, 120, 90},
+                            {coord("tf_crop_and_resize"), attr_float("extrapolation_value", 7.5f)},
+                            f32s({0, 0, -0.2, 0.1, 1, 1, 1.3, 0.8})));
+  // Every axis resized, including the batch and channel axes.
+  cs.push_back(resize_scales("Resize_nearest_every_axis_i64", i64({4, 3, 50, 60}, -1e15, 1e15), {0.5, 2, 1.3, 0.9},
+                             {coord("half_pixel")}));
+  cs.push_back(resize_scales("Resize_nearest_u8", in(DataType::kUInt8, img, 0, 255), {1, 1, 2.2, 0.8},
+                             {coord("asymmetric"), nearest("floor")}));
+  cs.push_back(resize_scales("Resize_nearest_f16", in(kF16, img), {1, 1, 0.75, 1.25}, {}));
+  cs.push_back(resize_scales("Resize_nearest_bool", boolean({2, 3, 64, 65}), {1, 1, 2, 1.5}, {}));
+  cs.push_back(resize_sizes("Resize_nearest_5d", f32({2, 3, 10, 20, 30}), {2, 3, 17, 9, 47},
+                            {coord("align_corners"), nearest("round_prefer_ceil")}));
+  cs.push_back(resize_scales("Resize_nearest_1d", f32({10007}), {3.3}, {nearest("ceil")}));
+  // Opset 10: scales only, asymmetric coordinates, ORT's simple rounding.
+  cs.push_back(opset(make("Resize_10_nearest", "Resize", {f32(img), f32s({1, 1, 2.3, 0.7})}), 10));
+  cs.push_back(opset(make("Resize_10_nearest_down", "Resize", {i32(img, -1000, 1000), f32s({1, 1, 0.5, 0.3})}), 10));
+  // Opset 11 with an empty scales tensor next to sizes.
+  cs.push_back(opset(make("Resize_11_nearest_sizes_empty_scales", "Resize",
+                          {f32(img), no_roi(), values(DataType::kFloat, {}), ints({2, 3, 99, 131})}),
+                     11));
+  cs.push_back(resize_sizes("Resize_nearest_empty_output", f32(img), {2, 0, 50, 50}, {}));
+  // More than the rank the kernel's metadata holds: the CPU runs it.
+  cs.push_back(declined(resize_scales("Resize_nearest_rank9_declined", f32({2, 2, 2, 2, 2, 2, 2, 2, 30}),
+                                      {1, 1, 1, 1, 1, 1, 1, 2, 1.5}, {})));
+}
+
+void add_resize_linear(std::vector<DiffCase>& cs) {
+  const Dims img{2, 3, 100, 130};
+  const Attribute linear = mode("linear");
+  cs.push_back(resize_scales("Resize_linear_half_pixel_up", f32(img), {1, 1, 2.5, 1.7}, {linear}));
+  cs.push_back(resize_sizes("Resize_linear_align_corners_down", f32(img), {2, 3, 37, 61},
+                            {linear, coord("align_corners")}));
+  cs.push_back(resize_scales("Resize_linear_asymmetric", f32(img), {1, 1, 1.3, 0.55}, {linear, coord("asymmetric")}));
+  cs.push_back(resize_sizes("Resize_linear_pytorch_half_pixel", f32(img), {2, 3, 1, 250},
+                            {linear, coord("pytorch_half_pixel")}));
+  cs.push_back(resize_sizes("Resize_linear_tf_crop_and_resize", f32(img), {2, 3, 77, 160},
+                            {linear, coord("tf_crop_and_resize"), attr_float("extrapolation_value", -3.25f)},
+                            f32s({0, 0, 0.1, -0.3, 1, 1, 1.2, 0.9})));
+  cs.push_back(opset(resize_scales("Resize_19_linear_half_pixel_symmetric", f32(img), {1, 1, 1.7, 0.6},
+                                   {linear, coord("half_pixel_symmetric")}),
+                     19));
+  // Trilinear over three axes of a 5-D volume.
+  cs.push_back(resize_scales("Resize_linear_3_axes", f32({1, 2, 20, 30, 40}), {1, 1, 1.5, 0.7, 2.2}, {linear}));
+  // Every axis of NCHW resized; five resized axes are left to the CPU.
+  cs.push_back(resize_scales("Resize_linear_4_axes", f32({2, 3, 20, 30}), {2, 1.5, 1.5, 0.5}, {linear}));
+  cs.push_back(declined(resize_scales("Resize_linear_5_axes_declined", f32({2, 3, 4, 10, 12}), {1.5, 2, 1.5, 1.5, 0.5},
+                                      {linear})));
+  // pytorch_half_pixel samples a 1-wide output at -0.5, so N = C = 1 are
+  // resized axes too (two taps on the same element), as PyTorch exports
+  // batch-1 single-channel resizes.
+  cs.push_back(resize_sizes("Resize_linear_pytorch_half_pixel_n1c1", f32({1, 1, 100, 130}), {1, 1, 61, 197},
+                            {linear, coord("pytorch_half_pixel")}));
+  // Integers round to nearest (ties to even: scale 2 puts samples at
+  // quarter and three-quarter points of whole numbers) and saturate.
+  cs.push_back(resize_scales("Resize_linear_u8", in(DataType::kUInt8, img, 0, 255), {1, 1, 2, 2}, {linear}));
+  cs.push_back(resize_scales("Resize_linear_i32", i32(img, -1e6, 1e6), {1, 1, 1.9, 0.8},
+                             {linear, coord("align_corners")}));
+  cs.push_back(resize_scales("Resize_linear_i8_asymmetric", in(DataType::kInt8, img, -128, 127), {1, 1, 2.5, 4},
+                             {linear, coord("asymmetric")}));
+  // Every axis maps onto itself: still a pass through double, which rounds
+  // int64s beyond 2^53 on both devices.
+  cs.push_back(resize_scales("Resize_linear_identity_i64", i64({3, 5, 7, 11}, -1e17, 1e17), {1, 1, 1, 1},
+                             {linear}));
+  cs.push_back(tol(resize_scales("Resize_linear_f16", in(kF16, img), {1, 1, 1.6, 0.8}, {linear}), 1e-3, 1e-3));
+  cs.push_back(tol(resize_scales("Resize_linear_bf16", in(kBF16, img), {1, 1, 0.8, 1.6}, {linear}), 1e-2, 1e-2));
+  cs.push_back(tol(resize_sizes("Resize_linear_f64", f64(img), {2, 3, 211, 97}, {linear}), 1e-12, 1e-12));
+  cs.push_back(declined(resize_scales("Resize_linear_u16_declined", in(DataType::kUInt16, img, 0, 60000),
+                                      {1, 1, 2, 2}, {linear})));
+  // Opset 10 "linear" and the deprecated bilinear spelling.
+  cs.push_back(opset(make("Resize_10_linear", "Resize", {f32(img), f32s({1, 1, 1.75, 0.6})}, {linear}), 10));
+  cs.push_back(opset(resize_scales("Resize_11_bilinear", f32(img), {1, 1, 2, 2}, {mode("bilinear")}), 11));
+}
+
+void add_resize_cubic(std::vector<DiffCase>& cs) {
+  const Dims img{2, 3, 100, 130};
+  const Attribute cubic = mode("cubic");
+  cs.push_back(resize_scales("Resize_cubic_half_pixel_up", f32(img), {1, 1, 1.9, 2.3}, {cubic}));
+  cs.push_back(resize_sizes("Resize_cubic_exclude_outside_down", f32(img), {2, 3, 41, 77},
+                            {cubic, attr_float("cubic_coeff_a", -0.5f), attr_int("exclude_outside", 1)}));
+  cs.push_back(tol(resize_scales("Resize_cubic_align_corners_f64", f64(img), {1, 1, 1.25, 0.9},
+                                 {cubic, coord("align_corners")}),
+                   1e-12, 1e-12));
+  cs.push_back(resize_scales("Resize_cubic_asymmetric", f32(img), {1, 1, 3, 0.5}, {cubic, coord("asymmetric")}));
+  cs.push_back(resize_sizes("Resize_cubic_pytorch_half_pixel", f32(img), {2, 3, 150, 1},
+                            {cubic, coord("pytorch_half_pixel")}));
+  cs.push_back(resize_sizes("Resize_cubic_tf_crop_and_resize", f32(img), {2, 3, 64, 64},
+                            {cubic, coord("tf_crop_and_resize"), attr_float("extrapolation_value", 1.0f)},
+                            f32s({0, 0, -0.1, 0.25, 1, 1, 0.9, 1.1})));
+  cs.push_back(resize_scales("Resize_cubic_3_axes", f32({2, 10, 20, 30}), {1, 1.5, 1.3, 0.7},
+                             {cubic, attr_int("exclude_outside", 1)}));
+  cs.push_back(resize_sizes("Resize_cubic_pytorch_half_pixel_n1c1", f32({1, 1, 50, 60}), {1, 1, 77, 41},
+                            {cubic, coord("pytorch_half_pixel")}));
+  // Cubic overshoots: uint8 results saturate at 0 and 255.
+  cs.push_back(resize_scales("Resize_cubic_u8_saturates", in(DataType::kUInt8, img, 0, 255), {1, 1, 2.5, 1.5},
+                             {cubic}));
+  cs.push_back(tol(resize_scales("Resize_cubic_f16", in(kF16, img), {1, 1, 1.5, 1.5}, {cubic}), 1e-3, 1e-3));
+}
+
+void add_upsample(std::vector<DiffCase>& cs) {
+  cs.push_back(opset(make("Upsample_9_nearest", "Upsample", {f32({2, 3, 50, 70}), f32s({1, 1, 2, 3})}), 9));
+  cs.push_back(opset(make("Upsample_9_linear", "Upsample", {f32({2, 3, 50, 70}), f32s({1, 1, 2.5, 1.5})},
+                          {mode("linear")}),
+                     9));
+  cs.push_back(opset(make("Upsample_7_attr_scales_i64", "Upsample", {i64({2, 3, 50, 70}, -1e9, 1e9)},
+                          {attr_floats("scales", {1, 1, 3, 2})}),
+                     7));
+}
+
+void add_depth_space(std::vector<DiffCase>& cs) {
+  cs.push_back(make("DepthToSpace_DCR", "DepthToSpace", {f32({2, 36, 50, 70})}, {attr_int("blocksize", 3)}));
+  cs.push_back(make("DepthToSpace_CRD_i64", "DepthToSpace", {i64({2, 32, 33, 65}, -1e9, 1e9)},
+                    {attr_int("blocksize", 4), attr_string("mode", "CRD")}));
+  cs.push_back(make("DepthToSpace_CRD_f16", "DepthToSpace", {in(kF16, {3, 8, 100, 130})},
+                    {attr_int("blocksize", 2), attr_string("mode", "CRD")}));
+  cs.push_back(opset(make("DepthToSpace_1", "DepthToSpace", {in(DataType::kUInt8, {2, 50, 40, 30}, 0, 255)},
+                          {attr_int("blocksize", 5)}),
+                     1));
+  cs.push_back(make("SpaceToDepth_b2", "SpaceToDepth", {f32({2, 3, 100, 130})}, {attr_int("blocksize", 2)}));
+  cs.push_back(make("SpaceToDepth_b5_u8", "SpaceToDepth", {in(DataType::kUInt8, {1, 4, 100, 65}, 0, 255)},
+                    {attr_int("blocksize", 5)}));
+  cs.push_back(opset(make("SpaceToDepth_1_f64", "SpaceToDepth", {f64({2, 7, 64, 96})}, {attr_int("blocksize", 4)}), 1));
+}
+
+void add_hardmax(std::vector<DiffCase>& cs) {
+  // Whole numbers in a small range: many ties, where the first must win.
+  cs.push_back(make("Hardmax_last_axis_ties", "Hardmax", {whole_f32({300, 1001}, 0, 3)}));
+  cs.push_back(make("Hardmax_long_rows", "Hardmax", {whole_f32({5, 20000}, -50, 50)}));
+  cs.push_back(make("Hardmax_middle_axis", "Hardmax", {whole_f32({8, 50, 77}, 0, 4)}, {attr_int("axis", 1)}));
+  cs.push_back(make("Hardmax_axis0", "Hardmax", {whole_f32({5000, 4}, 0, 9)}, {attr_int("axis", 0)}));
+  // Before opset 13 the input is flattened to 2-D at the axis.
+  cs.push_back(opset(make("Hardmax_11_coerced", "Hardmax", {whole_f32({6, 7, 40}, 0, 5)}, {attr_int("axis", 1)}), 11));
+  cs.push_back(opset(make("Hardmax_1_default_axis", "Hardmax", {f32({100, 3, 5})}), 1));
+  cs.push_back(opset(make("Hardmax_11_axis_rank", "Hardmax", {f32({30, 4})}, {attr_int("axis", 2)}), 11));
+  cs.push_back(make("Hardmax_f64", "Hardmax", {f64({64, 3000})}));
+  cs.push_back(make("Hardmax_f16_ties", "Hardmax", {in(kF16, {128, 500}, -4, 4)}));
+  cs.push_back(make("Hardmax_bf16", "Hardmax", {in(kBF16, {16, 300, 9})}, {attr_int("axis", 1)}));
+  // NaN first wins; later NaNs never do; all -inf picks the first.
+  cs.push_back(make("Hardmax_nan_and_inf", "Hardmax",
+                    {values(DataType::kFloat, {kNaN, 1, 2, 1, kNaN, 3, 3, kNaN, 3, -kInf, -kInf, -kInf, kNaN, kNaN,
+                                               kNaN, 0, -0.0, 0, -1, kInf, kInf},
+                            Dims{7, 3})}));
+  // The same rules across a whole block per row and across warps.
+  std::vector<double> long_rows(4 * 3000);
+  for (size_t i = 0; i < long_rows.size(); ++i) long_rows[i] = static_cast<double>((i * 7919) % 1013);
+  long_rows[0] = kNaN;           // row 0: NaN at 0 wins
+  long_rows[3000 + 1] = kNaN;    // row 1: a NaN is skipped
+  long_rows[3000 + 2999] = 5000;  // row 1: the maximum is the last element
+  for (size_t i = 0; i < 3000; ++i) long_rows[2 * 3000 + i] = i % 2 ? kNaN : 1;  // row 2: first 1
+  long_rows[3 * 3000 + 1500] = kInf;  // row 3: one inf
+  cs.push_back(make("Hardmax_long_rows_nan", "Hardmax", {values(DataType::kFloat, long_rows, Dims{4, 3000})}));
+}
+
+}  // namespace
+
+void add_resize_cases(std::vector<DiffCase>& cs) {
+  add_resize_nearest(cs);
+  add_resize_linear(cs);
+  add_resize_cubic(cs);
+  add_upsample(cs);
+  add_depth_space(cs);
+  add_hardmax(cs);
+}
 
 }  // namespace sy::testing
