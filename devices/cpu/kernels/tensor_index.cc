@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "devices/broadcast.h"
+#include "devices/cpu/kernels/index_checks.h"
 #include "devices/cpu/kernels/tensor_common.h"
 #include "devices/cpu/kernels/tensor_register.h"
 
@@ -80,17 +81,7 @@ class GatherKernel final : public Kernel {
   int64_t axis_ = 0;
 };
 
-enum class Reduction { kNone, kAdd, kMul, kMax, kMin };
-
-StatusOr<Reduction> parse_reduction(const Node& node) {
-  std::string s = node.attr_string("reduction", "none");
-  if (s == "none") return Reduction::kNone;
-  if (s == "add") return Reduction::kAdd;
-  if (s == "mul") return Reduction::kMul;
-  if (s == "max") return Reduction::kMax;
-  if (s == "min") return Reduction::kMin;
-  return InvalidArgument(node.describe(), ": unknown reduction '", s, "'");
-}
+using Reduction = ScatterReduction;
 
 template <typename T>
 inline T combine(T a, T b, Reduction r) {
@@ -120,16 +111,12 @@ bool visit_for_reduction(DataType dt, Reduction r, F&& f) {
   return visit_numeric(dt, [&](auto tag) { f(Tag<decltype(tag)>{}); });
 }
 
-// Shared walk for GatherElements and Scatter(Elements): calls f(i, data_offset)
-// for every element i of `ind`, after range-checking all of them.
+// Shared walk for GatherElements and Scatter(Elements): the data offset of
+// every element of `ind` (shapes already checked by check_elements_indices),
+// after range-checking all of them.
 Status walk_elements(const Tensor& x, const Tensor& ind, int64_t axis, const char* op,
                      std::vector<int64_t>* offsets) {
-  size_t r = x.rank();
-  if (ind.rank() != r) return InvalidArgument(op, ": indices rank ", ind.rank(), " differs from data rank ", r);
-  for (size_t k = 0; k < r; ++k)
-    if (static_cast<int64_t>(k) != axis && ind.dim(k) > x.dim(k))
-      return InvalidArgument(op, ": indices shape ", ind.dims().to_string(), " exceeds data shape ",
-                             x.dims().to_string(), " on axis ", k);
+  const size_t r = x.rank();
   Dims strides = contiguous_strides(x.dims());
   int64_t n = ind.numel();
   offsets->resize(static_cast<size_t>(n));
@@ -161,6 +148,7 @@ class GatherElementsKernel final : public Kernel {
     RETURN_IF_ERROR(check_index_tensor(ind, "GatherElements"));
     if (x.rank() == 0) return InvalidArgument("GatherElements: data must have rank >= 1");
     ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, x.rank(), "GatherElements axis"));
+    RETURN_IF_ERROR(check_elements_indices(x, ind, axis, "GatherElements"));
     std::vector<int64_t> offsets;
     RETURN_IF_ERROR(walk_elements(x, ind, axis, "GatherElements", &offsets));
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), ind.dims()));
@@ -181,23 +169,14 @@ class ScatterElementsKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
     axis_ = node.attr_int("axis", 0);
-    ASSIGN_OR_RETURN(reduction_, parse_reduction(node));
+    ASSIGN_OR_RETURN(reduction_, parse_scatter_reduction(node));
     return OkStatus();
   }
   Status compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const Tensor& ind = ctx.input(1);
     const Tensor& upd = ctx.input(2);
-    if (!x.defined() || !upd.defined()) return InvalidArgument("ScatterElements: data and updates are required");
-    RETURN_IF_ERROR(check_index_tensor(ind, "ScatterElements"));
-    if (x.rank() == 0) return InvalidArgument("ScatterElements: data must have rank >= 1");
-    if (upd.dims() != ind.dims())
-      return InvalidArgument("ScatterElements: updates shape ", upd.dims().to_string(), " differs from indices shape ",
-                             ind.dims().to_string());
-    if (upd.dtype() != x.dtype()) return InvalidArgument("ScatterElements: updates type differs from data type");
-    if (reduction_ != Reduction::kNone && !visit_numeric(x.dtype(), [](auto) {}))
-      return InvalidArgument("ScatterElements: reduction needs a numeric type, got ", dtype_name(x.dtype()));
-    ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, x.rank(), "ScatterElements axis"));
+    ASSIGN_OR_RETURN(int64_t axis, check_scatter_elements(x, ind, upd, reduction_, axis_));
     std::vector<int64_t> offsets;
     RETURN_IF_ERROR(walk_elements(x, ind, axis, "ScatterElements", &offsets));
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), x.dims()));
@@ -228,34 +207,15 @@ class ScatterElementsKernel final : public Kernel {
 class GatherNDKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    batch_dims_ = node.attr_int("batch_dims", 0);
-    if (batch_dims_ < 0) return InvalidArgument(node.describe(), ": batch_dims must be non-negative");
+    ASSIGN_OR_RETURN(batch_dims_, parse_batch_dims(node));
     return OkStatus();
   }
   Status compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const Tensor& ind = ctx.input(1);
-    if (!x.defined()) return InvalidArgument("GatherND: data is missing");
-    RETURN_IF_ERROR(check_index_tensor(ind, "GatherND"));
-    int64_t r = static_cast<int64_t>(x.rank()), q = static_cast<int64_t>(ind.rank()), b = batch_dims_;
-    if (r < 1 || q < 1) return InvalidArgument("GatherND: data and indices must have rank >= 1");
-    if (b >= std::min(r, q)) return InvalidArgument("GatherND: batch_dims ", b, " must be less than both ranks");
-    int64_t k = ind.dim(q - 1);
-    if (k < 1 || b + k > r)
-      return InvalidArgument("GatherND: indices last dimension ", k, " must be in [1, ", r - b, "]");
-    for (int64_t i = 0; i < b; ++i)
-      if (ind.dim(i) != x.dim(i))
-        return InvalidArgument("GatherND: batch dimension ", i, " differs between data ", x.dims().to_string(),
-                               " and indices ", ind.dims().to_string());
-    Dims out_dims;
-    for (int64_t i = 0; i < q - 1; ++i) out_dims.push_back(ind.dim(i));
-    for (int64_t i = b + k; i < r; ++i) out_dims.push_back(x.dim(i));
+    ASSIGN_OR_RETURN(const GatherNDShape s, check_gather_nd(x, ind, batch_dims_));
+    const int64_t b = batch_dims_, k = s.k, slice = s.slice, batch = s.batch, tuples = s.tuples;
     Dims strides = contiguous_strides(x.dims());
-    int64_t slice = 1;
-    for (int64_t i = b + k; i < r; ++i) slice *= x.dim(i);
-    int64_t batch = 1;
-    for (int64_t i = 0; i < b; ++i) batch *= x.dim(i);
-    int64_t tuples = ind.numel() / std::max<int64_t>(k, 1);
     int64_t per_batch = batch == 0 ? 0 : tuples / batch;
     int64_t batch_stride = b > 0 ? strides[b - 1] : 0;
     std::vector<int64_t> offsets(static_cast<size_t>(tuples));
@@ -267,7 +227,7 @@ class GatherNDKernel final : public Kernel {
       }
       offsets[t] = off;
     }
-    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), s.out_dims));
     DataType dt = x.dtype();
     parallel_rows(tuples, slice, [&](int64_t t) { copy_elements(dt, out->raw(), t * slice, x.raw(), offsets[t], slice); });
     return OkStatus();
@@ -280,32 +240,16 @@ class GatherNDKernel final : public Kernel {
 class ScatterNDKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    ASSIGN_OR_RETURN(reduction_, parse_reduction(node));
+    ASSIGN_OR_RETURN(reduction_, parse_scatter_reduction(node));
     return OkStatus();
   }
   Status compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const Tensor& ind = ctx.input(1);
     const Tensor& upd = ctx.input(2);
-    if (!x.defined() || !upd.defined()) return InvalidArgument("ScatterND: data and updates are required");
-    RETURN_IF_ERROR(check_index_tensor(ind, "ScatterND"));
-    if (upd.dtype() != x.dtype()) return InvalidArgument("ScatterND: updates type differs from data type");
-    if (reduction_ != Reduction::kNone && !visit_numeric(x.dtype(), [](auto) {}))
-      return InvalidArgument("ScatterND: reduction needs a numeric type, got ", dtype_name(x.dtype()));
-    int64_t r = static_cast<int64_t>(x.rank()), q = static_cast<int64_t>(ind.rank());
-    if (r < 1 || q < 1) return InvalidArgument("ScatterND: data and indices must have rank >= 1");
-    int64_t k = ind.dim(q - 1);
-    if (k > r) return InvalidArgument("ScatterND: indices last dimension ", k, " exceeds data rank ", r);
-    Dims want;
-    for (int64_t i = 0; i < q - 1; ++i) want.push_back(ind.dim(i));
-    for (int64_t i = k; i < r; ++i) want.push_back(x.dim(i));
-    if (upd.dims() != want)
-      return InvalidArgument("ScatterND: updates shape ", upd.dims().to_string(), " should be ", want.to_string());
+    ASSIGN_OR_RETURN(const ScatterNDShape s, check_scatter_nd(x, ind, upd, reduction_));
+    const int64_t k = s.k, slice = s.slice, tuples = s.tuples;
     Dims strides = contiguous_strides(x.dims());
-    int64_t slice = 1;
-    for (int64_t i = k; i < r; ++i) slice *= x.dim(i);
-    int64_t tuples = 1;
-    for (int64_t i = 0; i < q - 1; ++i) tuples *= ind.dim(i);
     std::vector<int64_t> offsets(static_cast<size_t>(tuples));
     for (int64_t t = 0; t < tuples; ++t) {
       int64_t off = 0;
@@ -353,26 +297,13 @@ class OneHotKernel final : public Kernel {
     const Tensor& ind = ctx.input(0);
     const Tensor& depth_t = ctx.input(1);
     const Tensor& values = ctx.input(2);
-    if (!ind.defined() || !depth_t.defined() || !values.defined())
-      return InvalidArgument("OneHot: indices, depth and values are required");
-    if (values.numel() != 2) return InvalidArgument("OneHot: values must have two elements, got ", values.describe());
-    if (depth_t.numel() != 1) return InvalidArgument("OneHot: depth must be a scalar");
-    RETURN_IF_ERROR(check_host(depth_t, "OneHot depth"));
-    if (!visit_numeric(ind.dtype(), [](auto) {})) return InvalidArgument("OneHot: indices must be numeric");
-    double dd = depth_t.double_at(0);
-    if (!std::isfinite(dd) || dd < 1 || dd > 9.0e18) return InvalidArgument("OneHot: invalid depth ", dd);
-    int64_t depth = static_cast<int64_t>(dd);
-    int64_t r = static_cast<int64_t>(ind.rank());
-    ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, r, "OneHot axis", true));
-    Dims out_dims = ind.dims();
-    out_dims.insert(static_cast<size_t>(axis), depth);
-    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, values.dtype(), out_dims));
+    ASSIGN_OR_RETURN(const OneHotShape s, check_one_hot(ind, depth_t, values, axis_));
+    const double dd = s.depth_value;
+    const int64_t depth = s.depth, outer = s.outer, inner = s.inner;
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, values.dtype(), s.out_dims));
     ScalarValue off = scalar_from_tensor(values, 0), on = scalar_from_tensor(values, 1);
     DataType dt = values.dtype();
     fill_elements(dt, out->raw(), out->numel(), off.ptr(dt));
-    int64_t outer = 1, inner = 1;
-    for (int64_t k = 0; k < axis; ++k) outer *= ind.dim(k);
-    for (int64_t k = axis; k < r; ++k) inner *= ind.dim(k);
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) {
         double v = ind.double_at(o * inner + i);

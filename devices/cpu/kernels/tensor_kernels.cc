@@ -8,6 +8,7 @@
 
 #include "devices/broadcast.h"
 #include "devices/cpu/cpu_kernels.h"
+#include "devices/cpu/kernels/index_checks.h"
 #include "devices/cpu/kernels/tensor_common.h"
 #include "devices/cpu/kernels/tensor_register.h"
 
@@ -337,31 +338,11 @@ class ExpandKernel final : public Kernel {
 class RangeKernel final : public Kernel {
  public:
   Status compute(KernelContext& ctx) const override {
-    const Tensor& s = ctx.input(0);
-    const Tensor& l = ctx.input(1);
-    const Tensor& d = ctx.input(2);
-    if (!s.defined() || !l.defined() || !d.defined()) return InvalidArgument("Range: start, limit and delta are required");
-    if (s.numel() != 1 || l.numel() != 1 || d.numel() != 1)
-      return InvalidArgument("Range: start, limit and delta must be scalars");
-    if (l.dtype() != s.dtype() || d.dtype() != s.dtype())
-      return InvalidArgument("Range: start, limit and delta must have the same type");
-    RETURN_IF_ERROR(check_host(s, "Range start"));
-    RETURN_IF_ERROR(check_host(l, "Range limit"));
-    RETURN_IF_ERROR(check_host(d, "Range delta"));
-    DataType dt = s.dtype();
-    int64_t n = 0;
+    ASSIGN_OR_RETURN(const RangeSpec spec, range_spec(ctx.input(0), ctx.input(1), ctx.input(2)));
+    const DataType dt = spec.dtype;
+    const int64_t n = spec.n;
     if (dtype_is_integer(dt)) {
-      int64_t a = s.int_at(0), b = l.int_at(0), c = d.int_at(0);
-      if (c == 0) return InvalidArgument("Range: delta must not be zero");
-      __int128 span = static_cast<__int128>(b) - a;
-      __int128 cnt = 0;
-      if ((span > 0 && c > 0) || (span < 0 && c < 0)) {
-        __int128 ac = c > 0 ? c : -static_cast<__int128>(c);
-        __int128 as = span > 0 ? span : -span;
-        cnt = (as + ac - 1) / ac;
-      }
-      n = static_cast<int64_t>(cnt);  // |span| < 2^64, so cnt fits
-      if (cnt > std::numeric_limits<int64_t>::max()) return InvalidArgument("Range: too many elements");
+      const int64_t a = spec.istart, c = spec.idelta;
       ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, dt, Dims{n}));
       visit_numeric(dt, [&](auto tag) {
         using T = decltype(tag);
@@ -372,13 +353,7 @@ class RangeKernel final : public Kernel {
       });
       return OkStatus();
     }
-    if (!dtype_is_float(dt)) return InvalidArgument("Range: unsupported type ", dtype_name(dt));
-    double a = s.double_at(0), b = l.double_at(0), c = d.double_at(0);
-    if (c == 0) return InvalidArgument("Range: delta must not be zero");
-    double cnt = std::ceil((b - a) / c);
-    if (!std::isfinite(cnt)) return InvalidArgument("Range: element count of (", a, ", ", b, ", ", c, ") is not finite");
-    if (cnt > 9.0e18) return ResourceExhausted("Range: ", cnt, " elements is too many");
-    n = cnt > 0 ? static_cast<int64_t>(cnt) : 0;
+    const double a = spec.fstart, c = spec.fdelta;
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, dt, Dims{n}));
     visit_numeric(dt, [&](auto tag) {
       using T = decltype(tag);
@@ -399,19 +374,12 @@ class EyeLikeKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
     k_ = node.attr_int("k", 0);
-    int64_t dt = node.attr_int("dtype", 0);
-    if (dt != 0) {
-      if (!dtype_is_valid(static_cast<int>(dt)) || dt == int64_t(DataType::kString))
-        return InvalidArgument(node.describe(), ": invalid dtype ", dt);
-      dtype_ = static_cast<DataType>(dt);
-    }
+    ASSIGN_OR_RETURN(dtype_, parse_eye_like_dtype(node));
     return OkStatus();
   }
   Status compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    if (!x.defined() || x.rank() != 2) return InvalidArgument("EyeLike: input must be 2-D");
-    DataType dt = dtype_ == DataType::kUndefined ? x.dtype() : dtype_;
-    if (dt == DataType::kString) return InvalidArgument("EyeLike: string output is not supported");
+    ASSIGN_OR_RETURN(const DataType dt, eye_like_output_type(x, dtype_));
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, dt, x.dims()));
     int64_t rows = x.dim(0), cols = x.dim(1);
     size_t es = dtype_size(dt);

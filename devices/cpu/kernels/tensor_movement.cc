@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "devices/broadcast.h"
+#include "devices/cpu/kernels/depth_space.h"
 #include "devices/cpu/kernels/tensor_common.h"
 #include "devices/cpu/kernels/tensor_register.h"
 
@@ -304,47 +305,21 @@ class DepthSpaceKernel final : public Kernel {
  public:
   explicit DepthSpaceKernel(bool to_space) : to_space_(to_space) {}
   Status init(const Node& node) override {
-    block_ = node.attr_int("blocksize", 0);
-    if (block_ <= 0) return InvalidArgument(node.describe(), ": blocksize must be positive");
-    std::string mode = node.attr_string("mode", "DCR");
-    if (mode != "DCR" && mode != "CRD") return InvalidArgument(node.describe(), ": unknown mode '", mode, "'");
-    crd_ = mode == "CRD";
+    ASSIGN_OR_RETURN(attrs_, parse_depth_space_attrs(node));
     return OkStatus();
   }
   Status compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     if (!x.defined() || x.rank() != 4) return InvalidArgument(to_space_ ? "DepthToSpace" : "SpaceToDepth", ": input must be 4-D");
-    int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3), b = block_;
-    if (block_ > (1 << 20)) return InvalidArgument("blocksize ", block_, " is too large");
-    Dims out_dims, view, strides;
-    if (to_space_) {
-      if (c % (b * b) != 0) return InvalidArgument("DepthToSpace: channels ", c, " not divisible by blocksize^2");
-      int64_t c2 = c / (b * b);
-      out_dims = Dims{n, c2, h * b, w * b};
-      // Output index order: n, c2, h, b1, w, b2.
-      view = Dims{n, c2, h, b, w, b};
-      int64_t sw = 1, sh = w, sc = h * w;
-      if (crd_)  // input channel = c2 * b*b + b1 * b + b2
-        strides = Dims{c * sc, b * b * sc, sh, b * sc, sw, sc};
-      else  // DCR: input channel = b1 * b * c2 + b2 * c2 + c2
-        strides = Dims{c * sc, sc, sh, b * c2 * sc, sw, c2 * sc};
-    } else {
-      if (h % b != 0 || w % b != 0) return InvalidArgument("SpaceToDepth: spatial dims not divisible by blocksize");
-      int64_t h2 = h / b, w2 = w / b;
-      out_dims = Dims{n, c * b * b, h2, w2};
-      // Output channel = b1 * b * c + b2 * c + c; index order n, b1, b2, c, h2, w2.
-      view = Dims{n, b, b, c, h2, w2};
-      strides = Dims{c * h * w, w, 1, h * w, b * w, b};
-    }
-    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
-    strided_copy(x.dtype(), out->raw(), x.raw(), view, strides);
+    ASSIGN_OR_RETURN(DepthSpaceView v, depth_space_view(x.dims(), attrs_, to_space_));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), v.out_dims));
+    strided_copy(x.dtype(), out->raw(), x.raw(), v.view, v.strides);
     return OkStatus();
   }
 
  private:
   bool to_space_;
-  bool crd_ = false;
-  int64_t block_ = 0;
+  DepthSpaceAttrs attrs_;
 };
 
 class DepthToSpaceKernel final : public Kernel {

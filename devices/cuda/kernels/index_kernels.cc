@@ -14,44 +14,42 @@
 #include <string>
 
 #include "devices/broadcast.h"
+#include "devices/cpu/kernels/index_checks.h"
 #include "devices/cpu/kernels/tensor_common.h"
 #include "devices/cpu/kernels/tensor_register.h"
 #include "devices/cuda/kernels/cuda_kernels.h"
+#include "devices/cuda/kernels/elements_meta.h"
 #include "devices/cuda/kernels/index_launch.h"
 #include "devices/cuda/kernels/movement_common.h"
 
 namespace sy::cuda {
 namespace {
 
-using tensor_ops::check_index_tensor;
 using tensor_ops::kBit0;
 using tensor_ops::kBit1;
 using tensor_ops::kBit2;
-using tensor_ops::normalize_axis;
+using tensor_ops::ScatterReduction;
 
 bool is_numeric(DataType t) {
   return visit_numeric(t, [](auto) {});
 }
 
+// The shared attribute parse, as the launchers' enum (same order).
 StatusOr<ScatterReduce> parse_reduction(const Node& node) {
-  const std::string s = node.attr_string("reduction", "none");
-  if (s == "none") return ScatterReduce::kNone;
-  if (s == "add") return ScatterReduce::kAdd;
-  if (s == "mul") return ScatterReduce::kMul;
-  if (s == "max") return ScatterReduce::kMax;
-  if (s == "min") return ScatterReduce::kMin;
-  return InvalidArgument(node.describe(), ": unknown reduction '", s, "'");
+  static_assert(static_cast<int>(ScatterReduce::kMin) == static_cast<int>(ScatterReduction::kMin));
+  ASSIGN_OR_RETURN(const ScatterReduction r, tensor_ops::parse_scatter_reduction(node));
+  return static_cast<ScatterReduce>(static_cast<int>(r));
 }
 
-// The CPU's error for a reduction over a non-numeric type, then the GPU's
-// refusal of a numeric type it has no atomic for.
-Status check_reduction(DataType dt, ScatterReduce r, const char* op) {
-  if (r == ScatterReduce::kNone) return OkStatus();
-  if (!is_numeric(dt)) return InvalidArgument(op, ": reduction needs a numeric type, got ", dtype_name(dt));
-  if (!scatter_reduce_supported(static_cast<int>(dt), r))
+// Runs after the shared checks (which reject non-numeric reductions as the
+// CPU does): refuses a numeric type the GPU has no atomic for.
+Status check_atomic(DataType dt, ScatterReduce r, const char* op) {
+  if (r != ScatterReduce::kNone && !scatter_reduce_supported(static_cast<int>(dt), r))
     return Unimplemented("CUDA ", op, ": no atomic reduction for ", dtype_name(dt));
   return OkStatus();
 }
+
+ScatterReduction shared(ScatterReduce r) { return static_cast<ScatterReduction>(static_cast<int>(r)); }
 
 // out = a stream-ordered copy of x: the scatters update the copy in place.
 Status copy_into(const Launch& l, Tensor* out, const Tensor& x) {
@@ -71,22 +69,9 @@ class ScatterElementsKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     const Tensor& ind = ctx.input(1);
     const Tensor& upd = ctx.input(2);
-    if (!x.defined() || !upd.defined()) return InvalidArgument("ScatterElements: data and updates are required");
-    RETURN_IF_ERROR(check_index_tensor(ind, "ScatterElements"));
-    if (x.rank() == 0) return InvalidArgument("ScatterElements: data must have rank >= 1");
-    if (upd.dims() != ind.dims())
-      return InvalidArgument("ScatterElements: updates shape ", upd.dims().to_string(), " differs from indices shape ",
-                             ind.dims().to_string());
-    if (upd.dtype() != x.dtype()) return InvalidArgument("ScatterElements: updates type differs from data type");
-    RETURN_IF_ERROR(check_reduction(x.dtype(), reduction_, "ScatterElements"));
+    ASSIGN_OR_RETURN(const int64_t axis, tensor_ops::check_scatter_elements(x, ind, upd, shared(reduction_), axis_));
+    RETURN_IF_ERROR(check_atomic(x.dtype(), reduction_, "ScatterElements"));
     const size_t r = x.rank();
-    ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, static_cast<int64_t>(r), "ScatterElements axis"));
-    if (ind.rank() != r)
-      return InvalidArgument("ScatterElements: indices rank ", ind.rank(), " differs from data rank ", r);
-    for (size_t k = 0; k < r; ++k)
-      if (static_cast<int64_t>(k) != axis && ind.dim(k) > x.dim(k))
-        return InvalidArgument("ScatterElements: indices shape ", ind.dims().to_string(), " exceeds data shape ",
-                               x.dims().to_string(), " on axis ", k);
     if (r > static_cast<size_t>(kIndexMaxRank))
       return Unimplemented("CUDA ScatterElements: rank ", r, " > ", kIndexMaxRank);
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
@@ -94,15 +79,7 @@ class ScatterElementsKernel final : public Kernel {
     RETURN_IF_ERROR(copy_into(l, out, x));
     // Launched even when data is empty: its indices must then all be bad.
     if (ind.numel() == 0) return OkStatus();
-    const Dims strides = contiguous_strides(x.dims());
-    ScatterElementsMeta m;
-    m.rank = static_cast<int32_t>(r);
-    m.axis = static_cast<int32_t>(axis);
-    m.axis_dim = x.dim(axis);
-    for (size_t k = 0; k < r; ++k) {
-      m.dims[k] = ind.dim(k);
-      m.data_strides[k] = strides[k];
-    }
+    const ScatterElementsMeta m = elements_meta(x, ind, axis);
     ASSIGN_OR_RETURN(int* bad, l.error_flag("ScatterElements: an index is out of range for the axis"));
     CUDA_RETURN_IF_ERROR(launch_scatter_elements(out->raw(), upd.raw(), ind.raw(), ind.dtype() == DataType::kInt64,
                                                  static_cast<int>(x.dtype()), static_cast<int>(dtype_size(x.dtype())),
@@ -125,26 +102,13 @@ class ScatterNDKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     const Tensor& ind = ctx.input(1);
     const Tensor& upd = ctx.input(2);
-    if (!x.defined() || !upd.defined()) return InvalidArgument("ScatterND: data and updates are required");
-    RETURN_IF_ERROR(check_index_tensor(ind, "ScatterND"));
-    if (upd.dtype() != x.dtype()) return InvalidArgument("ScatterND: updates type differs from data type");
-    RETURN_IF_ERROR(check_reduction(x.dtype(), reduction_, "ScatterND"));
-    const int64_t r = static_cast<int64_t>(x.rank()), q = static_cast<int64_t>(ind.rank());
-    if (r < 1 || q < 1) return InvalidArgument("ScatterND: data and indices must have rank >= 1");
-    const int64_t k = ind.dim(q - 1);
-    if (k > r) return InvalidArgument("ScatterND: indices last dimension ", k, " exceeds data rank ", r);
-    Dims want;
-    for (int64_t i = 0; i < q - 1; ++i) want.push_back(ind.dim(i));
-    for (int64_t i = k; i < r; ++i) want.push_back(x.dim(i));
-    if (upd.dims() != want)
-      return InvalidArgument("ScatterND: updates shape ", upd.dims().to_string(), " should be ", want.to_string());
+    ASSIGN_OR_RETURN(const tensor_ops::ScatterNDShape s, tensor_ops::check_scatter_nd(x, ind, upd, shared(reduction_)));
+    RETURN_IF_ERROR(check_atomic(x.dtype(), reduction_, "ScatterND"));
+    const int64_t k = s.k, slice = s.slice, tuples = s.tuples;
     if (k > kIndexMaxRank) return Unimplemented("CUDA ScatterND: ", k, " indices per tuple > ", kIndexMaxRank);
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), x.dims()));
     RETURN_IF_ERROR(copy_into(l, out, x));
-    int64_t slice = 1, tuples = 1;
-    for (int64_t i = k; i < r; ++i) slice *= x.dim(i);
-    for (int64_t i = 0; i < q - 1; ++i) tuples *= ind.dim(i);
     if (tuples == 0 || (k == 0 && slice == 0)) return OkStatus();
     const Dims strides = contiguous_strides(x.dims());
     ScatterNDMeta m;
@@ -178,36 +142,18 @@ class ScatterNDKernel final : public Kernel {
 class GatherNDKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    batch_dims_ = node.attr_int("batch_dims", 0);
-    if (batch_dims_ < 0) return InvalidArgument(node.describe(), ": batch_dims must be non-negative");
+    ASSIGN_OR_RETURN(batch_dims_, tensor_ops::parse_batch_dims(node));
     return OkStatus();
   }
   Status compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const Tensor& ind = ctx.input(1);
-    if (!x.defined()) return InvalidArgument("GatherND: data is missing");
-    RETURN_IF_ERROR(check_index_tensor(ind, "GatherND"));
-    const int64_t r = static_cast<int64_t>(x.rank()), q = static_cast<int64_t>(ind.rank()), b = batch_dims_;
-    if (r < 1 || q < 1) return InvalidArgument("GatherND: data and indices must have rank >= 1");
-    if (b >= std::min(r, q)) return InvalidArgument("GatherND: batch_dims ", b, " must be less than both ranks");
-    const int64_t k = ind.dim(q - 1);
-    if (k < 1 || b + k > r)
-      return InvalidArgument("GatherND: indices last dimension ", k, " must be in [1, ", r - b, "]");
-    for (int64_t i = 0; i < b; ++i)
-      if (ind.dim(i) != x.dim(i))
-        return InvalidArgument("GatherND: batch dimension ", i, " differs between data ", x.dims().to_string(),
-                               " and indices ", ind.dims().to_string());
+    ASSIGN_OR_RETURN(const tensor_ops::GatherNDShape s, tensor_ops::check_gather_nd(x, ind, batch_dims_));
+    const int64_t b = batch_dims_, k = s.k, slice = s.slice, batch = s.batch, tuples = s.tuples;
     if (k > kIndexMaxRank) return Unimplemented("CUDA GatherND: ", k, " indices per tuple > ", kIndexMaxRank);
-    Dims out_dims;
-    for (int64_t i = 0; i < q - 1; ++i) out_dims.push_back(ind.dim(i));
-    for (int64_t i = b + k; i < r; ++i) out_dims.push_back(x.dim(i));
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
-    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
-    const int64_t tuples = ind.numel() / k;
-    if (tuples == 0) return OkStatus();
-    int64_t slice = 1, batch = 1;
-    for (int64_t i = b + k; i < r; ++i) slice *= x.dim(i);
-    for (int64_t i = 0; i < b; ++i) batch *= x.dim(i);  // > 0: the batch dims are indices' too
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), s.out_dims));
+    if (tuples == 0) return OkStatus();  // else batch > 0: the batch dims are indices' too
     const Dims strides = contiguous_strides(x.dims());
     GatherNDMeta m;
     m.k = static_cast<int32_t>(k);
@@ -271,48 +217,14 @@ class TriluKernel final : public Kernel {
 class RangeKernel final : public Kernel {
  public:
   Status compute(KernelContext& ctx) const override {
-    const Tensor& s = ctx.input(0);
-    const Tensor& lim = ctx.input(1);
-    const Tensor& d = ctx.input(2);
-    if (!s.defined() || !lim.defined() || !d.defined())
-      return InvalidArgument("Range: start, limit and delta are required");
-    if (s.numel() != 1 || lim.numel() != 1 || d.numel() != 1)
-      return InvalidArgument("Range: start, limit and delta must be scalars");
-    if (lim.dtype() != s.dtype() || d.dtype() != s.dtype())
-      return InvalidArgument("Range: start, limit and delta must have the same type");
-    RETURN_IF_ERROR(tensor_ops::check_host(s, "Range start"));
-    RETURN_IF_ERROR(tensor_ops::check_host(lim, "Range limit"));
-    RETURN_IF_ERROR(tensor_ops::check_host(d, "Range delta"));
-    const DataType dt = s.dtype();
+    ASSIGN_OR_RETURN(const tensor_ops::RangeSpec spec, tensor_ops::range_spec(ctx.input(0), ctx.input(1), ctx.input(2)));
+    const DataType dt = spec.dtype;
+    const int64_t n = spec.n;
     RangeMeta m;
-    int64_t n = 0;
-    if (dtype_is_integer(dt)) {
-      const int64_t a = s.int_at(0), b = lim.int_at(0), c = d.int_at(0);
-      if (c == 0) return InvalidArgument("Range: delta must not be zero");
-      const __int128 span = static_cast<__int128>(b) - a;
-      __int128 cnt = 0;
-      if ((span > 0 && c > 0) || (span < 0 && c < 0)) {
-        const __int128 ac = c > 0 ? c : -static_cast<__int128>(c);
-        const __int128 as = span > 0 ? span : -span;
-        cnt = (as + ac - 1) / ac;
-      }
-      if (cnt > std::numeric_limits<int64_t>::max()) return InvalidArgument("Range: too many elements");
-      n = static_cast<int64_t>(cnt);
-      m.istart = a;
-      m.idelta = c;
-    } else if (dtype_is_float(dt)) {
-      const double a = s.double_at(0), b = lim.double_at(0), c = d.double_at(0);
-      if (c == 0) return InvalidArgument("Range: delta must not be zero");
-      const double cnt = std::ceil((b - a) / c);
-      if (!std::isfinite(cnt))
-        return InvalidArgument("Range: element count of (", a, ", ", b, ", ", c, ") is not finite");
-      if (cnt > 9.0e18) return ResourceExhausted("Range: ", cnt, " elements is too many");
-      n = cnt > 0 ? static_cast<int64_t>(cnt) : 0;
-      m.fstart = a;
-      m.fdelta = c;
-    } else {
-      return InvalidArgument("Range: unsupported type ", dtype_name(dt));
-    }
+    m.istart = spec.istart;
+    m.idelta = spec.idelta;
+    m.fstart = spec.fstart;
+    m.fdelta = spec.fdelta;
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, dt, Dims{n}));
     CUDA_RETURN_IF_ERROR(launch_range(out->raw(), static_cast<int>(dt), n, m, l.stream));
@@ -324,19 +236,12 @@ class EyeLikeKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
     k_ = node.attr_int("k", 0);
-    const int64_t dt = node.attr_int("dtype", 0);
-    if (dt != 0) {
-      if (!dtype_is_valid(static_cast<int>(dt)) || dt == int64_t(DataType::kString))
-        return InvalidArgument(node.describe(), ": invalid dtype ", dt);
-      dtype_ = static_cast<DataType>(dt);
-    }
+    ASSIGN_OR_RETURN(dtype_, tensor_ops::parse_eye_like_dtype(node));
     return OkStatus();
   }
   Status compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    if (!x.defined() || x.rank() != 2) return InvalidArgument("EyeLike: input must be 2-D");
-    const DataType dt = dtype_ == DataType::kUndefined ? x.dtype() : dtype_;
-    if (dt == DataType::kString) return InvalidArgument("EyeLike: string output is not supported");
+    ASSIGN_OR_RETURN(const DataType dt, tensor_ops::eye_like_output_type(x, dtype_));
     // Complex outputs have no "1" that scalar_from_double writes; the CPU
     // kernel handles them.
     if (!is_numeric(dt)) return Unimplemented("CUDA EyeLike: no kernel for ", dtype_name(dt), " output");
@@ -376,32 +281,18 @@ class OneHotKernel final : public Kernel {
     const Tensor& ind = ctx.input(0);
     const Tensor& depth_t = ctx.input(1);
     const Tensor& values = ctx.input(2);
-    if (!ind.defined() || !depth_t.defined() || !values.defined())
-      return InvalidArgument("OneHot: indices, depth and values are required");
-    if (values.numel() != 2) return InvalidArgument("OneHot: values must have two elements, got ", values.describe());
-    if (depth_t.numel() != 1) return InvalidArgument("OneHot: depth must be a scalar");
-    RETURN_IF_ERROR(tensor_ops::check_host(depth_t, "OneHot depth"));
-    if (!is_numeric(ind.dtype())) return InvalidArgument("OneHot: indices must be numeric");
-    const double dd = depth_t.double_at(0);
-    if (!std::isfinite(dd) || dd < 1 || dd > 9.0e18) return InvalidArgument("OneHot: invalid depth ", dd);
-    const int64_t depth = static_cast<int64_t>(dd);
-    const int64_t r = static_cast<int64_t>(ind.rank());
-    ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, r, "OneHot axis", true));
+    ASSIGN_OR_RETURN(const tensor_ops::OneHotShape s, tensor_ops::check_one_hot(ind, depth_t, values, axis_));
     const DataType vt = values.dtype();
     const size_t es = dtype_size(vt);
     if (vt == DataType::kString || es > 8) return Unimplemented("CUDA OneHot: no kernel for ", dtype_name(vt), " values");
-    Dims out_dims = ind.dims();
-    out_dims.insert(static_cast<size_t>(axis), depth);
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
-    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, vt, out_dims));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, vt, s.out_dims));
     if (out->numel() == 0) return OkStatus();
     OneHotMeta m;
-    m.outer = 1;
-    m.inner = 1;
-    for (int64_t k = 0; k < axis; ++k) m.outer *= ind.dim(k);
-    for (int64_t k = axis; k < r; ++k) m.inner *= ind.dim(k);
-    m.depth = depth;
-    m.depth_value = dd;
+    m.outer = s.outer;
+    m.inner = s.inner;
+    m.depth = s.depth;
+    m.depth_value = s.depth_value;
     CUDA_RETURN_IF_ERROR(launch_one_hot(out->raw(), values.raw(), static_cast<int>(es), ind.raw(),
                                         static_cast<int>(ind.dtype()), m, l.stream));
     return OkStatus();

@@ -11,32 +11,20 @@
 #include <cstring>
 #include <type_traits>
 
+#include "devices/cuda/kernels/elementwise_device.cuh"
 #include "devices/cuda/kernels/index_launch.h"
 
 namespace sy::cuda {
 namespace {
 
-constexpr unsigned kBlock = 256;
+// Launch geometry and type tags are the elementwise family's.
+using ew::first_index;
+using ew::kBlock;
+using ew::kIsHalf;
+using ew::Tag;
 
-unsigned blocks_for(int64_t n) {
-  int64_t g = (n + kBlock - 1) / kBlock;
-  if (g < 1) g = 1;
-  if (g > 65535LL * 32) g = 65535LL * 32;  // grid-stride loops cover the rest
-  return static_cast<unsigned>(g);
-}
-
-__device__ __forceinline__ int64_t first_index() {
-  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ __forceinline__ int64_t grid_step() { return static_cast<int64_t>(gridDim.x) * blockDim.x; }
-
-template <typename T>
-struct Tag {
-  using type = T;
-};
-
-template <typename T>
-inline constexpr bool kIsHalf = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
+unsigned blocks_for(int64_t n) { return ew::grid_for(n); }
+__device__ __forceinline__ int64_t grid_step() { return ew::grid_stride(); }
 
 // ONNX codes of the element types (sy::DataType values).
 constexpr int kFloat = 1, kUInt8 = 2, kInt8 = 3, kUInt16 = 4, kInt16 = 5, kInt32 = 6, kInt64 = 7, kBool = 9,

@@ -1,7 +1,8 @@
 // Launchers for the CUDA index kernels (index_launch.cu): ScatterND,
 // ScatterElements, GatherND, Trilu, Range, EyeLike and OneHot. Element types
 // are passed as ONNX TensorProto codes (the values of sy::DataType), so this
-// header, which nvcc also reads, needs no project header. Shapes arrive
+// header, which nvcc also reads, needs no project header beyond the other
+// launch headers. Shapes arrive
 // validated, in small by-value structs; every launcher enqueues on `stream`
 // and returns the launch error without synchronising. Indices that only the
 // device sees are range-checked there: a bad one sets *error (a device int,
@@ -12,6 +13,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+
+#include "devices/cuda/kernels/movement_launch.h"
 
 namespace sy::cuda {
 
@@ -44,13 +47,9 @@ cudaError_t launch_scatter_nd(void* out, const void* updates, const void* indice
 
 // ScatterElements: for each position p of indices (dims, contiguous),
 // out[p with the axis coordinate replaced by indices[p]] (op)= updates[p].
-struct ScatterElementsMeta {
-  int32_t rank = 0;
-  int32_t axis = 0;
-  int64_t axis_dim = 0;
-  int64_t dims[kIndexMaxRank] = {};          // indices / updates dims
-  int64_t data_strides[kIndexMaxRank] = {};  // element strides of data
-};
+// The layout is GatherElements': the two ops walk indices the same way.
+using ScatterElementsMeta = GatherElementsMeta;
+static_assert(kMoveMaxRank == kIndexMaxRank, "ScatterElementsMeta's arrays are kIndexMaxRank long");
 cudaError_t launch_scatter_elements(void* out, const void* updates, const void* indices, bool indices64, int dtype,
                                     int unit, ScatterReduce r, int64_t n, const ScatterElementsMeta& m, int* error,
                                     cudaStream_t stream);

@@ -6,9 +6,11 @@
 #include <cstring>
 
 #include "devices/broadcast.h"
+#include "devices/cpu/kernels/index_checks.h"
 #include "devices/cpu/kernels/tensor_common.h"
 #include "devices/cpu/kernels/tensor_register.h"
 #include "devices/cuda/kernels/cuda_kernels.h"
+#include "devices/cuda/kernels/elements_meta.h"
 #include "devices/cuda/kernels/movement_common.h"
 #include "devices/cuda/kernels/movement_launch.h"
 
@@ -81,24 +83,11 @@ class GatherElementsKernel final : public Kernel {
     if (r > static_cast<size_t>(kMoveMaxRank))
       return Unimplemented("CUDA GatherElements: rank ", r, " > ", kMoveMaxRank);
     ASSIGN_OR_RETURN(int64_t axis, tensor_ops::normalize_axis(axis_, static_cast<int64_t>(r), "GatherElements axis"));
-    if (ind.rank() != r)
-      return InvalidArgument("GatherElements: indices rank ", ind.rank(), " differs from data rank ", r);
-    for (size_t k = 0; k < r; ++k)
-      if (static_cast<int64_t>(k) != axis && ind.dim(k) > x.dim(k))
-        return InvalidArgument("GatherElements: indices shape ", ind.dims().to_string(), " exceeds data shape ",
-                               x.dims().to_string(), " on axis ", k);
+    RETURN_IF_ERROR(tensor_ops::check_elements_indices(x, ind, axis, "GatherElements"));
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), ind.dims()));
     if (out->numel() == 0) return OkStatus();
-    Dims strides = contiguous_strides(x.dims());
-    GatherElementsMeta m;
-    m.rank = static_cast<int32_t>(r);
-    m.axis = static_cast<int32_t>(axis);
-    m.axis_dim = x.dim(axis);
-    for (size_t k = 0; k < r; ++k) {
-      m.dims[k] = ind.dim(k);
-      m.data_strides[k] = strides[k];
-    }
+    const GatherElementsMeta m = elements_meta(x, ind, axis);
     ASSIGN_OR_RETURN(int* bad, l.error_flag("GatherElements: an index is out of range for the axis"));
     CUDA_RETURN_IF_ERROR(launch_gather_elements(out->raw(), x.raw(), ind.raw(), ind.dtype() == DataType::kInt64,
                                                 static_cast<int>(dtype_size(x.dtype())), out->numel(), m, bad,
