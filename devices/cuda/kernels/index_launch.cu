@@ -216,19 +216,7 @@ __global__ void scatter_elements_kernel(T* out, const T* __restrict__ upd, const
       *error = 1;
       continue;
     }
-    int64_t rem = i, off = 0;
-#pragma unroll
-    for (int k = kIndexMaxRank - 1; k >= 0; --k) {
-      if (k < m.rank) {
-        int64_t c = rem;
-        if (k > 0) {
-          c = rem % m.dims[k];
-          rem /= m.dims[k];
-        }
-        off += (k == m.axis ? g : c) * m.data_strides[k];
-      }
-    }
-    apply<R>(out + off, upd[i]);
+    apply<R>(out + elements_data_offset(m, i, g), upd[i]);
   }
 }
 

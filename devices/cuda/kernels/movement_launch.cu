@@ -173,19 +173,7 @@ __global__ void gather_elements_kernel(T* __restrict__ dst, const T* __restrict_
       *error = 1;
       continue;
     }
-    int64_t rem = i, off = 0;
-#pragma unroll
-    for (int k = kMoveMaxRank - 1; k >= 0; --k) {
-      if (k < m.rank) {
-        int64_t c = rem;
-        if (k > 0) {
-          c = rem % m.dims[k];
-          rem /= m.dims[k];
-        }
-        off += (k == m.axis ? g : c) * m.data_strides[k];
-      }
-    }
-    dst[i] = src[off];
+    dst[i] = src[elements_data_offset(m, i, g)];
   }
 }
 

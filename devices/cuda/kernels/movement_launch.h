@@ -86,6 +86,26 @@ struct GatherElementsMeta {
 };
 cudaError_t launch_gather_elements(void* dst, const void* src, const void* indices, bool indices64, int unit,
                                    int64_t n, const GatherElementsMeta& m, int* error, cudaStream_t stream);
+#ifdef __CUDACC__
+// The element offset in data of position i of the indices (row-major over
+// m.dims) with its axis coordinate replaced by g, an in-range index. Shared
+// by GatherElements and ScatterElements.
+__device__ inline int64_t elements_data_offset(const GatherElementsMeta& m, int64_t i, int64_t g) {
+  int64_t rem = i, off = 0;
+#pragma unroll
+  for (int k = kMoveMaxRank - 1; k >= 0; --k) {
+    if (k < m.rank) {
+      int64_t c = rem;
+      if (k > 0) {
+        c = rem % m.dims[k];
+        rem /= m.dims[k];
+      }
+      off += (k == m.axis ? g : c) * m.data_strides[k];
+    }
+  }
+  return off;
+}
+#endif
 
 // Pad. Modes match tensor_ops::PadMode: 0 constant, 1 reflect, 2 edge, 3 wrap.
 struct PadMeta {

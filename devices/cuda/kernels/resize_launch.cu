@@ -10,29 +10,18 @@
 #include <limits>
 #include <type_traits>
 
+#include "devices/cuda/kernels/elementwise_device.cuh"
 #include "devices/cuda/kernels/resize_launch.h"
 
 namespace sy::cuda {
 namespace {
 
-constexpr unsigned kBlock = 256;
-
-// Same policy as cuda::grid_for (cuda_launch.h, which nvcc does not see): at
-// least one block, capped; the kernels use grid-stride loops.
-unsigned grid_for(int64_t n, unsigned block = kBlock) {
-  int64_t g = (n + block - 1) / block;
-  if (g < 1) g = 1;
-  if (g > 65535LL * 32) g = 65535LL * 32;
-  return static_cast<unsigned>(g);
-}
-
-__device__ __forceinline__ int64_t first_index() {
-  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ __forceinline__ int64_t grid_step() { return static_cast<int64_t>(gridDim.x) * blockDim.x; }
-
-template <typename T>
-inline constexpr bool kIsHalf = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
+// Launch geometry and the half-type test are the elementwise family's.
+using ew::first_index;
+using ew::grid_for;
+using ew::kBlock;
+using ew::kIsHalf;
+__device__ __forceinline__ int64_t grid_step() { return ew::grid_stride(); }
 
 // ---- element conversions (the CPU kernel's to_double / from_double) ----------
 
