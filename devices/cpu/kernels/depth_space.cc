@@ -16,6 +16,7 @@ StatusOr<DepthSpaceAttrs> parse_depth_space_attrs(const Node& node) {
 }
 
 StatusOr<DepthSpaceView> depth_space_view(const Dims& in, const DepthSpaceAttrs& a, bool to_space) {
+  if (in.size() != 4) return InvalidArgument(to_space ? "DepthToSpace" : "SpaceToDepth", ": input must be 4-D");
   int64_t n = in[0], c = in[1], h = in[2], w = in[3], b = a.block;
   if (b > (1 << 20)) return InvalidArgument("blocksize ", b, " is too large");
   DepthSpaceView v;

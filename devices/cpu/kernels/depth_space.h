@@ -26,7 +26,8 @@ struct DepthSpaceView {
   Dims view;
   Dims strides;
 };
-// `in` must be 4-D (NCHW); to_space selects DepthToSpace over SpaceToDepth.
+// `in` is NCHW (anything else is InvalidArgument); to_space selects
+// DepthToSpace over SpaceToDepth.
 StatusOr<DepthSpaceView> depth_space_view(const Dims& in, const DepthSpaceAttrs& a, bool to_space);
 
 }  // namespace sy::tensor_ops

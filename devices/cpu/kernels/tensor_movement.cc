@@ -301,43 +301,26 @@ Status PadKernel::compute(KernelContext& ctx) const {
   return OkStatus();
 }
 
+// kToSpace: DepthToSpace; otherwise SpaceToDepth.
+template <bool kToSpace>
 class DepthSpaceKernel final : public Kernel {
  public:
-  explicit DepthSpaceKernel(bool to_space) : to_space_(to_space) {}
   Status init(const Node& node) override {
     ASSIGN_OR_RETURN(attrs_, parse_depth_space_attrs(node));
     return OkStatus();
   }
   Status compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    if (!x.defined() || x.rank() != 4) return InvalidArgument(to_space_ ? "DepthToSpace" : "SpaceToDepth", ": input must be 4-D");
-    ASSIGN_OR_RETURN(DepthSpaceView v, depth_space_view(x.dims(), attrs_, to_space_));
+    ASSIGN_OR_RETURN(DepthSpaceView v, depth_space_view(x.dims(), attrs_, kToSpace));
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), v.out_dims));
     strided_copy(x.dtype(), out->raw(), x.raw(), v.view, v.strides);
     return OkStatus();
   }
 
  private:
-  bool to_space_;
   DepthSpaceAttrs attrs_;
 };
 
-class DepthToSpaceKernel final : public Kernel {
- public:
-  Status init(const Node& node) override { return impl_.init(node); }
-  Status compute(KernelContext& ctx) const override { return impl_.compute(ctx); }
-
- private:
-  DepthSpaceKernel impl_{true};
-};
-class SpaceToDepthKernel final : public Kernel {
- public:
-  Status init(const Node& node) override { return impl_.init(node); }
-  Status compute(KernelContext& ctx) const override { return impl_.compute(ctx); }
-
- private:
-  DepthSpaceKernel impl_{false};
-};
 
 class TriluKernel final : public Kernel {
  public:
@@ -420,8 +403,8 @@ void register_movement_kernels(KernelRegistry& r) {
   add_kernel<SliceKernel>(r, "Slice", 1, kBit1 | kBit2 | kBit3 | kBit4);
   add_kernel<TileKernel>(r, "Tile", 1, kBit1);
   add_kernel<PadKernel>(r, "Pad", 1, kBit1 | kBit2 | kBit3);
-  add_kernel<DepthToSpaceKernel>(r, "DepthToSpace", 1);
-  add_kernel<SpaceToDepthKernel>(r, "SpaceToDepth", 1);
+  add_kernel<DepthSpaceKernel<true>>(r, "DepthToSpace", 1);
+  add_kernel<DepthSpaceKernel<false>>(r, "SpaceToDepth", 1);
   add_kernel<TriluKernel>(r, "Trilu", 14, kBit1);
   add_kernel<ReverseSequenceKernel>(r, "ReverseSequence", 10, kBit1);
 }

@@ -19,6 +19,8 @@ namespace {
 
 // Launch geometry and type tags are the elementwise family's.
 using ew::first_index;
+using ew::float_to_half;
+using ew::half_to_float;
 using ew::kBlock;
 using ew::kIsHalf;
 using ew::Tag;
@@ -84,17 +86,6 @@ __device__ __forceinline__ T zero_of() {
   T z;
   memset(&z, 0, sizeof(T));
   return z;
-}
-
-template <typename T>
-__device__ __forceinline__ float half_to_float(T v) {
-  if constexpr (std::is_same_v<T, __half>) return __half2float(v);
-  else return __bfloat162float(v);
-}
-template <typename T>
-__device__ __forceinline__ T float_to_half(float f) {
-  if constexpr (std::is_same_v<T, __half>) return __float2half_rn(f);
-  else return __float2bfloat16_rn(f);
 }
 
 // Index i normalised into [0, dim), or -1 when it is outside [-dim, dim).

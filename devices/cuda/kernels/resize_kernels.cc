@@ -150,9 +150,10 @@ class ResizeKernel final : public Kernel {
 // The CPU kernel's view of the input (depth_space.h), copied by the
 // movement kernels' strided copy (which collapses it and may pick the tiled
 // transpose).
+// kToSpace: DepthToSpace; otherwise SpaceToDepth.
+template <bool kToSpace>
 class DepthSpaceKernel final : public Kernel {
  public:
-  explicit DepthSpaceKernel(bool to_space) : to_space_(to_space) {}
   Status init(const Node& node) override {
     ASSIGN_OR_RETURN(attrs_, tensor_ops::parse_depth_space_attrs(node));
     return OkStatus();
@@ -160,38 +161,20 @@ class DepthSpaceKernel final : public Kernel {
   // Thread-safe: reads only the attributes fixed by init().
   Status compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    const char* op = to_space_ ? "DepthToSpace" : "SpaceToDepth";
-    if (!x.defined() || x.rank() != 4) return InvalidArgument(op, ": input must be 4-D");
+    ASSIGN_OR_RETURN(tensor_ops::DepthSpaceView v, tensor_ops::depth_space_view(x.dims(), attrs_, kToSpace));
     const DataType dt = x.dtype();
     if (dt == DataType::kString || dtype_size(dt) == 0 || dtype_size(dt) > 8)
-      return Unimplemented("CUDA ", op, ": ", dtype_name(dt), " elements are not supported");
-    ASSIGN_OR_RETURN(tensor_ops::DepthSpaceView v, tensor_ops::depth_space_view(x.dims(), attrs_, to_space_));
+      return Unimplemented("CUDA ", kToSpace ? "DepthToSpace" : "SpaceToDepth", ": ", dtype_name(dt),
+                           " elements are not supported");
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, dt, v.out_dims));
     return copy_view(l, dt, out->raw(), x.raw(), v.view, v.strides);
   }
 
  private:
-  bool to_space_;
   tensor_ops::DepthSpaceAttrs attrs_;
 };
 
-class DepthToSpaceKernel final : public Kernel {
- public:
-  Status init(const Node& node) override { return impl_.init(node); }
-  Status compute(KernelContext& ctx) const override { return impl_.compute(ctx); }
-
- private:
-  DepthSpaceKernel impl_{true};
-};
-class SpaceToDepthKernel final : public Kernel {
- public:
-  Status init(const Node& node) override { return impl_.init(node); }
-  Status compute(KernelContext& ctx) const override { return impl_.compute(ctx); }
-
- private:
-  DepthSpaceKernel impl_{false};
-};
 
 // ------------------------------------------------------------------ Hardmax
 
@@ -258,8 +241,8 @@ void register_cuda_resize_kernels(KernelRegistry& r) {
   // roi, scales and sizes are shape-like: read on the host.
   add_cuda_kernel<ResizeKernel>(r, "Resize", 10, types, kBit1 | kBit2 | kBit3);
   add_cuda_kernel<ResizeKernel>(r, "Upsample", 7, types, kBit1);
-  add_cuda_kernel<DepthToSpaceKernel>(r, "DepthToSpace", 1, types);
-  add_cuda_kernel<SpaceToDepthKernel>(r, "SpaceToDepth", 1, types);
+  add_cuda_kernel<DepthSpaceKernel<true>>(r, "DepthToSpace", 1, types);
+  add_cuda_kernel<DepthSpaceKernel<false>>(r, "SpaceToDepth", 1, types);
   add_cuda_kernel<HardmaxKernel>(r, "Hardmax", 1,
                                  {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16});
 }

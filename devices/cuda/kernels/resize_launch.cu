@@ -16,22 +16,18 @@
 namespace sy::cuda {
 namespace {
 
-// Launch geometry and the half-type test are the elementwise family's.
+// Launch geometry and the half-type helpers are the elementwise family's.
+using ew::Calc;
+using ew::cvt;
 using ew::first_index;
+using ew::float_to_half;
 using ew::grid_for;
+using ew::half_to_float;
 using ew::kBlock;
 using ew::kIsHalf;
 __device__ __forceinline__ int64_t grid_step() { return ew::grid_stride(); }
 
 // ---- element conversions (the CPU kernel's to_double / from_double) ----------
-
-template <typename T>
-__device__ __forceinline__ float half_to_float(T v) {
-  if constexpr (std::is_same_v<T, __half>)
-    return __half2float(v);
-  else
-    return __bfloat162float(v);
-}
 
 template <typename T>
 __device__ __forceinline__ double to_double(T v) {
@@ -43,10 +39,8 @@ __device__ __forceinline__ double to_double(T v) {
 
 template <typename T>
 __device__ __forceinline__ T from_double(double v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __float2half_rn(__double2float_rn(v));  // the CPU rounds to float first, then to half
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __float2bfloat16_rn(__double2float_rn(v));
+  if constexpr (kIsHalf<T>) {
+    return float_to_half<T>(__double2float_rn(v));  // the CPU rounds to float first, then to half
   } else if constexpr (std::is_same_v<T, float>) {
     return __double2float_rn(v);
   } else if constexpr (std::is_same_v<T, double>) {
@@ -213,26 +207,11 @@ cudaError_t by_interp_type(int dtype, F&& f) {
 
 // ---- Hardmax -------------------------------------------------------------------
 
-// Comparisons run in float for the 16-bit types (exact), natively otherwise.
+// Comparisons run in float for the 16-bit types (exact), natively otherwise:
+// the elementwise family's Calc<T>, loaded and stored with its cvt.
 template <typename T>
-using HCalc = std::conditional_t<kIsHalf<T>, float, T>;
-
-template <typename T>
-__device__ __forceinline__ HCalc<T> hload(T v) {
-  if constexpr (kIsHalf<T>)
-    return half_to_float(v);
-  else
-    return v;
-}
-
-template <typename T>
-__device__ __forceinline__ T hvalue(bool one) {
-  if constexpr (std::is_same_v<T, __half>)
-    return __float2half_rn(one ? 1.0f : 0.0f);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return __float2bfloat16_rn(one ? 1.0f : 0.0f);
-  else
-    return one ? T(1) : T(0);
+__device__ __forceinline__ Calc<T> hload(T v) {
+  return cvt<Calc<T>>(v);
 }
 
 // inner > 1: one thread per (outer, inner) column runs the CPU's scan
@@ -244,16 +223,16 @@ __global__ void hardmax_columns_kernel(T* __restrict__ dst, const T* __restrict_
     const int64_t o = i / m.inner;
     const int64_t e = i - o * m.inner;
     const int64_t base = o * m.d * m.inner + e;
-    HCalc<T> mx = hload(src[base]);
+    Calc<T> mx = hload(src[base]);
     int64_t arg = 0;
     for (int64_t k = 1; k < m.d; ++k) {
-      const HCalc<T> v = hload(src[base + k * m.inner]);
+      const Calc<T> v = hload(src[base + k * m.inner]);
       if (v > mx) {
         mx = v;
         arg = k;
       }
     }
-    for (int64_t k = 0; k < m.d; ++k) dst[base + k * m.inner] = hvalue<T>(k == arg);
+    for (int64_t k = 0; k < m.d; ++k) dst[base + k * m.inner] = cvt<T>(k == arg);
   }
 }
 
@@ -273,7 +252,7 @@ __device__ __forceinline__ void take_better(C& bv, int64_t& bi, C v, int64_t k) 
 // element 0 is NaN, which then stays: the same answer in any order.
 template <typename T, int kThreads>
 __global__ void hardmax_rows_kernel(T* __restrict__ dst, const T* __restrict__ src, int64_t rows, int64_t d) {
-  using C = HCalc<T>;
+  using C = Calc<T>;
   constexpr int kGroups = static_cast<int>(kBlock) / kThreads;
   constexpr int kWarps = kThreads / 32;
   const int lane = static_cast<int>(threadIdx.x) % kThreads;
@@ -313,7 +292,7 @@ __global__ void hardmax_rows_kernel(T* __restrict__ dst, const T* __restrict__ s
     }
     if (isnan(static_cast<double>(hload(s[0])))) arg = 0;
     T* y = dst + row * d;
-    for (int64_t k = lane; k < d; k += kThreads) y[k] = hvalue<T>(k == arg);
+    for (int64_t k = lane; k < d; k += kThreads) y[k] = cvt<T>(k == arg);
   }
 }
 
