@@ -32,7 +32,9 @@ void DecisionLog::on_decision(const PlacementRequest& r, const PlacementDecision
                      {"compute_us", c.predicted_compute_us},
                      {"transfer_us", c.predicted_transfer_us},
                      {"backlog_us", c.backlog_us},
-                     {"finish_us", c.backlog_us + c.predicted_transfer_us + c.predicted_compute_us}});
+                     {"issue_us", c.issue_us},
+                     {"output_transfer_us", c.output_transfer_us},
+                     {"finish_us", c.finish_us()}});
   }
   j["candidates"] = std::move(cands);
   const std::string line = j.dump() + "\n";

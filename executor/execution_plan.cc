@@ -67,10 +67,14 @@ Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const Ker
   nodes_.resize(g.nodes().size());
   memos_ = std::make_unique<std::atomic<int32_t>[]>(g.nodes().size());
   declined_ = std::make_unique<std::atomic<uint64_t>[]>(g.nodes().size());
+  last_space_ = std::make_unique<std::atomic<int32_t>[]>(g.nodes().size());
   for (size_t i = 0; i < g.nodes().size(); ++i) {
     memos_[i].store(-1, std::memory_order_relaxed);
     declined_[i].store(0, std::memory_order_relaxed);
+    last_space_[i].store(-1, std::memory_order_relaxed);
   }
+  last_bytes_ = std::make_unique<std::atomic<uint64_t>[]>(g.num_values());
+  for (size_t v = 0; v < g.num_values(); ++v) last_bytes_[v].store(0, std::memory_order_relaxed);
   initial_uses_.assign(g.num_values(), 0);
   pinned_.assign(g.num_values(), 0);
   for (ValueId v : g.outputs()) pinned_[v] = 1;
@@ -95,10 +99,18 @@ Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const Ker
     if (preds.empty()) initial_ready_.push_back(n.id);
 
     if (np.kind != NodeKind::kKernel) {
-      auto add_sub = [&](const Graph* sg) -> Status {
+      // `carried` body outputs from `first_out` on feed the body inputs
+      // from `first_in` on in the next iteration.
+      auto add_sub = [&](const Graph* sg, size_t first_out = 0, size_t first_in = 0, size_t carried = 0) -> Status {
         auto sp = ExecutionPlan::build(*sg, devices, registry, cost);
         if (!sp.ok()) return sp.status();
-        np.subplans.push_back(sp->get());
+        ExecutionPlan& sub = **sp;
+        sub.outputs_read_on_host_ = np.kind != NodeKind::kIf;
+        carried = std::min({carried, sg->outputs().size() - std::min(first_out, sg->outputs().size()),
+                            sg->inputs().size() - std::min(first_in, sg->inputs().size())});
+        if (carried) sub.carried_to_.assign(sg->num_values(), kNoValue);
+        for (size_t i = 0; i < carried; ++i) sub.carried_to_[sg->outputs()[first_out + i]] = sg->inputs()[first_in + i];
+        np.subplans.push_back(&sub);
         subplans_.push_back(std::move(sp).value());
         return OkStatus();
       };
@@ -109,7 +121,15 @@ Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const Ker
         RETURN_IF_ERROR(add_sub(e));
       } else {
         ASSIGN_OR_RETURN(const Graph* b, n.required_graph("body"));
-        RETURN_IF_ERROR(add_sub(b));
+        const size_t ins = b->inputs().size();
+        if (np.kind == NodeKind::kLoop) {  // body: (iter, cond, carried...) -> (cond, carried..., scans...)
+          RETURN_IF_ERROR(add_sub(b, 1, 2, ins > 2 ? ins - 2 : 0));
+        } else if (np.kind == NodeKind::kScan) {  // body: (states..., elements...) -> (states..., scans...)
+          const auto scans = static_cast<size_t>(std::max<int64_t>(n.attr_int("num_scan_inputs", 1), 0));
+          RETURN_IF_ERROR(add_sub(b, 0, 0, ins > scans ? ins - scans : 0));
+        } else {
+          RETURN_IF_ERROR(add_sub(b));
+        }
       }
       continue;
     }

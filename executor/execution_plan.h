@@ -63,6 +63,19 @@ class ExecutionPlan {
   // loop body or the next run sends those shapes to the CPU at once instead
   // of staging them to the accelerator to be declined again.
   std::atomic<uint64_t>* declined(NodeId n) const { return &declined_[static_cast<size_t>(n)]; }
+  // Where node n last ran (a topology space index; -1: not yet) and how
+  // large value v last was, shared by runs: what placing v's producer
+  // elsewhere would cost in copies to its consumers.
+  std::atomic<int32_t>* last_space(NodeId n) const { return &last_space_[static_cast<size_t>(n)]; }
+  std::atomic<uint64_t>* last_bytes(ValueId v) const { return &last_bytes_[static_cast<size_t>(v)]; }
+  // In a Loop or Scan body: the body input that output v becomes in the
+  // next iteration (a loop-carried value stays where it is), else kNoValue.
+  ValueId carried_to(ValueId v) const { return carried_to_.empty() ? kNoValue : carried_to_[static_cast<size_t>(v)]; }
+  // Whether the graph's outputs, carried ones aside, are read on the host:
+  // by the run's caller (main graph), or by the Loop or Scan that reads the
+  // condition and stacks the scan outputs there. If branches' outputs are
+  // not: they become the If's outputs where they are.
+  bool outputs_read_on_host() const { return outputs_read_on_host_; }
 
   // Copies of initializers in other memory spaces, kept for the session so
   // that weights cross to a device once, not once per run or iteration.
@@ -84,6 +97,10 @@ class ExecutionPlan {
   size_t max_arity_ = 0;
   std::unique_ptr<std::atomic<int32_t>[]> memos_;
   std::unique_ptr<std::atomic<uint64_t>[]> declined_;
+  std::unique_ptr<std::atomic<int32_t>[]> last_space_;
+  std::unique_ptr<std::atomic<uint64_t>[]> last_bytes_;
+  std::vector<ValueId> carried_to_;  // empty outside loop bodies
+  bool outputs_read_on_host_ = true;
   mutable std::mutex constants_mu_;
   mutable std::map<std::pair<ValueId, int>, RuntimeValue> constants_;
 };

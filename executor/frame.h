@@ -33,6 +33,9 @@ class LoopTask : public DeviceTask {
   Kind kind;
   Frame* frame = nullptr;
   int device_index = -1;
+  // The loop's clock around Device::enqueue (when learning costs): the
+  // host time issuing took, the task's own run excepted if it ran inline.
+  int64_t issue_begin_ns = 0, issue_end_ns = 0;
 };
 
 // The kernel work item of one node in one frame; preallocated per frame.

@@ -1,5 +1,8 @@
 #include "executor/run_loop.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "executor/control_flow.h"
 
 namespace sy {
@@ -100,12 +103,19 @@ void RunLoop::predict(const NodePlan& np, Frame& frame) {
   const Topology& topo = *env_.topology;
   const Node& node = *inputs_node_;
   uint64_t all_inputs = 0;  // the output is guessed to be as large
-  for (const InputInfo& in : inputs_) all_inputs += in.bytes;
+  input_spaces_.clear();
+  for (const InputInfo& in : inputs_) {
+    all_inputs += in.bytes;
+    const int at = in.bytes ? topo.index_of(in.location) : -1;
+    if (at >= 0 && std::find(input_spaces_.begin(), input_spaces_.end(), at) == input_spaces_.end())
+      input_spaces_.push_back(at);
+  }
   for (size_t c = 0; c < candidates_.size(); ++c) {
     Candidate& cand = candidates_[c];
     cand.predicted_compute_us = cost.predict_us(np.cost_slots[c], work_);
     cand.samples = cost.samples(np.cost_slots[c], work_);
     cand.backlog_us = static_cast<double>(env_.backlog_ns[cand.device_index].load(std::memory_order_relaxed)) * 1e-3;
+    cand.issue_us = cost.issue_us(cand.device_index, /*copy=*/false);
     uint64_t missing = 0;
     if (num_spaces_ > 1) {
       const int to = topo.space_of_device(cand.device_index);
@@ -120,10 +130,12 @@ void RunLoop::predict(const NodePlan& np, Frame& frame) {
         ValueId v = node.inputs[i];
         Frame* of = frame.owner(&v);
         if (!of->replica(v, to).is_none() || of->in_flight(v, to)) continue;  // already there or on its way
-        transfer += cost.transfer_us(from < 0 ? host_space_ : from, to, in.bytes);
+        const int src = from < 0 ? host_space_ : from;
+        transfer += cost.transfer_us(src, to, in.bytes) + copy_issue_us(src, to);
         missing += in.bytes;
       }
       cand.predicted_transfer_us = transfer;
+      cand.output_transfer_us = output_transfer_us(frame, node, to);
     }
     const Device& dev = *devices_[static_cast<size_t>(cand.device_index)];
     const uint64_t capacity = dev.info().memory_bytes, used = dev.bytes_in_use();
@@ -187,6 +199,7 @@ void RunLoop::start_on(Frame& frame, NodeId n, size_t ci, bool costs) {
     task.predicted_us = env_.cost->predict_us(task.cost_slot, task.work);
   }
   ++stats_.nodes_per_device[static_cast<size_t>(dev)];
+  frame.plan().last_space(n)->store(env_.topology->space_of_device(dev), std::memory_order_relaxed);
   task.staging = 0;
   if (num_spaces_ > 1) stage(frame, n, task);
   if (task.staging == 0) launch(task);
@@ -306,8 +319,7 @@ void RunLoop::stage(Frame& frame, NodeId n, NodeTask& task) {
     of->in_flight(v, need) = c;
     ++task.staging;
     if (env_.backlog_ns) env_.backlog_ns[c->device_index].fetch_add(c->predicted_ns, std::memory_order_relaxed);
-    ++in_flight_;
-    devices_[static_cast<size_t>(c->device_index)]->enqueue(c, this);
+    issue(*c);
   }
 }
 
@@ -334,18 +346,78 @@ void RunLoop::launch(NodeTask& task) {
     return;
   }
   task.may_run_inline = true;
-  ++in_flight_;
-  device.enqueue(&task, this);
+  issue(task);
 }
 
 void RunLoop::flush_deferred(bool overlap) {
   if (overlap) stats_.handoffs += static_cast<int64_t>(deferred_.size());
   for (NodeTask* t : deferred_) {
     t->may_run_inline = !overlap;
-    ++in_flight_;
-    devices_[static_cast<size_t>(t->device_index)]->enqueue(t, this);
+    issue(*t);
   }
   deferred_.clear();
+}
+
+void RunLoop::issue(LoopTask& task) {
+  ++in_flight_;
+  Device& device = *devices_[static_cast<size_t>(task.device_index)];
+  if (!env_.learn) {
+    device.enqueue(&task, this);
+    return;
+  }
+  // Completions reach this task only through this thread (drained later),
+  // so writing its end stamp after enqueue() returns races with nothing.
+  task.issue_begin_ns = env_.clock->now_ns();
+  device.enqueue(&task, this);
+  task.issue_end_ns = env_.clock->now_ns();
+}
+
+void RunLoop::record_issue(const LoopTask& task, bool copy) {
+  if (!env_.learn || task.issue_end_ns <= task.issue_begin_ns) return;
+  // A task run inline (a CPU kernel) spent its run inside enqueue(): that
+  // part is the kernel's time, measured apart.
+  const int64_t overlap = std::max<int64_t>(
+      0, std::min(task.end_ns, task.issue_end_ns) - std::max(task.start_ns, task.issue_begin_ns));
+  const int64_t ns = task.issue_end_ns - task.issue_begin_ns - overlap;
+  env_.cost->record_issue(task.device_index, copy, static_cast<double>(ns) * 1e-3);
+}
+
+double RunLoop::copy_issue_us(int from, int to) const {
+  return env_.cost->issue_us((*env_.copy_engine)[static_cast<size_t>(from) * num_spaces_ + to], /*copy=*/true);
+}
+
+double RunLoop::output_transfer_us(const Frame& frame, const Node& node, int to) const {
+  const ExecutionPlan& plan = frame.plan();
+  const Graph& g = frame.graph();
+  double us = 0;
+  for (ValueId v : node.outputs) {
+    if (v == kNoValue) continue;
+    const uint64_t bytes = plan.last_bytes(v)->load(std::memory_order_relaxed);
+    if (bytes == 0) continue;
+    const ValueInfo& info = g.value(v);
+    // A consumer is charged only where it ran next to this node's inputs:
+    // running here would then be an excursion whose result must come back.
+    // A consumer elsewhere follows its inputs once they move, so charging
+    // for it would hold a group of nodes on a device after it stopped
+    // paying. The host, where the caller and control flow read outputs,
+    // always counts. Each space is charged once: copies are shared.
+    int charged[4];
+    size_t n = 0;
+    auto charge = [&](int space, bool anchored) {
+      if (space < 0 || space == to || std::find(charged, charged + n, space) != charged + n) return;
+      if (!anchored && std::find(input_spaces_.begin(), input_spaces_.end(), space) == input_spaces_.end()) return;
+      if (n < std::size(charged)) charged[n++] = space;
+      us += env_.cost->transfer_us(to, space, bytes) + copy_issue_us(to, space);
+    };
+    for (NodeId c : info.consumers) charge(plan.last_space(c)->load(std::memory_order_relaxed), false);
+    if (!info.is_graph_output) continue;
+    if (const ValueId next = plan.carried_to(v); next != kNoValue) {
+      for (NodeId c : g.value(next).consumers) charge(plan.last_space(c)->load(std::memory_order_relaxed), false);
+    } else if (plan.outputs_read_on_host()) {
+      charge(host_space_, true);
+    }
+  }
+  return us;
 }
 
 Status RunLoop::kernel_done(NodeTask& task) {
@@ -354,6 +426,10 @@ Status RunLoop::kernel_done(NodeTask& task) {
     env_.backlog_ns[task.device_index].fetch_sub(task.predicted_ns, std::memory_order_relaxed);
   const Node& node = frame.graph().node(task.node);
   if (!task.status.ok()) return fall_back_to_cpu(task) ? OkStatus() : task.status.with_context(node.describe());
+  record_issue(task, /*copy=*/false);
+  for (ValueId v : node.outputs)
+    if (v != kNoValue && frame.value(v).is_tensor())
+      frame.plan().last_bytes(v)->store(frame.value(v).tensor().nbytes(), std::memory_order_relaxed);
   const int64_t ns = task.end_ns - task.start_ns;
   stats_.busy_ns_per_device[static_cast<size_t>(task.device_index)] += ns;
   const double us = static_cast<double>(ns) * 1e-3;
@@ -387,6 +463,7 @@ Status RunLoop::copy_done(CopyTask& c) {
   of.in_flight(c.value, c.to) = nullptr;
   if (!c.status.ok())
     return c.status.with_context(str_cat("copying '", of.graph().value(c.value).name, "' to ", c.to_space.to_string()));
+  record_issue(c, /*copy=*/true);
   of.replica(c.value, c.to) = c.result;
   if (of.graph().value(c.value).initializer >= 0) of.plan().cache_constant(c.value, c.to, c.result);
   ++stats_.copies;

@@ -301,6 +301,9 @@ struct CostModel::Impl {
   std::vector<PendingLink> pending_links;
   Prior prior;  // set before predictions; read-only after
 
+  // [device * 2 + copy]: issue_us(); negative until the first sample.
+  std::array<std::atomic<double>, 2 * kMaxDevices> issue;
+
   std::atomic<int64_t> err_samples{0};
   std::atomic<double> err_sum{0};
   std::array<std::atomic<float>, kErrorRing> err_ring{};
@@ -415,8 +418,26 @@ struct CostModel::Impl {
   }
 };
 
-CostModel::CostModel() : impl_(std::make_unique<Impl>()) {}
+CostModel::CostModel() : impl_(std::make_unique<Impl>()) {
+  for (auto& x : impl_->issue) x.store(-1, std::memory_order_relaxed);
+}
 CostModel::~CostModel() = default;
+
+double CostModel::issue_us(int device, bool copy) const {
+  if (device < 0 || device >= kMaxDevices) return 0;
+  return std::max(impl_->issue[static_cast<size_t>(device * 2 + copy)].load(std::memory_order_relaxed), 0.0);
+}
+
+void CostModel::record_issue(int device, bool copy, double measured_us) {
+  if (device < 0 || device >= kMaxDevices || !(measured_us >= 0) || !std::isfinite(measured_us)) return;
+  // A weight of 1/8 smooths out a preempted thread or a cold allocation
+  // while still following a real change within a few dozen nodes. Races
+  // between runs lose a sample at worst.
+  constexpr double kWeight = 0.125;
+  std::atomic<double>& a = impl_->issue[static_cast<size_t>(device * 2 + copy)];
+  const double old = a.load(std::memory_order_relaxed);
+  a.store(old < 0 ? measured_us : old + kWeight * (measured_us - old), std::memory_order_relaxed);
+}
 
 void CostModel::set_topology(const Topology& topology) {
   std::lock_guard<std::mutex> l(impl_->mu);

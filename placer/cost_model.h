@@ -59,6 +59,14 @@ class CostModel {
   // Feeds one measurement back (also updates the prediction-error stats).
   void record(int slot, double work, double measured_us);
 
+  // Host time the run loop spends issuing work to device `device` (an
+  // index of the session's devices, as Candidate::device_index): kernels,
+  // or copies when `copy`. An exponential average of the recent
+  // measurements, so it follows a device whose launch cost changes; 0
+  // before any. Not saved in profiles: a few nodes measure it. Lock-free.
+  double issue_us(int device, bool copy) const;
+  void record_issue(int device, bool copy, double measured_us);
+
   // Predicted microseconds to move `bytes` between memory-space indices of
   // the topology.
   double transfer_us(int from_space, int to_space, uint64_t bytes) const {

@@ -10,7 +10,7 @@ namespace {
 double finish_us(const Candidate& c) {
   // A device without room for the node is never the earliest finish.
   if (!c.memory_ok) return std::numeric_limits<double>::infinity();
-  double f = c.backlog_us + c.predicted_transfer_us + c.predicted_compute_us;
+  double f = c.finish_us();
   // A NaN estimate must not win every comparison by failing it.
   return std::isnan(f) ? std::numeric_limits<double>::infinity() : f;
 }

@@ -1,8 +1,11 @@
 // DynamicPolicy ("dynamic", the default): places each ready node on the
-// candidate with the earliest predicted finish time,
-//   finish = backlog_us + predicted_transfer_us + predicted_compute_us,
-// all three filled in by the executor from the cost model and the devices'
-// queues at the moment the node becomes ready.
+// candidate with the earliest predicted finish time (Candidate::finish_us),
+//   finish = backlog + input transfers + issue + compute + output transfers,
+// all filled in by the executor from the cost model, the devices' queues
+// and where the node's consumers ran last, at the moment the node becomes
+// ready. The issue and output terms keep it from sending a node to a
+// device whose kernel is faster but whose launch, or the copy of the result
+// back to its consumers, costs more than the kernel saves.
 //
 // Until a candidate has kCalibrationRuns measurements for the node's op and
 // shape class, it is chosen outright ("calibrating"), as StarPU's dmda

@@ -26,8 +26,19 @@ struct Candidate {
   MemorySpace space;                 // the device's memory space
   int device_index = 0;              // index in the session's device list
   double predicted_compute_us = 0;   // cost model's estimate of the kernel time
-  double predicted_transfer_us = 0;  // time to bring missing inputs over
+  // Time to bring missing inputs over, from issuing each copy to its landing.
+  double predicted_transfer_us = 0;
   double backlog_us = 0;             // predicted time until the device is free
+  // Host time to issue the kernel on this device (its launch: allocation,
+  // library calls, completion set-up), as measured on earlier nodes. The
+  // loop thread does nothing else meanwhile, and the kernel cannot start
+  // before it ends.
+  double issue_us = 0;
+  // Time to move the node's outputs to the memory where their consumers
+  // ran last (and a main-graph output to the host), issue included: what
+  // this choice costs the nodes after it. 0 where they ran here, or have
+  // not run yet.
+  double output_transfer_us = 0;
   // Measurements behind predicted_compute_us at this shape class; 0 means
   // the figure is extrapolated (a line, another device, a default guess).
   int64_t samples = 0;
@@ -38,6 +49,12 @@ struct Candidate {
   // Bit i set: this device's kernel reads input i in host memory (a shape,
   // the K of TopK), so the input is copied to the host whatever the choice.
   uint64_t host_inputs = 0;
+
+  // When the node's results are predicted to be usable where its consumers
+  // run, if it runs here.
+  double finish_us() const {
+    return backlog_us + predicted_transfer_us + issue_us + predicted_compute_us + output_transfer_us;
+  }
 };
 
 // What the policy may know about one input of the node.

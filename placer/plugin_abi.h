@@ -122,9 +122,11 @@ typedef struct sy_candidate_v1 {
   int32_t reserved;       /* 0; keeps the doubles 8-byte aligned */
   /* The cost model's predictions in microseconds, or 0 when the plugin set
    * SY_POLICY_IGNORES_COSTS. Earliest finish on this candidate is roughly
-   * backlog_us + predicted_transfer_us + predicted_compute_us. */
+   * backlog_us + predicted_transfer_us + issue_us[i] + predicted_compute_us
+   * + output_transfer_us[i] (the last two: sy_place_request_v1). */
   double predicted_compute_us;  /* kernel time at the actual input shapes */
-  double predicted_transfer_us; /* copying inputs not yet in memory_* here */
+  double predicted_transfer_us; /* copying inputs not yet in memory_* here,
+                                   from issuing each copy to its landing */
   double backlog_us;            /* until the device is free of queued work */
 } sy_candidate_v1;
 
@@ -152,6 +154,13 @@ typedef struct sy_place_request_v1 {
    * __atomic_load_n(memo, __ATOMIC_RELAXED) and
    * __atomic_store_n(memo, v, __ATOMIC_RELAXED). */
   int32_t* memo;
+  /* Appended after the first release: read them only if struct_size covers
+   * them. Per candidate (num_candidates entries, parallel to candidates),
+   * in microseconds, 0 under SY_POLICY_IGNORES_COSTS. */
+  const double* issue_us;           /* host time to launch the kernel there,
+                                       learned from earlier launches */
+  const double* output_transfer_us; /* copying the outputs to the memory
+                                       their consumers ran next to last time */
 } sy_place_request_v1;
 
 /* A finished node, for observe(). Borrowed for the duration of the call. */

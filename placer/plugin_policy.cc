@@ -115,8 +115,15 @@ class PluginPolicy final : public PlacementPolicy {
     const size_t nc = r.candidates.size();
     sy_input_v1* inputs = ni <= kInlineArity ? inline_inputs : scratch<sy_input_v1>(ni);
     sy_candidate_v1* candidates = nc <= kInlineArity ? inline_candidates : scratch<sy_candidate_v1>(nc);
+    // issue_us then output_transfer_us, per candidate.
+    double inline_costs[2 * kInlineArity];
+    double* costs = nc <= kInlineArity ? inline_costs : scratch<double>(2 * nc);
     for (size_t i = 0; i < ni; ++i) convert_input(r.inputs[i], inputs[i]);
-    for (size_t i = 0; i < nc; ++i) convert_candidate(r.candidates[i], candidates[i]);
+    for (size_t i = 0; i < nc; ++i) {
+      convert_candidate(r.candidates[i], candidates[i]);
+      costs[i] = r.candidates[i].issue_us;
+      costs[nc + i] = r.candidates[i].output_transfer_us;
+    }
 
     sy_place_request_v1 req;
     req.struct_size = sizeof(sy_place_request_v1);
@@ -132,6 +139,8 @@ class PluginPolicy final : public PlacementPolicy {
     req.reserved = 0;
     req.candidates = nc ? candidates : nullptr;
     req.memo = reinterpret_cast<int32_t*>(r.memo);
+    req.issue_us = nc ? costs : nullptr;
+    req.output_transfer_us = nc ? costs + nc : nullptr;
     return PlacementDecision{api_.place(state_, &req), "plugin"};
   }
 

@@ -363,7 +363,7 @@ void CudaDevice::enqueue(DeviceTask* task, CompletionSink* sink) {
   Scope scope{this, task->queue == DeviceTask::Queue::kCompute ? &least_busy_compute() : nullptr, 0, t_scope_};
   scope.order = scope.compute;
   t_scope_ = &scope;
-  task->start_ns = now_ns();
+  const int64_t begin = now_ns();
   Status st = to_status(cudaSetDevice(ordinal_), "cudaSetDevice", __FILE__, __LINE__);
   // Kernels check their launches with cudaGetLastError(), which also
   // returns any earlier failure on this thread that was already reported
@@ -374,6 +374,9 @@ void CudaDevice::enqueue(DeviceTask* task, CompletionSink* sink) {
   if (st.ok()) st = task->execute(*this);
   t_scope_ = scope.prev;
   task->status = std::move(st);
+  // GPU work is timed from the end of its launch: the host time launching
+  // took is the run loop's to measure (its issue cost), not the kernel's.
+  task->start_ns = scope.used != 0 ? now_ns() : begin;
   if (scope.used != 0) {
     StreamSlot& main = scope.compute && (scope.used >> scope.compute->index & 1)
                            ? *scope.compute

@@ -7,7 +7,7 @@
  *
  *  - if even the fastest candidate needs at least threshold_us of compute,
  *    choose the candidate with the earliest predicted finish
- *    (backlog + transfer + compute);
+ *    (backlog + transfer + issue + compute + output transfer);
  *  - otherwise choose the candidate whose memory already holds the most
  *    input bytes, breaking ties by earliest predicted finish.
  *
@@ -98,15 +98,22 @@ static void st_destroy(void* state) {
   free(s);
 }
 
-static double finish_us(const sy_candidate_v1* c) {
-  return c->backlog_us + c->predicted_transfer_us + c->predicted_compute_us;
+/* Predicted finish of candidate i. The issue and output-transfer arrays
+ * were appended to the request after its first release: an older host
+ * sends a shorter struct, so check struct_size before reading them. */
+static double finish_us(const sy_place_request_v1* r, int32_t i) {
+  const sy_candidate_v1* c = &r->candidates[i];
+  double f = c->backlog_us + c->predicted_transfer_us + c->predicted_compute_us;
+  if (r->struct_size >= offsetof(sy_place_request_v1, output_transfer_us) + sizeof r->output_transfer_us)
+    f += r->issue_us[i] + r->output_transfer_us[i];
+  return f;
 }
 
 /* Earliest predicted finish among candidates; lowest index on ties. */
 static int32_t earliest_finish(const sy_place_request_v1* r) {
   int32_t best = 0;
   for (int32_t i = 1; i < r->num_candidates; ++i)
-    if (finish_us(&r->candidates[i]) < finish_us(&r->candidates[best])) best = i;
+    if (finish_us(r, i) < finish_us(r, best)) best = i;
   return best;
 }
 
@@ -133,7 +140,7 @@ static int32_t st_place(void* state, const sy_place_request_v1* r) {
   unsigned long long best_bytes = resident_bytes(r, &r->candidates[0]);
   for (int32_t i = 1; i < r->num_candidates; ++i) {
     unsigned long long b = resident_bytes(r, &r->candidates[i]);
-    if (b > best_bytes || (b == best_bytes && finish_us(&r->candidates[i]) < finish_us(&r->candidates[best]))) {
+    if (b > best_bytes || (b == best_bytes && finish_us(r, i) < finish_us(r, best))) {
       best = i;
       best_bytes = b;
     }

@@ -195,6 +195,36 @@ TEST(CostModel, Record_IgnoresInvalidMeasurements) {
   EXPECT_DOUBLE_EQ(m.predict_us(s, 1000), 1.5);
 }
 
+TEST(CostModel, Issue_ZeroUntilMeasured_ThenFollowsTheRecentAverage) {
+  CostModel m;
+  EXPECT_DOUBLE_EQ(m.issue_us(0, false), 0);
+  m.record_issue(0, false, 8);  // the first sample is taken as is
+  EXPECT_DOUBLE_EQ(m.issue_us(0, false), 8);
+  m.record_issue(0, false, 0);  // then averaged with weight 1/8
+  EXPECT_DOUBLE_EQ(m.issue_us(0, false), 7);
+  for (int i = 0; i < 200; ++i) m.record_issue(0, false, 2);
+  EXPECT_NEAR(m.issue_us(0, false), 2, 1e-6);
+  // Kernels and copies, and each device, are learned apart.
+  EXPECT_DOUBLE_EQ(m.issue_us(0, true), 0);
+  EXPECT_DOUBLE_EQ(m.issue_us(1, false), 0);
+  m.record_issue(1, true, 5);
+  EXPECT_DOUBLE_EQ(m.issue_us(1, true), 5);
+  EXPECT_DOUBLE_EQ(m.issue_us(1, false), 0);
+}
+
+TEST(CostModel, Issue_IgnoresInvalidMeasurementsAndDevices) {
+  CostModel m;
+  m.record_issue(0, false, 4);
+  m.record_issue(0, false, std::nan(""));
+  m.record_issue(0, false, -1);
+  m.record_issue(0, false, INFINITY);
+  EXPECT_DOUBLE_EQ(m.issue_us(0, false), 4);
+  m.record_issue(-1, false, 4);
+  m.record_issue(1 << 20, false, 4);
+  EXPECT_DOUBLE_EQ(m.issue_us(-1, false), 0);
+  EXPECT_DOUBLE_EQ(m.issue_us(1 << 20, false), 0);
+}
+
 TEST(CostModel, Json_RoundTrip_PreservesPredictionsAndLinks) {
   CpuDevice d0(0), d1(1);
   Topology topo({&d0, &d1});

@@ -41,6 +41,30 @@ TEST(DynamicPolicy, Place_PicksEarliestFinish) {
   EXPECT_EQ(memo.load(), 1);
 }
 
+TEST(DynamicPolicy, Place_LaunchCostCanOutweighAFasterKernel) {
+  DynamicPolicy p;
+  auto c = candidates_on({0, 1});
+  c[0].predicted_compute_us = 6;  // 6 + 1 issue = 7
+  c[0].issue_us = 1;
+  c[1].predicted_compute_us = 2;  // 2 + 8 issue = 10
+  c[1].issue_us = 8;
+  EXPECT_EQ(p.place(request_for(c, nullptr)).candidate, 0);
+  c[1].issue_us = 3;  // 5
+  EXPECT_EQ(p.place(request_for(c, nullptr)).candidate, 1);
+}
+
+TEST(DynamicPolicy, Place_CopyingTheResultBackCounts) {
+  DynamicPolicy p;
+  auto c = candidates_on({0, 1});
+  c[0].predicted_compute_us = 30;  // 30
+  c[1].predicted_compute_us = 5;   // 5 + 10 in + 20 back = 35
+  c[1].predicted_transfer_us = 10;
+  c[1].output_transfer_us = 20;
+  EXPECT_EQ(p.place(request_for(c, nullptr)).candidate, 0);
+  c[1].output_transfer_us = 0;  // its consumers run there: 15
+  EXPECT_EQ(p.place(request_for(c, nullptr)).candidate, 1);
+}
+
 TEST(DynamicPolicy, Place_NearTie_KeepsPreviousDevice) {
   DynamicPolicy p;
   std::atomic<int32_t> memo{5};  // last time: device 5

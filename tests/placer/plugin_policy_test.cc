@@ -190,6 +190,9 @@ TEST_F(PluginConversion, Place_SeesEveryRequestFieldAndMayWriteMemo) {
   in[2] = InputInfo{};  // omitted optional input
   Candidate c[] = {make_candidate(DeviceKind::kCpu, 0, 1.5, 2.5, 3.5), make_candidate(DeviceKind::kCuda, 2, 4, 5, 6)};
   c[1].device.ordinal = 1;
+  c[0].issue_us = 0.5;
+  c[1].issue_us = 7;
+  c[1].output_transfer_us = 9;
   std::atomic<int32_t> memo{-1};
   PlacementRequest r;
   r.graph = &g;
@@ -232,6 +235,10 @@ TEST_F(PluginConversion, Place_SeesEveryRequestFieldAndMayWriteMemo) {
   EXPECT_EQ(rec_->candidates[1].device_ordinal, 1);
   EXPECT_EQ(rec_->candidates[1].memory_kind, SY_DEVICE_CUDA);
   EXPECT_EQ(rec_->candidates[1].device_index, 2);
+  EXPECT_DOUBLE_EQ(rec_->issue_us[0], 0.5);
+  EXPECT_DOUBLE_EQ(rec_->issue_us[1], 7);
+  EXPECT_DOUBLE_EQ(rec_->output_transfer_us[0], 0);
+  EXPECT_DOUBLE_EQ(rec_->output_transfer_us[1], 9);
   EXPECT_EQ(rec_->memo_present, 1);
   EXPECT_EQ(rec_->memo_before, -1);
   EXPECT_EQ(memo.load(), 42);
@@ -241,7 +248,11 @@ TEST_F(PluginConversion, Place_WideNodeBeyondStackArrays_IsConvertedFully) {
   Dims d{1, 2, 3};
   std::vector<InputInfo> in(40, make_input(kHostSpace, 24, &d));
   std::vector<Candidate> c;
-  for (int i = 0; i < 20; ++i) c.push_back(make_candidate(DeviceKind::kSim, i, i, 0, 0));
+  for (int i = 0; i < 20; ++i) {
+    c.push_back(make_candidate(DeviceKind::kSim, i, i, 0, 0));
+    c.back().issue_us = i;
+    c.back().output_transfer_us = 100 + i;
+  }
   PlacementRequest r;
   r.inputs = in;
   r.candidates = c;
@@ -250,6 +261,8 @@ TEST_F(PluginConversion, Place_WideNodeBeyondStackArrays_IsConvertedFully) {
   EXPECT_EQ(rec_->num_candidates, 20);
   EXPECT_EQ(rec_->dims[3][2], 3);
   EXPECT_EQ(rec_->candidates[3].device_index, 3);
+  EXPECT_DOUBLE_EQ(rec_->issue_us[3], 3);
+  EXPECT_DOUBLE_EQ(rec_->output_transfer_us[3], 103);
   EXPECT_EQ(rec_->memo_present, 0);
   EXPECT_STREQ(rec_->op_type, "");  // no node: empty strings, never NULL
 }

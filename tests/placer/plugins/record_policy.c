@@ -39,7 +39,12 @@ static int32_t rec_place(void* state, const sy_place_request_v1* r) {
     for (d = 0; d < r->inputs[i].rank && d < SY_RECORD_MAX; ++d) s->dims[i][d] = r->inputs[i].dims[d];
     s->inputs[i].dims = NULL;
   }
-  for (i = 0; i < r->num_candidates && i < SY_RECORD_MAX; ++i) s->candidates[i] = r->candidates[i];
+  for (i = 0; i < r->num_candidates && i < SY_RECORD_MAX; ++i) {
+    const int has_costs = r->struct_size >= offsetof(sy_place_request_v1, output_transfer_us) + sizeof(double*);
+    s->candidates[i] = r->candidates[i];
+    s->issue_us[i] = has_costs ? r->issue_us[i] : -1;
+    s->output_transfer_us[i] = has_costs ? r->output_transfer_us[i] : -1;
+  }
   s->memo_present = r->memo != NULL;
   s->memo_before = r->memo ? *r->memo : 0;
   if (r->memo) *r->memo = 42;

@@ -24,6 +24,7 @@ typedef struct sy_test_record {
   int64_t dims[SY_RECORD_MAX][SY_RECORD_MAX];
   sy_candidate_v1 candidates[SY_RECORD_MAX];
   int32_t memo_present, memo_before;
+  double issue_us[SY_RECORD_MAX], output_transfer_us[SY_RECORD_MAX]; /* -1: not in the request */
   /* last observe() */
   sy_completion_v1 completion; /* string pointers cleared; see below */
   char completion_op_type[64], completion_node_name[64];

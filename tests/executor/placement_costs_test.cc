@@ -1,0 +1,205 @@
+// The costs the run loop puts in front of a placement policy beyond the
+// kernel's own time: the host time issuing work to each device takes
+// (learned from the runs), and the copies a choice causes its consumers
+// (from where they ran last). Runs on a simulated machine, so every figure
+// is exact.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "executor/session.h"
+#include "tests/executor/model_builder.h"
+
+namespace sy {
+namespace {
+
+using testing::GraphBuilder;
+
+constexpr int kF = onnx::TensorProto::FLOAT;
+constexpr int kI64 = onnx::TensorProto::INT64;
+constexpr int kB = onnx::TensorProto::BOOL;
+
+// The host plus two GPUs, each with its own memory; issuing takes 2 us on
+// the host and 4 us on a GPU.
+constexpr const char* kProfile = R"({
+  "format": "switchyard-sim-profile",
+  "version": 1,
+  "name": "placement costs test",
+  "devices": [
+    {"class": "host", "kind": "cpu", "memory_gb": 16, "launch_us": 2},
+    {"class": "gpu", "kind": "cuda", "count": 2, "memory_gb": 16, "launch_us": 4}
+  ],
+  "costs": [
+    {"class": "host", "op": "*", "base_us": 20, "us_per_work": 0.05},
+    {"class": "gpu", "op": "*", "base_us": 1, "us_per_work": 0.001}
+  ],
+  "links": [
+    {"from": "*", "to": "*", "latency_us": 3, "bandwidth_gbps": 20}
+  ]
+})";
+
+// Runs every node on the session device `target` (the CPU if that device
+// has no kernel), and keeps the last request for each node name.
+class PinPolicy final : public PlacementPolicy {
+ public:
+  std::string_view name() const override { return "pin"; }
+  PlacementDecision place(const PlacementRequest& r) override {
+    int pick = 0;
+    for (size_t i = 0; i < r.candidates.size(); ++i)
+      if (r.candidates[i].device_index == target) pick = static_cast<int>(i);
+    std::lock_guard<std::mutex> lock(mu);
+    seen[r.node->name].assign(r.candidates.begin(), r.candidates.end());
+    return {pick, "pinned"};
+  }
+  // The candidates last offered for `node`, indexed by session device.
+  std::map<int, Candidate> last(const std::string& node) {
+    std::lock_guard<std::mutex> lock(mu);
+    std::map<int, Candidate> out;
+    for (const Candidate& c : seen[node]) out[c.device_index] = c;
+    return out;
+  }
+  int target = 0;
+  std::mutex mu;
+  std::map<std::string, std::vector<Candidate>> seen;
+};
+
+constexpr int kCpu = 0, kGpu0 = 1, kGpu1 = 2;
+
+class PlacementCosts : public ::testing::Test {
+ protected:
+  void open(onnx::ModelProto& m) {
+    auto model = testing::load_model(m);
+    ASSERT_TRUE(model.ok()) << model.status().to_string();
+    SessionOptions opt;
+    opt.simulate = profile_.path();
+    opt.custom_policy = policy_;
+    auto s = Session::create(std::shared_ptr<const Model>(std::move(model).value()), opt);
+    ASSERT_TRUE(s.ok()) << s.status().to_string();
+    session_ = std::move(s).value();
+  }
+  void run_on(int device, std::map<std::string, RuntimeValue> inputs) {
+    policy_->target = device;
+    auto r = session_->run(inputs);
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+  }
+
+  testing::TempFile profile_{kProfile};
+  std::shared_ptr<PinPolicy> policy_ = std::make_shared<PinPolicy>();
+  std::unique_ptr<Session> session_;
+};
+
+// x[16,16] -> Relu -> Tanh -> Sigmoid -> y
+onnx::ModelProto chain() {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {16, 16}).output("y", kF, {16, 16});
+  g.node("Relu", {"x"}, {"r"});
+  g.node("Tanh", {"r"}, {"t"});
+  g.node("Sigmoid", {"t"}, {"y"});
+  return m;
+}
+
+RuntimeValue square() { return RuntimeValue(*Tensor::host(DataType::kFloat, Dims{16, 16})); }
+
+TEST_F(PlacementCosts, IssueTime_IsLearnedPerDevice_AndCopiesCarryTheirs) {
+  auto m = chain();
+  ASSERT_NO_FATAL_FAILURE(open(m));
+  ASSERT_NO_FATAL_FAILURE(run_on(kGpu0, {{"x", square()}}));  // kernels and a copy on cuda:0
+  ASSERT_NO_FATAL_FAILURE(run_on(kCpu, {{"x", square()}}));   // kernels on the host
+  ASSERT_NO_FATAL_FAILURE(run_on(kCpu, {{"x", square()}}));
+  auto relu = policy_->last("Relu_1");
+  ASSERT_EQ(relu.size(), 3u);
+  EXPECT_DOUBLE_EQ(relu[kCpu].issue_us, 2);
+  EXPECT_DOUBLE_EQ(relu[kGpu0].issue_us, 4);
+  EXPECT_DOUBLE_EQ(relu[kGpu1].issue_us, 0) << "cuda:1 has issued nothing yet";
+  // x is on the host: the GPU candidates need it copied, and the copy is
+  // issued (4 us, by cuda:0, which the copy was measured on) before its
+  // link time (3 us of latency plus 1 KiB at 20 GB/s).
+  EXPECT_DOUBLE_EQ(relu[kCpu].predicted_transfer_us, 0);
+  EXPECT_GT(relu[kGpu0].predicted_transfer_us, 4 + 3);
+  EXPECT_LT(relu[kGpu0].predicted_transfer_us, 4 + 3 + 0.1);
+}
+
+TEST_F(PlacementCosts, OutputTransfer_ChargesAnExcursionAwayFromTheInputs) {
+  auto m = chain();
+  ASSERT_NO_FATAL_FAILURE(open(m));
+  ASSERT_NO_FATAL_FAILURE(run_on(kGpu0, {{"x", square()}}));
+  ASSERT_NO_FATAL_FAILURE(run_on(kCpu, {{"x", square()}}));
+  ASSERT_NO_FATAL_FAILURE(run_on(kCpu, {{"x", square()}}));
+  // Tanh ran on the host, next to Relu's input: running Relu on a GPU
+  // means copying r back, which costs what copying x over does (same size,
+  // same link both ways).
+  auto relu = policy_->last("Relu_1");
+  EXPECT_DOUBLE_EQ(relu[kCpu].output_transfer_us, 0);
+  EXPECT_GT(relu[kGpu0].output_transfer_us, 0);
+  EXPECT_DOUBLE_EQ(relu[kGpu0].output_transfer_us, relu[kGpu0].predicted_transfer_us);
+  // cuda:1 would copy it too, but has issued no copy yet to learn from.
+  EXPECT_DOUBLE_EQ(relu[kGpu1].output_transfer_us, relu[kGpu0].output_transfer_us - 4);
+  EXPECT_DOUBLE_EQ(relu[kCpu].finish_us(), relu[kCpu].backlog_us + relu[kCpu].issue_us + relu[kCpu].predicted_compute_us);
+  EXPECT_DOUBLE_EQ(relu[kGpu0].finish_us(), relu[kGpu0].backlog_us + relu[kGpu0].predicted_transfer_us + relu[kGpu0].issue_us +
+                                                relu[kGpu0].predicted_compute_us + relu[kGpu0].output_transfer_us);
+}
+
+TEST_F(PlacementCosts, OutputTransfer_DoesNotHoldNodesWhereTheirConsumersWere) {
+  auto m = chain();
+  ASSERT_NO_FATAL_FAILURE(open(m));
+  ASSERT_NO_FATAL_FAILURE(run_on(kGpu0, {{"x", square()}}));
+  ASSERT_NO_FATAL_FAILURE(run_on(kCpu, {{"x", square()}}));
+  // In the second run Tanh had last run on cuda:0, away from Relu's input
+  // on the host: it follows its input, so staying on the host costs Relu
+  // nothing, and neither does cuda:1.
+  auto relu = policy_->last("Relu_1");
+  for (int d : {kCpu, kGpu0, kGpu1}) EXPECT_DOUBLE_EQ(relu[d].output_transfer_us, 0) << "device " << d;
+  // The run's caller reads y on the host whatever ran before: Sigmoid on a
+  // GPU is charged the copy back.
+  auto sigmoid = policy_->last("Sigmoid_3");
+  EXPECT_DOUBLE_EQ(sigmoid[kCpu].output_transfer_us, 0);
+  EXPECT_GT(sigmoid[kGpu0].output_transfer_us, 3);
+  EXPECT_GT(sigmoid[kGpu1].output_transfer_us, 3);
+}
+
+// Loop M times: v = Relu(v * c + c); scan output v each step.
+onnx::ModelProto loop_model() {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("M", kI64, {}).input("x", kF, {4}).init_float("c", {4}, {1.5f, -0.5f, 0.25f, 2.0f});
+  g.output("y", kF, {4}).output("trace", kF, {3, 4});
+  auto* loop = g.node("Loop", {"M", "", "x"}, {"y", "trace"});
+  auto body = GraphBuilder::subgraph(loop, "body", "body");
+  body.input("i", kI64, {}).input("cond", kB, {}).input("v", kF, {4});
+  body.node("Identity", {"cond"}, {"cond_out"});
+  body.node("Mul", {"v", "c"}, {"vc"});
+  body.node("Add", {"vc", "c"}, {"vcc"});
+  body.node("Relu", {"vcc"}, {"v_out"});
+  body.node("Identity", {"v_out"}, {"scan"});
+  body.output("cond_out", kB, {}).output("v_out", kF, {4}).output("scan", kF, {4});
+  return m;
+}
+
+TEST_F(PlacementCosts, OutputTransfer_InLoopBodies_FollowsCarriedValuesAndHostReads) {
+  auto m = loop_model();
+  ASSERT_NO_FATAL_FAILURE(open(m));
+  Tensor trips = *Tensor::host(DataType::kInt64, Dims{});
+  *trips.data<int64_t>() = 3;
+  std::map<std::string, RuntimeValue> in = {{"M", RuntimeValue(trips)},
+                                            {"x", RuntimeValue(*Tensor::host(DataType::kFloat, Dims{4}))}};
+  ASSERT_NO_FATAL_FAILURE(run_on(kCpu, in));
+  ASSERT_NO_FATAL_FAILURE(run_on(kCpu, in));
+  // v_out becomes v in the next iteration, which Mul read on the host.
+  auto relu = policy_->last("Relu_4");
+  EXPECT_DOUBLE_EQ(relu[kCpu].output_transfer_us, 0);
+  EXPECT_GT(relu[kGpu0].output_transfer_us, 3);
+  // The Loop reads the condition and stacks the scan outputs on the host.
+  for (const char* node : {"Identity_1", "Identity_5"}) {
+    auto id = policy_->last(node);
+    EXPECT_DOUBLE_EQ(id[kCpu].output_transfer_us, 0) << node;
+    EXPECT_GT(id[kGpu1].output_transfer_us, 3) << node;
+  }
+}
+
+}  // namespace
+}  // namespace sy
