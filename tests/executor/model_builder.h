@@ -95,6 +95,31 @@ inline onnx::ModelProto add_chain(int n, int64_t size) {
   return m;
 }
 
+// Loop M times: v = Relu(v * c + c) (c an outer-scope initializer); scan
+// output v each step. Inputs M (int64 scalar) and x[4]; outputs y[4] and
+// trace[trips, 4]. Body nodes: Identity_1 (condition), Mul_2, Add_3,
+// Relu_4 (the carried v), Identity_5 (the scan output).
+inline onnx::ModelProto relu_loop() {
+  constexpr int kF = onnx::TensorProto::FLOAT;
+  auto m = new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("M", onnx::TensorProto::INT64, {}).input("x", kF, {4}).init_float("c", {4}, {1.5f, -0.5f, 0.25f, 2.0f});
+  g.output("y", kF, {4}).output("trace", kF, {-1, 4});
+  auto* loop = g.node("Loop", {"M", "", "x"}, {"y", "trace"});
+  auto body = GraphBuilder::subgraph(loop, "body", "body");
+  body.input("i", onnx::TensorProto::INT64, {}).input("cond", onnx::TensorProto::BOOL, {}).input("v", kF, {4});
+  body.node("Identity", {"cond"}, {"cond_out"});
+  body.node("Mul", {"v", "c"}, {"vc"});
+  body.node("Add", {"vc", "c"}, {"vcc"});
+  body.node("Relu", {"vcc"}, {"v_out"});
+  body.node("Identity", {"v_out"}, {"scan"});
+  body.output("cond_out", onnx::TensorProto::BOOL, {}).output("v_out", kF, {4}).output("scan", kF, {4});
+  auto* dim = m.mutable_graph()->mutable_output(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0);
+  dim->clear_dim_value();
+  dim->set_dim_param("trips");
+  return m;
+}
+
 // `text` in a file of its own under the temp folder, removed with this.
 class TempFile {
  public:

@@ -17,8 +17,6 @@ namespace {
 using testing::GraphBuilder;
 
 constexpr int kF = onnx::TensorProto::FLOAT;
-constexpr int kI64 = onnx::TensorProto::INT64;
-constexpr int kB = onnx::TensorProto::BOOL;
 
 // cpu:0 plus two GPUs that are much faster than the host at everything. The
 // GPU class's memory is a placeholder (@GPU_GB@) so tests can shrink it.
@@ -87,28 +85,6 @@ Tensor square_input(int64_t n = 16) {
   Tensor t = *Tensor::host(DataType::kFloat, Dims{n, n});
   for (int64_t i = 0; i < n * n; ++i) t.data<float>()[i] = static_cast<float>(i % 13) * 0.1f - 0.6f;
   return t;
-}
-
-// Loop M times: v = Relu(v * c + c) (c an outer-scope initializer); scan
-// output v each step.
-onnx::ModelProto loop_model() {
-  auto m = testing::new_model();
-  GraphBuilder g(m.mutable_graph());
-  g.input("M", kI64, {}).input("x", kF, {4}).init_float("c", {4}, {1.5f, -0.5f, 0.25f, 2.0f});
-  g.output("y", kF, {4}).output("trace", kF, {-1, 4});
-  auto* loop = g.node("Loop", {"M", "", "x"}, {"y", "trace"});
-  auto body = GraphBuilder::subgraph(loop, "body", "body");
-  body.input("i", kI64, {}).input("cond", kB, {}).input("v", kF, {4});
-  body.node("Identity", {"cond"}, {"cond_out"});
-  body.node("Mul", {"v", "c"}, {"vc"});
-  body.node("Add", {"vc", "c"}, {"vcc"});
-  body.node("Relu", {"vcc"}, {"v_out"});
-  body.node("Identity", {"v_out"}, {"scan"});
-  body.output("cond_out", kB, {}).output("v_out", kF, {4}).output("scan", kF, {4});
-  auto* dim = m.mutable_graph()->mutable_output(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0);
-  dim->clear_dim_value();
-  dim->set_dim_param("trips");
-  return m;
 }
 
 StatusOr<std::unique_ptr<Session>> make_session(onnx::ModelProto& m, const std::string& simulate,
@@ -307,7 +283,7 @@ TEST(Simulate, Outputs_MatchARealCpuRun) {
 
 TEST(Simulate, ControlFlow_MatchesARealCpuRun) {
   testing::TempFile file(profile_text());
-  auto m = loop_model();
+  auto m = testing::relu_loop();
   Tensor trips = *Tensor::host(DataType::kInt64, Dims{});
   *trips.data<int64_t>() = 6;
   Tensor x = *Tensor::host(DataType::kFloat, Dims{4});
