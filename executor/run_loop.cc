@@ -1,7 +1,6 @@
 #include "executor/run_loop.h"
 
 #include <algorithm>
-#include <iterator>
 
 #include "executor/control_flow.h"
 
@@ -386,7 +385,7 @@ double RunLoop::copy_issue_us(int from, int to) const {
   return env_.cost->issue_us((*env_.copy_engine)[static_cast<size_t>(from) * num_spaces_ + to], /*copy=*/true);
 }
 
-double RunLoop::output_transfer_us(const Frame& frame, const Node& node, int to) const {
+double RunLoop::output_transfer_us(const Frame& frame, const Node& node, int to) {
   const ExecutionPlan& plan = frame.plan();
   const Graph& g = frame.graph();
   double us = 0;
@@ -401,12 +400,13 @@ double RunLoop::output_transfer_us(const Frame& frame, const Node& node, int to)
     // for it would hold a group of nodes on a device after it stopped
     // paying. The host, where the caller and control flow read outputs,
     // always counts. Each space is charged once: copies are shared.
-    int charged[4];
-    size_t n = 0;
+    charged_spaces_.clear();
     auto charge = [&](int space, bool anchored) {
-      if (space < 0 || space == to || std::find(charged, charged + n, space) != charged + n) return;
-      if (!anchored && std::find(input_spaces_.begin(), input_spaces_.end(), space) == input_spaces_.end()) return;
-      if (n < std::size(charged)) charged[n++] = space;
+      auto has = [space](const std::vector<int>& spaces) {
+        return std::find(spaces.begin(), spaces.end(), space) != spaces.end();
+      };
+      if (space < 0 || space == to || has(charged_spaces_) || (!anchored && !has(input_spaces_))) return;
+      charged_spaces_.push_back(space);
       us += env_.cost->transfer_us(to, space, bytes) + copy_issue_us(to, space);
     };
     for (NodeId c : info.consumers) charge(plan.last_space(c)->load(std::memory_order_relaxed), false);

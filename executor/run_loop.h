@@ -97,7 +97,7 @@ class RunLoop final : public CompletionSink {
   void record_issue(const LoopTask& task, bool copy);
   // Predicted time to move node's outputs from space `to` to where their
   // consumers ran last (and a main-graph output to the host).
-  double output_transfer_us(const Frame& frame, const Node& node, int to) const;
+  double output_transfer_us(const Frame& frame, const Node& node, int to);
   // Learned host time to issue a copy from space `from` to `to`.
   double copy_issue_us(int from, int to) const;
   // Enqueues the held-back tasks, on their devices' workers to run at once
@@ -123,6 +123,7 @@ class RunLoop final : public CompletionSink {
   std::vector<const Dims*> input_dims_;   // scratch for the cost model
   std::vector<Candidate> candidates_;     // scratch: candidates with costs
   std::vector<int> input_spaces_;         // scratch: spaces the inputs are in
+  std::vector<int> charged_spaces_;       // scratch for output_transfer_us()
   std::vector<const RuntimeValue*> event_values_;  // scratch: a kernel event's inputs, outputs
   double work_ = 0;                       // of the node being placed
   DeviceTask* local_done_ = nullptr;      // completions from this thread

@@ -17,12 +17,12 @@
 // the run loop is never blocked by a synchronous CUDA call. Completion is a
 // stream callback (cudaStreamAddCallback, which also reports device
 // faults), recorded as the task's end time; its start is the end of its
-// launch (or the end of the task before it on the stream), so the host time
-// launching took is the loop's issue cost, not the kernel's. A kernel task keeps all its work
-// (copies included) on its compute stream, a copy task on one copy stream,
-// so its allocations, uses and stream-ordered frees are ordered without
-// events; work spread over several streams anyway is joined with events
-// before the callback.
+// launch (or the end of the task before it on the stream), so the host
+// time launching took is the loop's issue cost, not the kernel's. A kernel
+// task keeps all its work (copies included) on its compute stream, a copy
+// task on one copy stream, so its allocations, uses and stream-ordered
+// frees are ordered without events; work spread over several streams
+// anyway is joined with events before the callback.
 //
 // Calls made outside enqueue() (allocate, copy: tests, link measurement,
 // bringing run outputs back) are synchronous: they use a private stream and
