@@ -13,6 +13,7 @@ RunLoop::RunLoop(const RunEnv& env) : env_(env), devices_(*env.devices) {
     num_spaces_ = static_cast<int>(env_.topology->num_spaces());
     host_space_ = env_.topology->index_of(kHostSpace);
   }
+  track_placement_ = env_.predict && num_spaces_ > 1;
   ready_.reserve(64);
 }
 
@@ -198,7 +199,8 @@ void RunLoop::start_on(Frame& frame, NodeId n, size_t ci, bool costs) {
     task.predicted_us = env_.cost->predict_us(task.cost_slot, task.work);
   }
   ++stats_.nodes_per_device[static_cast<size_t>(dev)];
-  frame.plan().last_space(n)->store(env_.topology->space_of_device(dev), std::memory_order_relaxed);
+  if (track_placement_)
+    frame.plan().last_space(n)->store(env_.topology->space_of_device(dev), std::memory_order_relaxed);
   task.staging = 0;
   if (num_spaces_ > 1) stage(frame, n, task);
   if (task.staging == 0) launch(task);
@@ -427,9 +429,10 @@ Status RunLoop::kernel_done(NodeTask& task) {
   const Node& node = frame.graph().node(task.node);
   if (!task.status.ok()) return fall_back_to_cpu(task) ? OkStatus() : task.status.with_context(node.describe());
   record_issue(task, /*copy=*/false);
-  for (ValueId v : node.outputs)
-    if (v != kNoValue && frame.value(v).is_tensor())
-      frame.plan().last_bytes(v)->store(frame.value(v).tensor().nbytes(), std::memory_order_relaxed);
+  if (track_placement_)
+    for (ValueId v : node.outputs)
+      if (v != kNoValue && frame.value(v).is_tensor())
+        frame.plan().last_bytes(v)->store(frame.value(v).tensor().nbytes(), std::memory_order_relaxed);
   const int64_t ns = task.end_ns - task.start_ns;
   stats_.busy_ns_per_device[static_cast<size_t>(task.device_index)] += ns;
   const double us = static_cast<double>(ns) * 1e-3;

@@ -116,6 +116,9 @@ class RunLoop final : public CompletionSink {
   const std::vector<Device*>& devices_;
   int num_spaces_ = 1;
   int host_space_ = 0;
+  // Whether placements read where nodes ran and how large values were
+  // (output_transfer_us()): only with predictions and several spaces.
+  bool track_placement_ = false;
   std::thread::id loop_thread_;
   std::vector<Ready> ready_;              // LIFO: depth-first keeps values short-lived
   const Node* inputs_node_ = nullptr;     // node whose inputs inputs_ describes
