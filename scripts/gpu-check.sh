@@ -1,15 +1,28 @@
 #!/usr/bin/env bash
 # The GPU acceptance checks, run on a GPU machine from the repository root
-# after scripts/gpu-bundle.sh packed gpu-bundle/. Writes every result under
-# ${OUT:-gpu-results}. Steps are independent: one failing does not stop the
-# others; each one's exit code is in $OUT/status.txt.
+# after scripts/gpu-bundle.sh packed gpu-bundle/. Steps are independent: one
+# failing does not stop the others. Each step's exit code and time go to
+# $OUT/status.txt; everything the steps write is packed into
+# $OUT/results.tgz, because the device tool brings back only 8 files.
 #
-#   OUT=results ./scripts/gpu-check.sh [tests|conformance|bench|all]
+#   OUT=results [DEADLINE=seconds] ./scripts/gpu-check.sh [tests|conformance|bench|all]
+#
+# Every step has its own time limit, so a hang costs that step, not the
+# steps after it. With DEADLINE, no step runs past that many seconds from
+# the start (a step that would is cut short, or skipped when too little is
+# left), so the results are packed before the device call's own limit.
+# `all` runs the acceptance steps first and the slow diagnostics
+# (compute-sanitizer) last, so that one call with DEADLINE gets as far as
+# its time allows. STEP_TIMEOUT_SCALE multiplies the step limits.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
+case $what in tests|conformance|bench|all) ;; *) echo "error: unknown group '$what' (tests, conformance, bench or all)" >&2; exit 2 ;; esac
 out=${OUT:-gpu-results}
-mkdir -p "$out"
+raw=$out/raw
+mkdir -p "$raw"
+pack() { tar czf "$out/results.tgz" -C "$raw" . && rm -rf "$raw"; }
+trap pack EXIT
 if [ ! -d gpu-bundle ]; then
   # Python's tarfile reads xz without relying on the machine's xz tools.
   [ -f gpu-carry/gpu-bundle.tar.xz ] || { echo "error: no gpu-bundle/ or gpu-carry/ (run scripts/gpu-bundle.sh here, carry gpu-carry)" >&2; exit 2; }
@@ -19,41 +32,80 @@ fi
 source gpu-bundle/env.sh
 export SWITCHYARD_BIN=$PWD/gpu-bundle/bin/switchyard SWITCHYARD_SOURCE_DIR=$PWD
 jobs=$(nproc)
-step() {  # step NAME COMMAND...: runs it, output to $out/NAME.txt
-  local name=$1; shift
-  echo "== $name: $*"
+scale=${STEP_TIMEOUT_SCALE:-1}
+deadline=${DEADLINE:-0}
+
+step() {  # step NAME SECONDS COMMAND...: runs it under a time limit, output to $raw/NAME.txt
+  local name=$1 limit=$(( $2 * scale )); shift 2
+  if [ "$deadline" -gt 0 ]; then
+    local left=$(( deadline - SECONDS - 15 ))  # 15 s to pack the results
+    if [ $left -lt 10 ]; then
+      echo "$name skipped (DEADLINE ${deadline}s reached)" | tee -a "$out/status.txt"
+      return
+    fi
+    [ $left -lt "$limit" ] && limit=$left
+  fi
+  echo "== $name (limit ${limit}s): $*"
   local t0=$SECONDS
-  "$@" > "$out/$name.txt" 2>&1
+  timeout -k 10 "$limit" "$@" > "$raw/$name.txt" 2>&1
   local rc=$?
-  echo "$name rc=$rc $((SECONDS - t0))s" | tee -a "$out/status.txt"
-  tail -n 5 "$out/$name.txt"
+  local note=""
+  [ $rc -eq 124 ] || [ $rc -eq 137 ] && note=" (time limit)"
+  echo "$name rc=$rc $((SECONDS - t0))s$note" | tee -a "$out/status.txt"
+  tail -n 5 "$raw/$name.txt"
 }
 
-if [ "$what" = all ] || [ "$what" = tests ]; then
-  nvidia-smi > "$out/nvidia-smi.txt" 2>&1
-  step devices switchyard devices --devices cpu,cuda:0
-  step device_tests sy_devices_tests --gtest_filter='Cuda*'
-  # Races and out-of-bounds accesses that pass by luck show up here. Bounded,
-  # so that a slow sanitizer leaves the rest of the call's time limit.
-  if command -v compute-sanitizer > /dev/null; then
-    step device_memcheck timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1 sy_devices_tests --gtest_filter='Cuda*'
-  fi
-  step cli_gpu_tests sy_cli_tests --gtest_filter='ControlFlowE2E.*'
-fi
-if [ "$what" = all ] || [ "$what" = conformance ]; then
+tests() {
+  nvidia-smi > "$raw/nvidia-smi.txt" 2>&1
+  step devices 60 switchyard devices --devices cpu,cuda:0
+  # Every CUDA kernel against the CPU kernel, the device's own tests.
+  step device_tests 180 sy_devices_tests --gtest_filter='Cuda*'
+  step cli_gpu_tests 90 sy_cli_tests --gtest_filter='ControlFlowE2E.*'
+}
+
+memcheck() {  # races and out-of-bounds accesses that pass by luck
+  command -v compute-sanitizer > /dev/null || { echo "device_memcheck skipped (no compute-sanitizer)" | tee -a "$out/status.txt"; return; }
+  step device_memcheck 240 compute-sanitizer --tool memcheck --error-exitcode 1 sy_devices_tests --gtest_filter='Cuda*'
+}
+
+conformance() {
+  local data
   data=$(mktemp -d)
   tar xzf gpu-bundle/node.tgz -C "$data"
-  conf=(switchyard conformance "$data/node" --exclusions tests/conformance/exclusions.txt -j "$jobs")
-  step conformance_cpu "${conf[@]}" --policy single --json "$out/conformance_cpu.json"
-  step conformance_gpu "${conf[@]}" --devices cuda:0,cpu --policy gpu --min-share cuda:0=0.6 \
-    --same-as "$out/conformance_cpu.json" --json "$out/conformance_gpu.json"
-  step conformance_gpu_random "${conf[@]}" --devices cpu,cuda:0 --policy random --seed 1 \
-    --same-as "$out/conformance_cpu.json" --json "$out/conformance_gpu_random.json"
-fi
-if [ "$what" = all ] || [ "$what" = bench ]; then
-  step transfer_bench cuda_transfer_bench --benchmark_min_time=0.2
-  step overhead_gpu executor_overhead_bench --devices cuda:0 --policy gpu
-  step overhead_cpu executor_overhead_bench --devices cpu --policy single
-  step workloads switchyard bench models/workloads --devices cpu,cuda:0 \
-    --policies dynamic,ort,static-heft,cpu,gpu --runs 20 --warmup 5 --json "$out/workloads.json"
-fi
+  local conf=(switchyard conformance "$data/node" --exclusions tests/conformance/exclusions.txt -j "$jobs")
+  step conformance_cpu 120 "${conf[@]}" --policy single --json "$raw/conformance_cpu.json"
+  step conformance_gpu 210 "${conf[@]}" --devices cuda:0,cpu --policy gpu --min-share cuda:0=0.6 \
+    --same-as "$raw/conformance_cpu.json" --json "$raw/conformance_gpu.json"
+  step conformance_gpu_random 210 "${conf[@]}" --devices cpu,cuda:0 --policy random --seed 1 \
+    --same-as "$raw/conformance_cpu.json" --json "$raw/conformance_gpu_random.json"
+}
+
+bench() {
+  local pol=dynamic,ort,static-heft,cpu,gpu
+  step transfer_bench 90 cuda_transfer_bench --benchmark_min_time=0.2
+  step workloads 120 switchyard bench models/workloads --devices cpu,cuda:0 \
+    --policies "$pol" --runs 20 --warmup 5 --json "$raw/workloads.json"
+  step overhead_gpu 45 executor_overhead_bench --devices cuda:0 --policy gpu
+  step overhead_cpu 45 executor_overhead_bench --devices cpu --policy single
+  # This machine's own profiles: the cost profile lets the policies start
+  # from measured costs instead of learning them during the warm-up, and
+  # the simulation profile lets later sessions without a GPU simulate it.
+  step calibrate 120 switchyard calibrate --devices cpu,cuda:0 -o "$raw/cost_profile.json" \
+    --sim "$raw/sim_profile.json" --models models/workloads
+  step workloads_profiled 90 switchyard bench models/workloads --devices cpu,cuda:0 \
+    --policies "$pol" --runs 20 --warmup 5 --profile "$raw/cost_profile.json" --json "$raw/workloads_profiled.json"
+  # Why dynamic put each node where it did, on the two workloads simulation
+  # says it should win.
+  local m
+  for m in wide_branches moe_if; do
+    step "decisions_$m" 30 switchyard run "models/workloads/$m.onnx" --devices cpu,cuda:0 --policy dynamic \
+      --random-inputs --runs 30 --decisions "$raw/decisions_$m.jsonl" --trace "$raw/trace_$m.json"
+  done
+}
+
+case $what in
+  tests) tests; memcheck ;;
+  conformance) conformance ;;
+  bench) bench ;;
+  all) tests; conformance; bench; memcheck ;;
+esac

@@ -10,6 +10,8 @@
 
 namespace sy::cuda {
 
+cudaError_t launch_zero_int(int* p, cudaStream_t s);  // probe_kernels.cu
+
 // Per-GPU state that buffers need after any CudaDevice is gone: a session's
 // constants or a caller's tensors may outlive it. Process-wide, never
 // destroyed.
@@ -95,6 +97,7 @@ struct CudaDevice::Pending {
   StreamSlot* slot;
   int ordinal;
   const char* error_what;  // non-null: fail if slot->error_flag is set
+  PinnedPool::Held held;   // pinned blocks dropped by the task, see enqueue()
 };
 
 thread_local CudaDevice::Scope* CudaDevice::t_scope_ = nullptr;
@@ -201,7 +204,7 @@ StatusOr<int*> CudaDevice::arm_error_flag(StreamSlot& slot, const char* what) {
   if (!t_scope_->error_what) {
     // Ordered after the previous task's completion callback (callbacks
     // block later work on their stream), so that callback read its value.
-    CUDA_RETURN_IF_ERROR(cudaMemsetAsync(slot.error_flag_dev, 0, sizeof(int), slot.stream));
+    CUDA_RETURN_IF_ERROR(launch_zero_int(slot.error_flag_dev, slot.stream));
     mark_used(slot);
   }
   t_scope_->error_what = what;
@@ -294,9 +297,11 @@ Status CudaDevice::copy_h2d(void* dst, const Tensor& src, cudaStream_t s) {
     cudaError_t e = cudaMemcpyAsync(static_cast<char*>(dst) + off, block, len, cudaMemcpyHostToDevice, s);
     if (e == cudaSuccess) e = cudaLaunchHostFunc(s, &give_back_staging, staged);
     if (e != cudaSuccess) {
-      // The block may still be read by a copy already queued: keep it out
-      // of the pool rather than risk handing it out again.
+      // The block may still be read by the copy just queued: it goes back
+      // with the blocks held for the caller (enqueue() or copy()), once the
+      // work queued so far is done. Only if none is held is it kept out.
       delete staged;
+      (void)PinnedPool::hold(block, cls);
       return to_status(e, "staged host-to-device copy", __FILE__, __LINE__);
     }
   }
@@ -323,11 +328,16 @@ StatusOr<Tensor> CudaDevice::copy(const Tensor& src, MemorySpace dst_space) {
     return out;
   }
   CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
+  PinnedPool::Held held;
+  PinnedPool::Held* outer = PinnedPool::hold_releases(&held);
   Status st = copy_on(sync(), src, dst_space, out);
+  PinnedPool::hold_releases(outer);
   // Wait even after a failure: work queued before it may still write `out`
   // or read a staging block, and `out` is freed (from any stream) once this
   // returns.
   Status waited = to_status(cudaStreamSynchronize(sync().stream), "cudaStreamSynchronize", __FILE__, __LINE__);
+  // A faulted stream may not have finished with them: they stay out.
+  if (waited.ok()) PinnedPool::instance().give_back_all(held);
   RETURN_IF_ERROR(st);
   RETURN_IF_ERROR(waited);
   return out;
@@ -364,6 +374,10 @@ void CudaDevice::enqueue(DeviceTask* task, CompletionSink* sink) {
   scope.order = scope.compute;
   t_scope_ = &scope;
   const int64_t begin = now_ns();
+  // Pinned buffers the task drops may be the target or source of a copy it
+  // queued: they return to the pool when its work is done, not at once.
+  PinnedPool::Held held;
+  PinnedPool::Held* outer_held = PinnedPool::hold_releases(&held);
   Status st = to_status(cudaSetDevice(ordinal_), "cudaSetDevice", __FILE__, __LINE__);
   // Kernels check their launches with cudaGetLastError(), which also
   // returns any earlier failure on this thread that was already reported
@@ -373,6 +387,7 @@ void CudaDevice::enqueue(DeviceTask* task, CompletionSink* sink) {
   if (st.ok()) (void)cudaGetLastError();
   if (st.ok()) st = task->execute(*this);
   t_scope_ = scope.prev;
+  PinnedPool::hold_releases(outer_held);
   task->status = std::move(st);
   // GPU work is timed from the end of its launch: the host time launching
   // took is the run loop's to measure (its issue cost), not the kernel's.
@@ -381,32 +396,38 @@ void CudaDevice::enqueue(DeviceTask* task, CompletionSink* sink) {
     StreamSlot& main = scope.compute && (scope.used >> scope.compute->index & 1)
                            ? *scope.compute
                            : *slots_[static_cast<size_t>(std::countr_zero(scope.used))];
-    Status f = finish(task, sink, main, scope.used, &main == scope.compute ? scope.error_what : nullptr);
+    Status f = finish(task, sink, main, scope.used, &main == scope.compute ? scope.error_what : nullptr, held);
     if (f.ok()) return;  // the callback completes it
     // No callback: wait here, so nothing the work reads is freed under it.
+    bool drained = true;
     for (auto& s : slots_)
-      if (scope.used >> s->index & 1) (void)cudaStreamSynchronize(s->stream);
+      if (scope.used >> s->index & 1) drained = cudaStreamSynchronize(s->stream) == cudaSuccess && drained;
+    // A faulted stream may not be done with them: they stay out.
+    if (!drained) held.clear();
     if (task->status.ok()) task->status = f;
   }
+  PinnedPool::instance().give_back_all(held);
   lock.unlock();
   task->end_ns = now_ns();
   sink->on_complete(task);  // nothing reached the GPU (a view, an empty tensor, an error)
 }
 
 Status CudaDevice::finish(DeviceTask* task, CompletionSink* sink, StreamSlot& main, uint32_t used,
-                          const char* error_what) {
+                          const char* error_what, PinnedPool::Held& held) {
   for (auto& s : slots_) {
     if (s.get() == &main || !(used >> s->index & 1)) continue;
     CUDA_RETURN_IF_ERROR(cudaEventRecord(s->join, s->stream));
     CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(main.stream, s->join, 0));
   }
-  auto* p = new Pending{task, sink, &main, ordinal_, error_what};
+  // The callback owns `held` from here: it may run before this returns.
+  auto* p = new Pending{task, sink, &main, ordinal_, error_what, std::move(held)};
   main.in_flight.fetch_add(1, std::memory_order_relaxed);
   // cudaStreamAddCallback rather than cudaLaunchHostFunc: it still runs
   // after a device fault, with the error, so a run fails instead of hanging.
   cudaError_t e = cudaStreamAddCallback(main.stream, &CudaDevice::on_stream_done, p, 0);
   if (e != cudaSuccess) {
     main.in_flight.fetch_sub(1, std::memory_order_relaxed);
+    held = std::move(p->held);
     delete p;
     return to_status(e, "cudaStreamAddCallback", __FILE__, __LINE__);
   }
@@ -429,6 +450,10 @@ void CUDART_CB CudaDevice::on_stream_done(cudaStream_t, cudaError_t status, void
   const int flagged = p->error_what ? *static_cast<volatile int*>(p->slot->error_flag) : 0;
   if (flagged && t->status.ok()) t->status = OutOfRange(p->error_what);
   p->slot->in_flight.fetch_sub(1, std::memory_order_relaxed);
+  // The task's work is done: the pinned blocks it dropped may be handed out
+  // again (no CUDA call). After a fault they stay out: nothing says whether
+  // a copy of the task still uses them.
+  if (status == cudaSuccess) PinnedPool::instance().give_back_all(p->held);
   CompletionSink* sink = p->sink;
   delete p;
   sink->on_complete(t);

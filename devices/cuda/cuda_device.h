@@ -12,6 +12,9 @@
 //   a steady-state run does not go back to the driver.
 // - Host results land in pinned blocks (PinnedPool); large copies from
 //   ordinary host memory are staged through pinned blocks chunk by chunk.
+//   A pinned block a task drops (a result discarded on a failure) goes
+//   back to the pool only when the task's work is done: a copy it queued
+//   may still use it.
 //
 // enqueue() launches the task's work on the calling thread and returns:
 // the run loop is never blocked by a synchronous CUDA call. Completion is a
@@ -35,6 +38,7 @@
 #include <vector>
 
 #include "devices/cuda/cuda_check.h"
+#include "devices/cuda/pinned_pool.h"
 #include "devices/device.h"
 
 namespace sy::cuda {
@@ -95,7 +99,10 @@ class CudaDevice final : public Device {
   Status copy_on(StreamSlot& slot, const Tensor& src, MemorySpace dst_space, Tensor& out);
   // Joins the slots in `used` into `main` and registers the completion
   // callback there.
-  Status finish(DeviceTask* task, CompletionSink* sink, StreamSlot& main, uint32_t used, const char* error_what);
+  // `held` (pinned blocks the task dropped) goes to the callback, which
+  // returns them to the pool; it is left with the caller on a failure.
+  Status finish(DeviceTask* task, CompletionSink* sink, StreamSlot& main, uint32_t used, const char* error_what,
+                PinnedPool::Held& held);
   static void CUDART_CB on_stream_done(cudaStream_t, cudaError_t status, void* pending);
   static void release_device(Buffer* b);
 

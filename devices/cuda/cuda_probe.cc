@@ -34,11 +34,16 @@ struct Waiter {
   std::mutex mu;
   std::condition_variable cv;
   bool done = false;
+  cudaError_t status = cudaSuccess;
 };
 
-void CUDART_CB notify(void* p) {
+// A stream callback, as CudaDevice completes tasks, not a host function:
+// it runs even after a device fault (with the error), so the wait for it
+// cannot hang.
+void CUDART_CB notify(cudaStream_t, cudaError_t status, void* p) {
   auto* w = static_cast<Waiter*>(p);
   std::lock_guard<std::mutex> lock(w->mu);
+  w->status = status;
   w->done = true;
   w->cv.notify_one();
 }
@@ -87,9 +92,10 @@ StatusOr<double> raw_launch_us(int ordinal, int launches, bool sync_each) {
     CUDA_RETURN_IF_ERROR(launch_empty_kernel(s.stream));
     if (!sync_each) continue;
     Waiter w;
-    CUDA_RETURN_IF_ERROR(cudaLaunchHostFunc(s.stream, &notify, &w));
+    CUDA_RETURN_IF_ERROR(cudaStreamAddCallback(s.stream, &notify, &w, 0));
     std::unique_lock<std::mutex> lock(w.mu);
     w.cv.wait(lock, [&] { return w.done; });
+    CUDA_RETURN_IF_ERROR(w.status);
   }
   CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(s.stream));
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / launches;

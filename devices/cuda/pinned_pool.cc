@@ -15,6 +15,7 @@ int class_of(size_t bytes) {
   return static_cast<int>(std::bit_width(b - 1)) - kMinClassLog2;
 }
 size_t class_bytes(int c) { return size_t{1} << (c + kMinClassLog2); }
+thread_local PinnedPool::Held* t_held = nullptr;  // see hold_releases()
 }  // namespace
 
 PinnedPool& PinnedPool::instance() {
@@ -45,6 +46,19 @@ void PinnedPool::give_back(void* block, int size_class) {
   free_[static_cast<size_t>(size_class)].push_back(block);
 }
 
+PinnedPool::Held* PinnedPool::hold_releases(Held* held) { return std::exchange(t_held, held); }
+
+bool PinnedPool::hold(void* block, int size_class) {
+  if (!t_held) return false;
+  t_held->emplace_back(block, size_class);
+  return true;
+}
+
+void PinnedPool::give_back_all(Held& held) {
+  for (auto [block, size_class] : held) give_back(block, size_class);
+  held.clear();
+}
+
 StatusOr<BufferRef> PinnedPool::allocate(size_t bytes, MemorySpace space) {
   int c = 0;
   ASSIGN_OR_RETURN(void* block, take(bytes, &c));
@@ -58,7 +72,8 @@ StatusOr<BufferRef> PinnedPool::allocate(size_t bytes, MemorySpace space) {
 }
 
 void PinnedPool::release(Buffer* b) {
-  instance().give_back(b->data, static_cast<int>(reinterpret_cast<intptr_t>(b->owner)));
+  const int c = static_cast<int>(reinterpret_cast<intptr_t>(b->owner));
+  if (!hold(b->data, c)) instance().give_back(b->data, c);
   delete b;
 }
 

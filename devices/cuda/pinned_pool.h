@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "devices/buffer.h"
@@ -31,6 +32,21 @@ class PinnedPool {
   // which may be called from a CUDA host callback (it makes no CUDA call).
   StatusOr<void*> take(size_t bytes, int* size_class);
   void give_back(void* block, int size_class);
+
+  // Blocks (and size classes) whose return waits for queued copies.
+  using Held = std::vector<std::pair<void*, int>>;
+  // While a CUDA device launches a task on this thread, a buffer of this
+  // pool dropped there (a copied result the task discards on a failure, a
+  // pinned source) may still be written or read by a copy the task queued:
+  // it goes to `held` instead of back to the pool, and the device returns
+  // the list with give_back_all() once the task's work is done. Returns the
+  // list it replaces, to restore afterwards. Thread-safety: per thread.
+  static Held* hold_releases(Held* held);
+  // Puts `block` on this thread's held list; false if none is set (the
+  // caller must then keep the block out of the pool).
+  static bool hold(void* block, int size_class);
+  // Makes no CUDA call: may run in a host callback.
+  void give_back_all(Held& held);
 
   // True if `b` was made by this pool (its memory is page-locked).
   static bool owns(const Buffer* b);

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -113,6 +114,7 @@ class WaitSink final : public CompletionSink {
   void on_complete(DeviceTask*) override {
     std::lock_guard<std::mutex> lock(mu_);
     done_ = true;
+    ++calls_;
     thread_ = std::this_thread::get_id();
     cv_.notify_all();
   }
@@ -121,12 +123,44 @@ class WaitSink final : public CompletionSink {
     return cv_.wait_for(lock, std::chrono::seconds(30), [&] { return done_; });
   }
   std::thread::id thread() const { return thread_; }
+  int calls() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls_;
+  }
 
  private:
   std::mutex mu_;
   std::condition_variable cv_;
   bool done_ = false;
+  int calls_ = 0;
   std::thread::id thread_;
+};
+
+// A task of type T and its sink, on the heap so that a timeout cannot free
+// them under a late callback.
+template <typename T>
+class Queued {
+ public:
+  explicit Queued(std::unique_ptr<T> task) : task_(std::move(task)) {}
+  // Enqueues the task on `dev` and waits up to 30 s for it. On a timeout it
+  // returns false (the caller fails and returns at once) after leaking the
+  // task, the sink and the device on purpose: a late callback would touch
+  // freed memory, and the device's destructor would wait for a stream that
+  // may never drain, hanging the whole test binary.
+  bool run(std::unique_ptr<Device>& dev) {
+    dev->enqueue(task_.get(), sink_.get());
+    if (sink_->wait()) return true;
+    (void)task_.release();
+    (void)sink_.release();
+    (void)dev.release();
+    return false;
+  }
+  T& task() { return *task_; }
+  WaitSink& sink() { return *sink_; }
+
+ private:
+  std::unique_ptr<T> task_;
+  std::unique_ptr<WaitSink> sink_ = std::make_unique<WaitSink>();
 };
 
 TEST(CudaDevice, Enqueue_CompletesThroughCallback_WithTimes) {
@@ -136,12 +170,11 @@ TEST(CudaDevice, Enqueue_CompletesThroughCallback_WithTimes) {
   EXPECT_FALSE((*dev)->runs_inline());
   const size_t n = size_t{32} << 20;
   Tensor h = host_bytes(n);
-  CopyTo task(h, (*dev)->memory_space());
-  WaitSink sink;
-  (*dev)->enqueue(&task, &sink);
-  ASSERT_TRUE(sink.wait()) << "no completion within 30 s";
+  Queued<CopyTo> q(std::make_unique<CopyTo>(h, (*dev)->memory_space()));
+  ASSERT_TRUE(q.run(*dev)) << "no completion within 30 s";
+  const CopyTo& task = q.task();
   ASSERT_TRUE(task.status.ok()) << task.status.message();
-  EXPECT_NE(sink.thread(), std::this_thread::get_id()) << "a 32 MiB copy should complete on the driver's thread";
+  EXPECT_NE(q.sink().thread(), std::this_thread::get_id()) << "a 32 MiB copy should complete on the driver's thread";
   EXPECT_GT(task.end_ns, task.start_ns);
   auto back = (*dev)->copy(task.result, kHostSpace);
   ASSERT_TRUE(back.ok());
@@ -172,32 +205,64 @@ TEST(CudaDevice, Enqueue_CopiesBothWays_AndFailures_Complete) {
   ASSERT_TRUE(dev.ok());
   const size_t n = (size_t{9} << 20) + 1;  // staged, with a ragged last chunk
   Tensor h = host_bytes(n);
-  CopyTo up(h, (*dev)->memory_space());
-  WaitSink up_sink;
-  (*dev)->enqueue(&up, &up_sink);
-  ASSERT_TRUE(up_sink.wait());
-  ASSERT_TRUE(up.status.ok()) << up.status.message();
-  CopyTo down(up.result, kHostSpace);
-  WaitSink down_sink;
-  (*dev)->enqueue(&down, &down_sink);
-  ASSERT_TRUE(down_sink.wait());
-  ASSERT_TRUE(down.status.ok()) << down.status.message();
-  ASSERT_EQ(down.result.nbytes(), n);
-  EXPECT_EQ(std::memcmp(down.result.raw(), h.raw(), n), 0);
+  Queued<CopyTo> up(std::make_unique<CopyTo>(h, (*dev)->memory_space()));
+  ASSERT_TRUE(up.run(*dev));
+  ASSERT_TRUE(up.task().status.ok()) << up.task().status.message();
+  Queued<CopyTo> down(std::make_unique<CopyTo>(up.task().result, kHostSpace));
+  ASSERT_TRUE(down.run(*dev));
+  ASSERT_TRUE(down.task().status.ok()) << down.task().status.message();
+  ASSERT_EQ(down.task().result.nbytes(), n);
+  EXPECT_EQ(std::memcmp(down.task().result.raw(), h.raw(), n), 0);
 
-  CopyTo empty(host_bytes(0), (*dev)->memory_space());
-  WaitSink empty_sink;
-  (*dev)->enqueue(&empty, &empty_sink);
-  ASSERT_TRUE(empty_sink.wait());
-  EXPECT_TRUE(empty.status.ok()) << empty.status.message();
+  Queued<CopyTo> empty(std::make_unique<CopyTo>(host_bytes(0), (*dev)->memory_space()));
+  ASSERT_TRUE(empty.run(*dev));
+  EXPECT_TRUE(empty.task().status.ok()) << empty.task().status.message();
 
   auto strings = Tensor::host(DataType::kString, Dims{2});
   ASSERT_TRUE(strings.ok());
-  CopyTo bad(*strings, (*dev)->memory_space());
-  WaitSink bad_sink;
-  (*dev)->enqueue(&bad, &bad_sink);
-  ASSERT_TRUE(bad_sink.wait());
-  EXPECT_FALSE(bad.status.ok());
+  Queued<CopyTo> bad(std::make_unique<CopyTo>(*strings, (*dev)->memory_space()));
+  ASSERT_TRUE(bad.run(*dev));
+  EXPECT_FALSE(bad.task().status.ok());
+}
+
+// Queues copies back to the host, drops their results and fails: the
+// pinned blocks they land in return to the pool only once the task's work
+// is done, and the task completes once, with its own error.
+class CopyBackThenFail final : public DeviceTask {
+ public:
+  CopyBackThenFail(Tensor src, Queue q) : src_(std::move(src)) { queue = q; }
+  Status execute(Device& device) override {
+    for (int i = 0; i < 3; ++i) {
+      auto r = device.copy(src_, kHostSpace);
+      if (!r.ok()) return r.status();
+    }
+    return Internal("failed after queuing its copies");
+  }
+
+ private:
+  Tensor src_;
+};
+
+TEST(CudaDevice, Enqueue_FailureAfterQueuedCopies_CompletesOnce) {
+  SKIP_WITHOUT_GPU();
+  auto dev = create_cuda_device(0);
+  ASSERT_TRUE(dev.ok());
+  const size_t n = (size_t{1} << 20) + 7;
+  Tensor h = host_bytes(n);
+  auto d = (*dev)->copy(h, (*dev)->memory_space());
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  for (DeviceTask::Queue q : {DeviceTask::Queue::kCopy, DeviceTask::Queue::kCompute}) {
+    SCOPED_TRACE(q == DeviceTask::Queue::kCopy ? "copy queue" : "compute queue");
+    Queued<CopyBackThenFail> failing(std::make_unique<CopyBackThenFail>(*d, q));
+    ASSERT_TRUE(failing.run(*dev)) << "no completion within 30 s";
+    const Status& st = failing.task().status;
+    EXPECT_EQ(st.code(), StatusCode::kInternal) << st.message();
+    // The device still works, and the task was not completed again.
+    auto back = (*dev)->copy(*d, kHostSpace);
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    EXPECT_EQ(std::memcmp(back->raw(), h.raw(), n), 0);
+    EXPECT_EQ(failing.sink().calls(), 1);
+  }
 }
 
 TEST(CudaDevice, Memory_ReturnsToPool_WhenTensorsDie) {

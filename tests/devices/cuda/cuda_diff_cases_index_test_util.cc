@@ -158,6 +158,31 @@ void add_scatter_nd(std::vector<DiffCase>& cs) {
   cs.push_back(reduce(make("ScatterND_min_f32", "ScatterND",
                            {f32({300, 20}), i64({4000, 1}, -300, 299), f32({4000, 20})}),
                       "min", 18));
+  // The remaining atomic paths: native double add, 16-bit float and 64-bit
+  // integer compare-and-swap, unsigned products that wrap (defined in C++,
+  // so exact in any order), and k = 0 with several tuples reducing all of
+  // data.
+  cs.push_back(reduce(make("ScatterND_add_f64_native", "ScatterND",
+                           {whole(f64({200, 16}, -9, 9)), i64({3000, 1}, -200, 199), whole(f64({3000, 16}, -3, 3))}),
+                      "add"));
+  cs.push_back(reduce(make("ScatterND_min_bf16", "ScatterND",
+                           {in(kBF16, {500}), i64({2000, 1}, -500, 499), in(kBF16, {2000})}),
+                      "min", 18));
+  cs.push_back(reduce(make("ScatterND_min_u64", "ScatterND",
+                           {in(DataType::kUInt64, {300, 4}, 0, 1e18), i64({2000, 1}, -300, 299),
+                            in(DataType::kUInt64, {2000, 4}, 0, 1e18)}),
+                      "min", 18));
+  cs.push_back(reduce(make("ScatterND_mul_u32_wraps", "ScatterND",
+                           {in(DataType::kUInt32, {1000}, 0, 4e9), i64({5000, 1}, -1000, 999),
+                            in(DataType::kUInt32, {5000}, 0, 1e5)}),
+                      "mul"));
+  cs.push_back(reduce(make("ScatterND_max_i32_k2", "ScatterND",
+                           {i32({30, 20, 5}, -1e9, 1e9), i32({2000, 2}, -20, 19), i32({2000, 5}, -1e9, 1e9)}),
+                      "max", 18));
+  cs.push_back(reduce(make("ScatterND_add_i16_k0_tuples", "ScatterND",
+                           {in(DataType::kInt16, {10, 30}, -100, 100), values(I64, {}, Dims{3, 0}),
+                            in(DataType::kInt16, {3, 10, 30}, -100, 100)}),
+                      "add"));
   // 8-bit integers have no atomic: the node falls back to the CPU.
   cs.push_back(declined(reduce(make("ScatterND_add_u8_declined", "ScatterND",
                                     {in(DataType::kUInt8, {100}, 0, 255), i64({50, 1}, -100, 99),
@@ -226,6 +251,19 @@ void add_scatter_elements(std::vector<DiffCase>& cs) {
   cs.push_back(reduce(make("ScatterElements_max_f64", "ScatterElements",
                            {f64({200, 10}), i32({900, 10}, -200, 199), f64({900, 10})}),
                       "max", 18));
+  cs.push_back(reduce(make("ScatterElements_max_f16_axis0", "ScatterElements",
+                           {in(kF16, {100, 20}), i64({400, 20}, -100, 99), in(kF16, {400, 20})}),
+                      "max", 18));
+  cs.push_back(reduce(make("ScatterElements_mul_u64_wraps", "ScatterElements",
+                           {in(DataType::kUInt64, {400}, 0, 1e18), i64({3000}, -400, 399),
+                            in(DataType::kUInt64, {3000}, 0, 1e6)}),
+                      "mul"));
+  cs.push_back(reduce(make("ScatterElements_max_bool_is_or", "ScatterElements",
+                           {boolean({50, 40}), i64({200, 40}, -50, 49), boolean({200, 40})}),
+                      "max", 18));
+  cs.push_back(reduce(make("ScatterElements_min_bool_is_and", "ScatterElements",
+                           {boolean({50, 40}), i32({200, 40}, -50, 49), boolean({200, 40})}),
+                      "min", 18));
   cs.push_back(declined(reduce(make("ScatterElements_mul_i8_declined", "ScatterElements",
                                     {in(DataType::kInt8, {100}, -5, 5), i64({50}, -100, 99),
                                      in(DataType::kInt8, {50}, -2, 2)}),
@@ -281,6 +319,8 @@ void add_range(std::vector<DiffCase>& cs) {
   cs.push_back(range("Range_i32_negative_delta", DataType::kInt32, 10000, -5000, -7));
   cs.push_back(range("Range_i16", DataType::kInt16, -30000, 30000, 11));
   cs.push_back(range("Range_u8", DataType::kUInt8, 5, 250, 2));
+  cs.push_back(range("Range_i8_negative_delta", DataType::kInt8, 100, -100, -3));
+  cs.push_back(range("Range_u64", DataType::kUInt64, 5, 1e6, 7));
   cs.push_back(range("Range_empty", DataType::kInt64, 5, 0, 1));
 }
 
@@ -293,6 +333,8 @@ void add_eye_like(std::vector<DiffCase>& cs) {
   cs.push_back(make("EyeLike_to_f16", "EyeLike", {i32({2000, 100}, -9, 9)}, {attr_int("k", -1990), attr_int("dtype", kHalf)}));
   cs.push_back(make("EyeLike_to_bool", "EyeLike", {boolean({64, 65})}, {attr_int("dtype", kB)}));
   cs.push_back(make("EyeLike_k_beyond_cols", "EyeLike", {f32({100, 100})}, {attr_int("k", 5000), attr_int("dtype", kD)}));
+  cs.push_back(make("EyeLike_u16_to_u64_k3", "EyeLike", {in(DataType::kUInt16, {300, 200}, 0, 9)},
+                    {attr_int("k", 3), attr_int("dtype", static_cast<int>(DataType::kUInt64))}));
   cs.push_back(make("EyeLike_empty", "EyeLike", {f32({0, 10})}));
 }
 
@@ -317,6 +359,11 @@ void add_one_hot(std::vector<DiffCase>& cs) {
   cs.push_back(make("OneHot_f16_indices_axis_neg2", "OneHot",
                     {in(kF16, {20, 30}, -8, 8), scalar(I64, 8), values(DataType::kDouble, {0.25, -1})},
                     {attr_int("axis", -2)}));
+  cs.push_back(make("OneHot_bool_indices_bf16_values", "OneHot",
+                    {boolean({500}), scalar(I64, 3), values(kBF16, {-1, 0.5})}));
+  cs.push_back(make("OneHot_u64_indices_axis0_i8_values", "OneHot",
+                    {in(DataType::kUInt64, {40, 30}, 0, 20), scalar(I64, 15), values(DataType::kInt8, {-3, 9})},
+                    {attr_int("axis", 0)}));
   cs.push_back(make("OneHot_empty_indices", "OneHot",
                     {values(I64, {}, Dims{0, 3}), scalar(I64, 4), values(DataType::kFloat, {0, 1})}));
 }

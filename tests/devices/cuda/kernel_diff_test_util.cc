@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <condition_variable>
 #include <mutex>
 #include <random>
@@ -124,7 +126,15 @@ DiffRun run_diff_case(const DiffCase& c, Device& device, DeviceKind kernel_kind,
   KernelTask task(node, *kernel, std::move(in), std::move(out));
   task.op = &node;
   device.enqueue(&task, &task);
-  if (!task.wait()) return {RuntimeError(c.name, ": the task did not complete within 60 s"), {}};
+  if (!task.wait()) {
+    // The device may still run the task and write its outputs, and a hung
+    // GPU would hang every later case and the device's destructor too: stop
+    // the whole binary, naming the case, so the failures already printed
+    // stand and the steps after this one keep their time.
+    std::fprintf(stderr, "FATAL: %s: the task did not complete within 60 s; exiting\n", c.name.c_str());
+    std::fflush(nullptr);
+    std::_Exit(3);
+  }
   if (!task.status.ok()) return {task.status, {}};
 
   for (size_t i = 0; i < outputs.size(); ++i) {
