@@ -57,6 +57,7 @@ step() {  # step NAME SECONDS COMMAND...: runs it under a time limit, output to 
 
 tests() {
   nvidia-smi > "$raw/nvidia-smi.txt" 2>&1
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$raw/gpu.txt" 2>&1
   step devices 60 switchyard devices --devices cpu,cuda:0
   # Every CUDA kernel against the CPU kernel, the device's own tests.
   step device_tests 180 sy_devices_tests --gtest_filter='Cuda*'
@@ -82,7 +83,8 @@ conformance() {
 
 bench() {
   local pol=dynamic,ort,static-heft,cpu,gpu
-  step transfer_bench 90 cuda_transfer_bench --benchmark_min_time=0.2
+  step transfer_bench 90 cuda_transfer_bench --benchmark_min_time=0.2 \
+    --benchmark_out="$raw/transfer_bench.json" --benchmark_out_format=json
   step workloads 120 switchyard bench models/workloads --devices cpu,cuda:0 \
     --policies "$pol" --runs 20 --warmup 5 --json "$raw/workloads.json"
   step overhead_gpu 45 executor_overhead_bench --devices cuda:0 --policy gpu
