@@ -400,9 +400,16 @@ class VariadicKernel final : public Kernel {
         }
         if constexpr (K == 3) {
           const int64_t total = od.numel();
-          const Compute<T> count = static_cast<Compute<T>>(n);
           parallel_ranges(total, [&](int64_t b, int64_t e) {
-            for (int64_t i = b; i < e; ++i) o[i] = cvt<T>(cvt<Compute<T>>(o[i]) / count);
+            if constexpr (std::is_integral_v<T>) {
+              // In 64 bits: the count as a T wraps (uint8 256 -> 0, a
+              // division by zero; int8 128 -> -128).
+              using W = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
+              for (int64_t i = b; i < e; ++i) o[i] = static_cast<T>(static_cast<W>(o[i]) / static_cast<W>(n));
+            } else {
+              const Compute<T> count = static_cast<Compute<T>>(n);
+              for (int64_t i = b; i < e; ++i) o[i] = cvt<T>(cvt<Compute<T>>(o[i]) / count);
+            }
           });
         }
       }

@@ -130,6 +130,10 @@ struct LogSumExpOp {
     if (b.s == C(0)) return;
     if (a.s == C(0)) {
       a = b;
+    } else if (b.m == a.m) {
+      // Not exp(b.m - a.m): two equal infinite maxima would give
+      // exp(inf - inf) = NaN where the sum is exact.
+      a.s += b.s;
     } else if (b.m > a.m) {
       a.s = a.s * std::exp(a.m - b.m) + b.s;
       a.m = b.m;

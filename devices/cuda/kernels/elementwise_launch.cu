@@ -203,6 +203,17 @@ cudaError_t run_binary(Op op, int type, const void* a, const void* b, void* out,
 
 // ---- Pow -------------------------------------------------------------------------
 
+constexpr uint64_t kNoSqrt = ~uint64_t{0};
+
+// The square root of v if v is a perfect square, else kNoSqrt. The double
+// sqrt is within one of the integer root; the check is exact.
+__device__ __forceinline__ uint64_t exact_sqrt(uint64_t v) {
+  const uint64_t s = static_cast<uint64_t>(sqrt(static_cast<double>(v)));
+  for (uint64_t t = s > 0 ? s - 1 : 0; t <= s + 1; ++t)
+    if (t <= 0xFFFFFFFFull && t * t == v) return t;
+  return kNoSqrt;
+}
+
 template <typename C, typename E>
 __device__ __forceinline__ C pow_value(C base, E e) {
   if constexpr (std::is_integral_v<C> && std::is_integral_v<E>) {
@@ -223,23 +234,38 @@ __device__ __forceinline__ C pow_value(C base, E e) {
     return powf(base, e);
   } else if constexpr (std::is_integral_v<C> && std::is_floating_point_v<E>) {
     // Integer base, float exponent (Pow(int32, float32)): the result is
-    // truncated to C, so an exact integer power must come out exact. CUDA's
-    // double pow is only documented to 2 ulp (glibc's, which the CPU kernel
-    // uses, is correctly rounded): 2^5 = 31.999... would truncate to 31.
-    // For a non-negative integral exponent and |result| < 2^52 (where the
-    // double is exact), use integer squaring: it gives the same value as the
-    // CPU's cvt of the exact double, wrap-around to C included.
-    const double r = pow(static_cast<double>(base), static_cast<double>(e));
+    // truncated to C, so it must round like the CPU kernel's, which converts
+    // glibc's pow (exact whenever the power is a double, else correctly
+    // rounded in all but exact-midpoint cases). CUDA's double pow is only
+    // documented to 2 ulp, and libdevice's gives 3^1 = 2.9999999999999996,
+    // 2^11 = 2047.9999999999998 and 9^0.5 = 2.9999999999999996, which would
+    // truncate to 2, 2047 and 2. So when the power is an integer below 2^63,
+    // compute it exactly in integers and round it to double as the CPU's
+    // pow does (wrap-around to C included). Every double exponent is
+    // m / 2^q; base^(m / 2^q) is an integer only if base is a perfect 2^q-th
+    // power (else it is irrational), which for base >= 2 needs q <= 5: take
+    // exact square roots while the scaled exponent is fractional. A negative
+    // base with a fractional exponent gives NaN and skips this.
     const double ed = static_cast<double>(e);
-    if (ed >= 0.0 && ed < 9.2e18 && floor(ed) == ed && fabs(r) < 4503599627370496.0) {
-      uint64_t result = 1, b = static_cast<uint64_t>(base);
-      uint64_t n = static_cast<uint64_t>(ed);
-      while (n) {
-        if (n & 1) result *= b;
-        b *= b;
-        n >>= 1;
+    const double r = pow(static_cast<double>(base), ed);
+    if (ed >= 0.0 && ed < 9.2e18 && fabs(r) < 9.2e18) {  // |power| < 2^63 even 2 ulp off
+      uint64_t root = static_cast<uint64_t>(base);
+      double m = ed;
+      for (int q = 0; q <= 5; ++q) {
+        if (floor(m) == m) {
+          uint64_t result = 1, b = root;
+          uint64_t n = static_cast<uint64_t>(m);
+          while (n) {
+            if (n & 1) result *= b;
+            b *= b;
+            n >>= 1;
+          }
+          return cvt<C>(static_cast<double>(static_cast<int64_t>(result)));
+        }
+        root = exact_sqrt(root);
+        if (root == kNoSqrt) break;
+        m *= 2.0;
       }
-      return static_cast<C>(result);
     }
     return cvt<C>(r);
   } else {
@@ -252,9 +278,18 @@ struct PowF {
   __device__ T operator()(T x, E y) const { return cvt<T>(pow_value(cvt<Calc<T>>(x), cvt<Calc<E>>(y))); }
 };
 
+// Integers divide by the count in 64 bits, as the CPU kernel does: as a T
+// it would wrap (uint8 256 -> 0, int8 128 -> -128).
 template <typename T>
-__global__ void div_count_kernel(T* data, int64_t n, Calc<T> count) {
-  for (int64_t i = first_index(); i < n; i += grid_stride()) data[i] = cvt<T>(cvt<Calc<T>>(data[i]) / count);
+__global__ void div_count_kernel(T* data, int64_t n, int64_t count) {
+  for (int64_t i = first_index(); i < n; i += grid_stride()) {
+    if constexpr (std::is_integral_v<T>) {
+      using W = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
+      data[i] = static_cast<T>(static_cast<W>(data[i]) / static_cast<W>(count));
+    } else {
+      data[i] = cvt<T>(cvt<Calc<T>>(data[i]) / static_cast<Calc<T>>(count));
+    }
+  }
 }
 
 // ---- Where -----------------------------------------------------------------------
@@ -327,7 +362,7 @@ cudaError_t launch_div_count(int type, void* data, int64_t n, int64_t count, cud
   if (n <= 0) return cudaSuccess;
   return visit<kEwNumeric>(type, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    div_count_kernel<T><<<grid_for(n), kBlock, 0, stream>>>(static_cast<T*>(data), n, static_cast<Calc<T>>(count));
+    div_count_kernel<T><<<grid_for(n), kBlock, 0, stream>>>(static_cast<T*>(data), n, count);
     return cudaGetLastError();
   });
 }

@@ -118,6 +118,12 @@ class PadKernel final : public Kernel {
   Status compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     if (!x.defined()) return InvalidArgument("Pad: data is missing");
+    // The kernel moves 1-8 byte units and PadMeta holds the constant in one
+    // uint64: complex128 (which reaches here when the type was unknown at
+    // lookup) goes to the CPU.
+    const size_t es = dtype_size(x.dtype());
+    if (x.dtype() == DataType::kString || es == 0 || es > 8)
+      return Unimplemented("CUDA Pad: no kernel for ", dtype_name(x.dtype()), " elements");
     size_t r = x.rank();
     Dims pads;
     tensor_ops::ScalarValue cval;
@@ -132,7 +138,6 @@ class PadKernel final : public Kernel {
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
     if (out->numel() == 0) return OkStatus();
-    const size_t es = dtype_size(x.dtype());
     if (r == 0) {
       CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out->raw(), x.raw(), es, cudaMemcpyDeviceToDevice, l.stream));
       return OkStatus();

@@ -29,10 +29,13 @@ const std::vector<DataType>& norm_types() {
   return k;
 }
 
+// Another type reaches these kernels only when the value's static type was
+// unknown at placement: declined (Unimplemented), so the node runs on the
+// CPU, which computes float16/bfloat16 and rejects the rest itself.
 Status check_input(const Node& node, const Tensor& t, const char* what) {
   if (!t.defined()) return InvalidArgument(node.describe(), ": missing input ", what);
   if (t.dtype() != DataType::kFloat && t.dtype() != DataType::kDouble)
-    return InvalidArgument(node.describe(), ": input ", what, " must be float or double on CUDA, got ", t.describe());
+    return Unimplemented(node.describe(), ": input ", what, " must be float or double on CUDA, got ", t.describe());
   return OkStatus();
 }
 

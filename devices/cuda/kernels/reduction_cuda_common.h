@@ -33,4 +33,13 @@ bool visit_cuda_reduce_type(DataType t, F&& f) {
   }
 }
 
+// OK for a type the launchers are instantiated for; otherwise Unimplemented,
+// so that the node falls back to the CPU kernel. Only a value whose type was
+// unknown at placement reaches a kernel with such a type (the KernelDefs list
+// cuda_reduce_types()).
+inline Status check_cuda_reduce_type(const Node& node, const Tensor& x) {
+  if (visit_cuda_reduce_type(x.dtype(), [](auto) {})) return OkStatus();
+  return Unimplemented(node.describe(), ": no CUDA kernel for ", x.describe(), " input");
+}
+
 }  // namespace sy::cuda

@@ -45,6 +45,7 @@ class ReduceKernel final : public Kernel {
       ctx.set_output(0, RuntimeValue(x));
       return OkStatus();
     }
+    RETURN_IF_ERROR(check_cuda_reduce_type(node, x));
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), shape.out_dims));
     if (y->numel() == 0) return OkStatus();
     ASSIGN_OR_RETURN(ReduceGroups g, to_reduce_groups(node, make_reduce_plan(x.dims(), shape.reduced)));
@@ -58,7 +59,7 @@ class ReduceKernel final : public Kernel {
       using T = decltype(tag);
       err = launch_reduce<T>(op_, x.data<T>(), y->data<T>(), g, workspace.raw(), l.stream);
     });
-    if (!ok) return InvalidArgument(node.describe(), ": unsupported input type ", x.describe());
+    if (!ok) return check_cuda_reduce_type(node, x);
     CUDA_RETURN_IF_ERROR(err);
     return OkStatus();
   }
@@ -79,6 +80,7 @@ class ArgKernel final : public Kernel {
     const Node& node = ctx.node();
     const Tensor& x = ctx.input(0);
     ASSIGN_OR_RETURN(AxisView v, resolve_arg_shape(node, x, attrs_));
+    RETURN_IF_ERROR(check_cuda_reduce_type(node, x));
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kInt64, v.out_dims));
     if (y->numel() == 0) return OkStatus();
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
@@ -93,7 +95,7 @@ class ArgKernel final : public Kernel {
       using T = decltype(tag);
       err = launch_arg_reduce<T>(x.data<T>(), y->data<int64_t>(), m, l.stream);
     });
-    if (!ok) return InvalidArgument(node.describe(), ": unsupported input type ", x.describe());
+    if (!ok) return check_cuda_reduce_type(node, x);
     CUDA_RETURN_IF_ERROR(err);
     return OkStatus();
   }
@@ -104,7 +106,6 @@ class ArgKernel final : public Kernel {
 
 }  // namespace
 
-// The innermost (stride-1) group goes back at the end of its list.
 const std::vector<DataType>& cuda_reduce_types() {
   static const std::vector<DataType> k{DataType::kFloat, DataType::kDouble, DataType::kInt32, DataType::kInt64};
   return k;
@@ -112,6 +113,7 @@ const std::vector<DataType>& cuda_reduce_types() {
 
 StatusOr<ReduceGroups> to_reduce_groups(const Node& node, const reduce_detail::ReducePlan& p) {
   std::vector<reduce_detail::ReducePlan::Group> kept = p.kept, red = p.reduced;
+  // The innermost (stride-1) group goes back at the end of its list.
   (p.inner_reduced ? red : kept).push_back({p.inner, 1});
   if (kept.size() > static_cast<size_t>(kMaxReduceGroups) || red.size() > static_cast<size_t>(kMaxReduceGroups))
     return Unimplemented(node.describe(), ": more than ", kMaxReduceGroups,

@@ -25,6 +25,7 @@ class TopKKernel final : public Kernel {
     const Node& node = ctx.node();
     const Tensor& x = ctx.input(0);
     ASSIGN_OR_RETURN(TopKShape shape, resolve_topk_shape(ctx, attrs_));
+    RETURN_IF_ERROR(check_cuda_reduce_type(node, x));
     const Dims& od = shape.view.out_dims;
     ASSIGN_OR_RETURN(Tensor * values, ctx.allocate_output(0, x.dtype(), od));
     int64_t* indices = nullptr;
@@ -48,7 +49,7 @@ class TopKKernel final : public Kernel {
       using T = decltype(tag);
       st = run<T>(ctx, l, x.data<T>(), values->data<T>(), indices, m);
     });
-    if (!ok) return InvalidArgument(node.describe(), ": unsupported input type ", x.describe());
+    if (!ok) return check_cuda_reduce_type(node, x);
     return st;
   }
 
@@ -78,6 +79,7 @@ class CumSumKernel final : public Kernel {
     const Node& node = ctx.node();
     const Tensor& x = ctx.input(0);
     ASSIGN_OR_RETURN(AxisView v, resolve_cumsum_shape(ctx));
+    RETURN_IF_ERROR(check_cuda_reduce_type(node, x));
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), v.out_dims));
     if (x.numel() == 0) return OkStatus();
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
@@ -92,7 +94,7 @@ class CumSumKernel final : public Kernel {
       using T = decltype(tag);
       err = launch_cumsum<T>(x.data<T>(), y->data<T>(), m, l.stream);
     });
-    if (!ok) return InvalidArgument(node.describe(), ": unsupported input type ", x.describe());
+    if (!ok) return check_cuda_reduce_type(node, x);
     CUDA_RETURN_IF_ERROR(err);
     return OkStatus();
   }

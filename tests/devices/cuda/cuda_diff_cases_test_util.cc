@@ -48,11 +48,23 @@ void add_elementwise(std::vector<DiffCase>& cs) {
                     {attr_string("direction", "RIGHT")}));
   cs.push_back(tol(make("Pow_f32", "Pow", {f32({100, 300}, 0.1, 3), f32({300}, -2, 3)}), 1e-5, 1e-5));
   cs.push_back(make("Pow_i32_by_whole_floats", "Pow", {i32({3000}, -6, 6), whole_f32({3000}, 0, 5)}));
+  // Integer powers that CUDA's pow misses by an ulp (9^0.5 = 2.9999999999999996
+  // truncates to 2): roots of perfect powers, and powers past 2^53 that the
+  // CPU's pow rounds (none an exact midpoint, where libms may differ).
+  cs.push_back(make("Pow_i64_exact_by_floats", "Pow",
+                    {values(DataType::kInt64, {9, 81, 4, 361, 64, 441, 3, 2, 27, 20, -3, -8, 4294967296.0,
+                                               1853020188851841.0, 21, 3, 6, 4, 27, -27, 0, 1, 7}),
+                     values(DataType::kFloat, {0.5, 0.25, 5.5, 1.5, 3.5, 1.5, 1, 11, 9, 11, 1, 7, 0.03125, 0.03125,
+                                               12, 33, 22, 30, 12, 9, 0.5, 0.75, 0})}));
   cs.push_back(make("PRelu_f32", "PRelu", {f32({2, 64, 33, 33}), f32({64, 1, 1})}));
   cs.push_back(make("Max_f32_3way", "Max", {f32({64, 1, 33}), f32({1, 50, 33}), f32({33})}));
   cs.push_back(make("Min_i64", "Min", {i64({5000}, -1e9, 1e9), i64({5000}, -1e9, 1e9)}));
   cs.push_back(make("Sum_f32_4way", "Sum", {f32({300, 257}), f32({257}), f32({300, 1}), f32({})}));
   cs.push_back(make("Mean_f64", "Mean", {f64({77, 1, 91}), f64({1, 13, 91})}));
+  // More inputs than the element type counts: the divisor must not wrap
+  // (130 as int8 is -126; 256 as uint8 is 0).
+  cs.push_back(make("Mean_i8_130_inputs", "Mean", std::vector<DiffInput>(130, in(DataType::kInt8, {3, 5}, -100, 100))));
+  cs.push_back(make("Mean_u8_256_inputs", "Mean", std::vector<DiffInput>(256, in(DataType::kUInt8, {3, 5}, 0, 255))));
   cs.push_back(make("Where_broadcast", "Where", {boolean({100, 1, 64}), f32({1, 200, 64}), f32({64})}));
   cs.push_back(make("Where_i64", "Where", {boolean({5000}), i64({5000}, -9, 9), i64({}, -9, 9)}));
 
@@ -154,6 +166,19 @@ void add_movement(std::vector<DiffCase>& cs) {
   cs.push_back(make("Pad_reflect", "Pad", {f32({3, 64, 65}), ints({1, 3, 2, 1, 4, 5})}, {attr_string("mode", "reflect")}));
   cs.push_back(make("Pad_edge_i64", "Pad", {i64({64, 65}, -9, 9), ints({7, 0, 0, 9})}, {attr_string("mode", "edge")}));
   cs.push_back(make("Pad_negative_crops", "Pad", {f32({64, 65}), ints({-3, 2, 4, -5})}));
+  cs.push_back(make("Pad_wrap", "Pad", {f32({5, 7}), ints({3, 9, 4, 15})}, {attr_string("mode", "wrap")}));
+  cs.push_back(make("Pad_wrap_crop_i32", "Pad", {i32({5, 7}, -9, 9), ints({-2, 3, 4, -3})}, {attr_string("mode", "wrap")}));
+  {  // Concat and Split take their parts 32 at a time: 40 crosses a chunk, with empty parts.
+    std::vector<DiffInput> parts;
+    for (int i = 0; i < 40; ++i) parts.push_back(f32({3, i % 7 == 3 ? 0 : 1 + i % 5, 4}));
+    cs.push_back(make("Concat_40_parts", "Concat", parts, {attr_int("axis", 1)}));
+    std::vector<double> sizes;
+    for (int i = 0; i < 40; ++i) sizes.push_back(i % 6 == 2 ? 0 : 1 + i % 4);
+    double total = 0;
+    for (double v : sizes) total += v;
+    cs.push_back(make("Split_40_outputs", "Split", {f32({3, static_cast<int64_t>(total), 2}), ints(sizes)},
+                      {attr_int("axis", 1)}, 40));
+  }
   cs.push_back(make("Reshape_infer", "Reshape", {f32({1000, 64}), ints({250, -1, 16})}));
   cs.push_back(make("Flatten_axis2", "Flatten", {f32({4, 5, 6, 7})}, {attr_int("axis", 2)}));
   cs.push_back(make("Squeeze_axes", "Squeeze", {f32({5, 1, 7, 1, 9}), ints({1, 3})}));
@@ -198,6 +223,49 @@ void add_reductions(std::vector<DiffCase>& cs) {
   cs.push_back(tol(make("CumSum_exclusive_reverse", "CumSum", {f32({64, 3000}), scalar(DataType::kInt64, 1)},
                         {attr_int("exclusive", 1), attr_int("reverse", 1)}), 1e-4, 1e-3));
   cs.push_back(make("CumSum_i32_middle", "CumSum", {i32({5, 1000, 7}, -100, 100), scalar(DataType::kInt32, -2)}));
+  // NaN, infinities and signed zeros, and the launch paths the cases above
+  // miss: ArgMax/ArgMin and CumSum one line per thread, Reduce* one output
+  // per thread over a kept inner axis. Values are whole numbers in [-4, 4]
+  // (ties) that `f(i, w)` may replace.
+  auto pattern = [](DataType t, Dims d, auto f) {
+    std::vector<double> v(static_cast<size_t>(d.numel()));
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = f(static_cast<int64_t>(i), static_cast<double>(static_cast<int64_t>(i * 7919 % 9) - 4));
+    return values(t, std::move(v), d);
+  };
+  // Rows 1 and 3 hold a NaN (row 3 in its last element), row 0 +inf, row 2 neither.
+  cs.push_back(make("ReduceMax_nan_inf_split", "ReduceMax",
+                    {pattern(DataType::kFloat, {4, 20000}, [](int64_t i, double w) {
+                      return i == 24321 || i == 79999 ? kNaN : i == 7 ? kInf : w + static_cast<double>(i % 1000) / 1000;
+                    })},
+                    {attr_ints("axes", {1})}));
+  cs.push_back(make("ReduceMin_nan_thread_inner", "ReduceMin",
+                    {pattern(DataType::kFloat, {40, 9000}, [](int64_t i, double w) {
+                      return i % 1237 == 5 ? kNaN : i % 11 == 3 ? -0.0 : i % 2003 == 8 ? -kInf : w;
+                    })},
+                    {attr_ints("axes", {0})}));
+  cs.push_back(make("ArgMax_nan_thread", "ArgMax",
+                    {pattern(DataType::kFloat, {50, 20, 300}, [](int64_t i, double w) {
+                      return i % 97 == 0 ? kNaN : i % 89 == 1 ? kInf : w;
+                    })},
+                    {attr_int("axis", 1)}));
+  cs.push_back(make("ArgMin_nan_block_last_index", "ArgMin",
+                    {pattern(DataType::kDouble, {30, 1001}, [](int64_t i, double w) {
+                      return i % 389 == 0 ? kNaN : i % 503 == 2 ? -kInf : w;
+                    })},
+                    {attr_int("axis", 1), attr_int("select_last_index", 1)}));
+  auto topk_specials = [](int64_t i, double w) {
+    return i % 31 == 4 ? kNaN : i % 31 == 9 ? -kNaN : i % 37 == 1 ? kInf : i % 41 == 2 ? -kInf : i % 5 == 0 ? -0.0 : w;
+  };
+  cs.push_back(make("TopK_nan_inf_zeros_largest", "TopK",
+                    {pattern(DataType::kFloat, {16, 500}, topk_specials), ints({500})}, {}, 2));
+  cs.push_back(make("TopK_nan_inf_zeros_smallest_axis0", "TopK",
+                    {pattern(DataType::kDouble, {500, 6}, topk_specials), ints({37})},
+                    {attr_int("axis", 0), attr_int("largest", 0)}, 2));
+  cs.push_back(make("CumSum_thread_lines", "CumSum", {f32({3, 200, 3000}), scalar(DataType::kInt64, 1)}));
+  cs.push_back(make("CumSum_short_lines_exclusive_reverse", "CumSum",
+                    {i64({500, 64}, -1e12, 1e12), scalar(DataType::kInt64, -1)},
+                    {attr_int("exclusive", 1), attr_int("reverse", 1)}));
 }
 
 void add_dnn(std::vector<DiffCase>& cs) {
@@ -263,6 +331,19 @@ void add_dnn(std::vector<DiffCase>& cs) {
                    1e-6));
   cs.push_back(tol(make("LpNormalization_p1_last", "LpNormalization", {f64({64, 300})},
                         {attr_int("axis", -1), attr_int("p", 1)}), 1e-12, 1e-12));
+  // Launch paths the norm cases above miss: LayerNormalization's 256-thread
+  // rows (cols > 1024) with Scale and B broadcast along different dims and
+  // double statistics; InstanceNormalization's 64-thread rows in double;
+  // MVN over non-adjacent axes; LpNormalization's thread-per-line kernel.
+  cs.push_back(tol(make("LayerNormalization_wide_broadcast_params", "LayerNormalization",
+                        {f32({9, 4, 300}), f32({4, 1}), f32({300})}, {attr_int("axis", 1), attr_int("stash_type", 11)},
+                        3), 1e-4, 1e-4));
+  cs.push_back(tol(make("InstanceNormalization_f64_short_rows", "InstanceNormalization",
+                        {f64({3, 20, 7, 5}), f64({20}), f64({20})}), 1e-10, 1e-10));
+  cs.push_back(tol(make("MeanVarianceNormalization_f64_axes02", "MeanVarianceNormalization", {f64({20, 33, 30})},
+                        {attr_ints("axes", {0, 2})}), 1e-10, 1e-10));
+  cs.push_back(tol(make("LpNormalization_thread_per_line", "LpNormalization", {f32({50, 40, 30})},
+                        {attr_int("axis", 1)}), 1e-5, 1e-6));
 }
 
 void add_unlisted_types(std::vector<DiffCase>& cs) {

@@ -113,7 +113,7 @@ DiffRun run_diff_case(const DiffCase& c, Device& device, DeviceKind kernel_kind,
   // Where the executor would leave each input: on the device, unless the
   // kernel reads it on the host.
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i].is_tensor() || (def->host_inputs >> i & 1)) continue;
+    if (!inputs[i].is_tensor() || (i < 64 && (def->host_inputs >> i & 1))) continue;
     auto moved = device.copy(inputs[i].tensor(), device.memory_space());
     if (!moved.ok()) return {moved.status(), {}};
     inputs[i] = RuntimeValue(std::move(moved).value());

@@ -462,6 +462,17 @@ TEST(Elementwise, Variadic_MaxMinSumMeanBroadcast) {
   EXPECT_EQ(out<float>(grown), (std::vector<float>{1, 5, 3}));
 }
 
+// The count of inputs must not wrap in the element type: 256 uint8 inputs
+// would divide by zero (a crash), 128 int8 inputs by -128.
+TEST(Elementwise, Mean_ManyIntegerInputs_DividesByTheTrueCount) {
+  std::vector<RuntimeValue> u8(256, T(F<uint8_t>({2}, {0, 1})));
+  u8[0] = T(F<uint8_t>({2}, {255, 1}));  // sum wraps in uint8: 255 and 256 -> 0
+  EXPECT_EQ(out<uint8_t>(run_kernel("Mean", u8, 1)), (std::vector<uint8_t>{0, 0}));
+  std::vector<RuntimeValue> i8(128, T(F<int8_t>({2}, {-1, 0})));
+  i8[1] = T(F<int8_t>({2}, {-1, 127}));  // sums -128 and 127
+  EXPECT_EQ(out<int8_t>(run_kernel("Mean", i8, 1)), (std::vector<int8_t>{-1, 0}));
+}
+
 TEST(Elementwise, Variadic_SingleInputAndInts) {
   EXPECT_EQ(out<float>(run_kernel("Max", {T(F<float>({2}, {1, 2}))}, 1)), (std::vector<float>{1, 2}));
   auto r = run_kernel("Max", {T(F<int32_t>({2}, {1, -2})), T(F<int32_t>({2}, {0, -1}))}, 1);

@@ -159,6 +159,16 @@ TEST(Reduce, LogSumExp_LargeValuesStable) {
               {4.4401898f, 8.4401894f, 12.440189f, 16.440189f, 20.440189f, 24.440189f});
 }
 
+// Equal infinite maxima add their sums: exp(inf - inf) would make them NaN.
+TEST(Reduce, LogSumExp_InfiniteRows) {
+  const float inf = std::numeric_limits<float>::infinity();
+  Tensor x = make_tensor<float>({4, 3}, {-inf, -inf, -inf, -inf, -inf, 2, inf, 1, inf, -inf, inf, inf});
+  auto r = run_kernel("ReduceLogSumExp", {x}, 1, {attr_ints("axes", {1}), attr_int("keepdims", 0)}, 13);
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  const std::vector<float> got = to_vector<float>(r.outputs[0].tensor());
+  EXPECT_EQ(got, (std::vector<float>{-inf, 2, inf, inf}));
+}
+
 TEST(Reduce, LogSum_Axis1) {
   auto r = run_kernel("ReduceLogSum", {x234()}, 1, {attr_ints("axes", {1}), attr_int("keepdims", 0)}, 13);
   ASSERT_TRUE(r.status.ok());
