@@ -106,6 +106,7 @@ void add_elementwise(std::vector<DiffCase>& cs) {
   cs.push_back(make("Abs_i32", "Abs", {i32({3000}, -1e9, 1e9)}));
   cs.push_back(make("Neg_i64", "Neg", {i64({3000}, -1e12, 1e12)}));
   cs.push_back(make("Sign_i32", "Sign", {i32({3000}, -3, 3)}));
+  cs.push_back(make("Sign_f32_specials", "Sign", {values(DataType::kFloat, {kNaN, -kNaN, kInf, -kInf, 0.0, -0.0, 1e-40, -2.5})}));
   cs.push_back(tol(make("Exp_f64", "Exp", {f64({3000}, -30, 30)}), 1e-12, 0));
   cs.push_back(tol(make("Sigmoid_f16", "Sigmoid", {in(kF16, {3000}, -8, 8)}), 1e-3, 1e-3));
   cs.push_back(make("Round_halves", "Round", {values(DataType::kFloat, {-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.49, -3.51})}));
