@@ -5,6 +5,11 @@
 #include "executor/control_flow.h"
 
 namespace sy {
+namespace {
+bool contains(const std::vector<int>& spaces, int space) {
+  return std::find(spaces.begin(), spaces.end(), space) != spaces.end();
+}
+}  // namespace
 
 RunLoop::RunLoop(const RunEnv& env) : env_(env), devices_(*env.devices) {
   stats_.nodes_per_device.assign(devices_.size(), 0);
@@ -107,8 +112,7 @@ void RunLoop::predict(const NodePlan& np, Frame& frame) {
   for (const InputInfo& in : inputs_) {
     all_inputs += in.bytes;
     const int at = in.bytes ? topo.index_of(in.location) : -1;
-    if (at >= 0 && std::find(input_spaces_.begin(), input_spaces_.end(), at) == input_spaces_.end())
-      input_spaces_.push_back(at);
+    if (at >= 0 && !contains(input_spaces_, at)) input_spaces_.push_back(at);
   }
   for (size_t c = 0; c < candidates_.size(); ++c) {
     Candidate& cand = candidates_[c];
@@ -404,10 +408,8 @@ double RunLoop::output_transfer_us(const Frame& frame, const Node& node, int to)
     // always counts. Each space is charged once: copies are shared.
     charged_spaces_.clear();
     auto charge = [&](int space, bool anchored) {
-      auto has = [space](const std::vector<int>& spaces) {
-        return std::find(spaces.begin(), spaces.end(), space) != spaces.end();
-      };
-      if (space < 0 || space == to || has(charged_spaces_) || (!anchored && !has(input_spaces_))) return;
+      if (space < 0 || space == to || contains(charged_spaces_, space)) return;
+      if (!anchored && !contains(input_spaces_, space)) return;
       charged_spaces_.push_back(space);
       us += env_.cost->transfer_us(to, space, bytes) + copy_issue_us(to, space);
     };

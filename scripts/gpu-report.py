@@ -59,6 +59,17 @@ def text(files, name):
     return None if b is None else b.decode("utf-8", "replace")
 
 
+def json_field(files, name, key):
+    """(`key` of JSON file `name`, None), or (None, why there is none)."""
+    b = files.get(name)
+    if b is None:
+        return None, "not run"
+    try:
+        return json.loads(b)[key], None
+    except (ValueError, KeyError, TypeError) as e:
+        return None, f"unreadable ({e})"
+
+
 def conformance(files, name, want_share):
     t = text(files, name + ".txt")
     if t is None:
@@ -78,13 +89,9 @@ def conformance(files, name, want_share):
 def transfers(files):
     """Pairs each Switchyard copy row with the raw cudaMemcpyAsync row of the
     same direction, memory kind and size (Google Benchmark's JSON)."""
-    b = files.get("transfer_bench.json")
-    if b is None:
-        return "not run", []
-    try:
-        benchmarks = json.loads(b)["benchmarks"]
-    except (ValueError, KeyError) as e:
-        return f"unreadable ({e})", []
+    benchmarks, why_not = json_field(files, "transfer_bench.json", "benchmarks")
+    if why_not:
+        return why_not, []
     gbps = {}
     for r in benchmarks:
         m = re.match(r"BM_Copy/switchyard:(\d)/d2h:(\d)/pinned:(\d)/bytes:(\d+)", r.get("name", ""))
@@ -107,13 +114,9 @@ def transfers(files):
 
 
 def workloads(files, name):
-    b = files.get(name + ".json")
-    if b is None:
-        return "not run", []
-    try:
-        rows = json.loads(b)["rows"]
-    except (ValueError, KeyError) as e:
-        return f"unreadable ({e})", []
+    rows, why_not = json_field(files, name + ".json", "rows")
+    if why_not:
+        return why_not, []
     by_model = {}
     for r in rows:
         by_model.setdefault(r["model"], {})[r["policy"]] = r

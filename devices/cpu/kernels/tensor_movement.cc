@@ -321,7 +321,6 @@ class DepthSpaceKernel final : public Kernel {
   DepthSpaceAttrs attrs_;
 };
 
-
 class TriluKernel final : public Kernel {
  public:
   Status init(const Node& node) override {

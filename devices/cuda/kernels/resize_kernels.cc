@@ -175,7 +175,6 @@ class DepthSpaceKernel final : public Kernel {
   tensor_ops::DepthSpaceAttrs attrs_;
 };
 
-
 // ------------------------------------------------------------------ Hardmax
 
 // Opset 13+: along one axis, X viewed as [outer, D, inner]. Before 13 the
