@@ -25,6 +25,7 @@ struct RunArgs {
   std::string devices = "cpu";
   std::string simulate;   // simulation profile: run on that machine in virtual time
   int runs = 1;
+  double timeout_s = 0;   // per run; 0: none
   bool random_inputs = false;
   uint64_t seed = 0;
   bool quiet = false;

@@ -35,6 +35,9 @@ int main(int argc, char** argv) {
   c_run->add_option("--dim", run.dims, "Fix a symbolic input dimension, NAME=VALUE; repeatable");
   c_run->add_option("-o,--output-dir", run.output_dir, "Write each output to DIR/<name>.npy");
   c_run->add_option("-n,--runs", run.runs, "Number of runs (for timing)")->check(CLI::Range(1, 1000000));
+  c_run->add_option("--timeout", run.timeout_s,
+                    "Seconds a run may take (0: no limit); checked between nodes, so a run stops at most one kernel late")
+      ->check(CLI::Range(0.0, 1e9));
   c_run->add_option("--report", run.report, "Write a JSON report (latencies, p50/p95/mean, nodes per device)");
   c_run->add_option("--policy", run.policy, kPolicyHelp)->capture_default_str();
   c_run->add_option("--devices", run.devices, kDevicesHelp)->capture_default_str();

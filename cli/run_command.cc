@@ -126,6 +126,8 @@ int cmd_run(const RunArgs& a) {
   RunResult last;
   for (int r = 0; r < a.runs; ++r) {
     RunOptions ro;
+    // A positive limit under 1 ms still limits.
+    if (a.timeout_s > 0) ro.timeout_ms = std::max<int64_t>(1, static_cast<int64_t>(a.timeout_s * 1000));
     if (r == a.runs - 1 && !observers.empty()) ro.observer = &observers;
     auto res = (*session)->run(inputs, ro);
     if (!res.ok()) return report_error(res.status().message(), kExitFailed);

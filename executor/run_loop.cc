@@ -548,13 +548,22 @@ Status RunLoop::wait_for_completion() {
   return drain_completions();
 }
 
+Status RunLoop::check_stop() {
+  if (env_.cancel && env_.cancel->load(std::memory_order_relaxed)) return Cancelled("the run was cancelled");
+  // Wall-clock even in simulation: the limit is on the caller's time.
+  if (env_.deadline_ns && SteadyClock::instance().now_ns() > env_.deadline_ns)
+    return DeadlineExceeded("the run took longer than its time limit of ", env_.timeout_ms, " ms");
+  return OkStatus();
+}
+
 Status RunLoop::run(Frame& root) {
   loop_thread_ = std::this_thread::get_id();
   root_ = &root;
   root_done_ = false;
   start_frame(root);
-  Status status;
-  while (!root_done_) {
+  // A run asked to stop before it starts does not start.
+  Status status = env_.deadline_ns || env_.cancel ? check_stop() : OkStatus();
+  while (status.ok() && !root_done_) {
     if (!ready_.empty()) {
       Ready r = ready_.back();
       ready_.pop_back();
@@ -569,6 +578,9 @@ Status RunLoop::run(Frame& root) {
     } else {
       status = Internal("run loop stalled: no ready node and nothing in flight (graph '", root.graph().name(), "')");
     }
+    // Every few steps: a clock read per node would cost more than the check
+    // is worth, and a step is one node or one completion.
+    if (status.ok() && (env_.deadline_ns || env_.cancel) && (++steps_ & 15) == 0) status = check_stop();
     if (!status.ok()) break;
   }
   // On error, let in-flight work finish before frames are destroyed, and

@@ -50,6 +50,11 @@ struct RunEnv {
   std::atomic<int64_t>* backlog_ns = nullptr;  // per device: predicted queued work
   const std::vector<int>* copy_engine = nullptr;  // [from * spaces + to]: device index
   RunObserver* observer = nullptr;
+  // Stop requests (see RunOptions): a steady-clock deadline (0: none) and a
+  // flag another thread may set.
+  int64_t deadline_ns = 0;
+  int64_t timeout_ms = 0;  // for the message
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class RunLoop final : public CompletionSink {
@@ -111,6 +116,8 @@ class RunLoop final : public CompletionSink {
   Status frame_done(Frame& frame);
   Status drain_completions();
   Status wait_for_completion();
+  // DeadlineExceeded or Cancelled once the run has been asked to stop.
+  Status check_stop();
 
   RunEnv env_;
   const std::vector<Device*>& devices_;
@@ -139,6 +146,7 @@ class RunLoop final : public CompletionSink {
   std::vector<NodeTask*> deferred_;       // launched long tasks, held back (launch())
   Frame* root_ = nullptr;
   bool root_done_ = false;
+  uint32_t steps_ = 0;  // loop steps, to check stop requests every few
   RunStats stats_;
 };
 

@@ -327,6 +327,14 @@ StatusOr<RunResult> Session::run(const std::map<std::string, RuntimeValue>& inpu
   env.backlog_ns = backlog_ns_.get();
   env.copy_engine = &copy_engine_;
   env.observer = run_options.observer;
+  if (run_options.timeout_ms < 0) return InvalidArgument("run timeout must be positive (or 0 for none), got ", run_options.timeout_ms, " ms");
+  if (run_options.timeout_ms > 0) {
+    env.timeout_ms = run_options.timeout_ms;
+    // Saturates: a limit of years is no limit.
+    const int64_t now = SteadyClock::instance().now_ns();
+    env.deadline_ns = run_options.timeout_ms > (INT64_MAX - now) / 1'000'000 ? 0 : now + run_options.timeout_ms * 1'000'000;
+  }
+  env.cancel = run_options.cancel;
   RunLoop loop(env);
   RETURN_IF_ERROR(loop.run(root));
   RunResult result;

@@ -52,6 +52,14 @@ struct SessionOptions {
 
 struct RunOptions {
   RunObserver* observer = nullptr;  // trace / decision log; may be shared by runs
+  // Wall-clock limit for the run in ms (0: none); past it the run fails with
+  // DeadlineExceeded. Checked between nodes and loop iterations: a kernel
+  // already running is not interrupted, so a run ends at most one kernel
+  // late.
+  int64_t timeout_ms = 0;
+  // Set (from any thread) to stop the run, which then fails with Cancelled.
+  // Checked like the timeout. May be shared by runs.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct RunResult {

@@ -13,6 +13,8 @@ const char* status_code_name(StatusCode code) {
     case StatusCode::kResourceExhausted: return "resource exhausted";
     case StatusCode::kInternal: return "internal";
     case StatusCode::kRuntime: return "runtime error";
+    case StatusCode::kDeadlineExceeded: return "deadline exceeded";
+    case StatusCode::kCancelled: return "cancelled";
   }
   return "unknown";
 }

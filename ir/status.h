@@ -26,6 +26,8 @@ enum class StatusCode {
   kResourceExhausted,   // allocation too large
   kInternal,            // invariant broken inside Switchyard
   kRuntime,             // kernel failure at run time
+  kDeadlineExceeded,    // a run went past its time limit
+  kCancelled,           // a run was cancelled by its caller
 };
 
 const char* status_code_name(StatusCode code);
@@ -73,6 +75,11 @@ template <typename... Args>
 Status Internal(Args&&... a) { return Status(StatusCode::kInternal, str_cat(std::forward<Args>(a)...)); }
 template <typename... Args>
 Status RuntimeError(Args&&... a) { return Status(StatusCode::kRuntime, str_cat(std::forward<Args>(a)...)); }
+
+template <typename... Args>
+Status DeadlineExceeded(Args&&... a) { return Status(StatusCode::kDeadlineExceeded, str_cat(std::forward<Args>(a)...)); }
+template <typename... Args>
+Status Cancelled(Args&&... a) { return Status(StatusCode::kCancelled, str_cat(std::forward<Args>(a)...)); }
 
 template <typename T>
 class [[nodiscard]] StatusOr {

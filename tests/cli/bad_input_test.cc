@@ -493,6 +493,35 @@ TEST(RuntimeFault, ConcatOfMismatchedShapes_Exit1) {
                        kRuntimeFault, {"shape", "dimension", "mismatch"});
 }
 
+// A Loop of 2^62 trips stops at its --timeout with a clear error.
+TEST(RuntimeFault, EndlessLoopPastItsTimeout_Exit1) {
+  TempDir d;
+  onnx::ModelProto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "M", onnx::TensorProto::INT64, {});
+  add_input(g, "x", onnx::TensorProto::FLOAT, {1});
+  add_float_initializer(g, "c", {1}, {1.0f});
+  auto* body = add_attr_graph(add_node(g, "Loop", {"M", "", "x"}, {"y"}), "body", "body");
+  add_input(body, "i", onnx::TensorProto::INT64, {});
+  add_input(body, "cond", onnx::TensorProto::BOOL, {});
+  add_input(body, "v", onnx::TensorProto::FLOAT, {1});
+  add_node(body, "Identity", {"cond"}, {"cond_out"});
+  add_node(body, "Add", {"v", "c"}, {"v_out"});
+  add_output(body, "cond_out", onnx::TensorProto::BOOL, {});
+  add_output(body, "v_out", onnx::TensorProto::FLOAT, {1});
+  add_output(g, "y", onnx::TensorProto::FLOAT, {1});
+  write_model(m, d.file("model.onnx"));
+  write_npy_i64(d.file("M.npy"), {}, {int64_t{1} << 62});
+  write_npy_f32(d.file("x.npy"), {1}, {0.0f});
+  const std::vector<std::string> inputs{"--input", "M=" + d.file("M.npy"), "--input", "x=" + d.file("x.npy")};
+  std::vector<std::string> args = inputs;
+  args.insert(args.end(), {"--timeout", "0.2"});
+  expect_clean_failure(run_model(d.file("model.onnx"), args), kRuntimeFault, {"time limit of 200 ms"});
+  args = inputs;
+  args.insert(args.end(), {"--timeout", "-1"});
+  expect_clean_failure(run_model(d.file("model.onnx"), args), kBadInput, {"timeout"});
+}
+
 // 10^18 floats: must be refused from the computed size, not attempted.
 TEST(RuntimeFault, ExpandToPetabytes_Exit1WithoutAllocating) {
   TempDir d;

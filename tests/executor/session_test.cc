@@ -188,5 +188,73 @@ TEST(Session, UnknownPolicyOrDevice_IsAnError) {
   EXPECT_FALSE(Session::create(shared, opt).ok());
 }
 
+// Loop M times: v += c, nothing stacked, so a huge M runs for ever in
+// constant memory.
+onnx::ModelProto endless_loop() {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("M", kI64, {}).input("x", kF, {1}).init_float("c", {1}, {1.0f}).output("y", kF, {1});
+  auto* loop = g.node("Loop", {"M", "", "x"}, {"y"});
+  auto body = GraphBuilder::subgraph(loop, "body", "body");
+  body.input("i", kI64, {}).input("cond", kB, {}).input("v", kF, {1});
+  body.node("Identity", {"cond"}, {"cond_out"});
+  body.node("Add", {"v", "c"}, {"v_out"});
+  body.output("cond_out", kB, {}).output("v_out", kF, {1});
+  return m;
+}
+
+std::map<std::string, RuntimeValue> loop_inputs(int64_t trips) {
+  Tensor m = *Tensor::host(DataType::kInt64, Dims{});
+  *m.data<int64_t>() = trips;
+  return {{"M", RuntimeValue(m)}, {"x", RuntimeValue(floats({1}, 0.0f))}};
+}
+
+TEST(Session, Timeout_StopsAnEndlessLoop_AndTheSessionRunsOnAfterwards) {
+  auto m = endless_loop();
+  auto s = session_for(m);
+  RunOptions ro;
+  ro.timeout_ms = 50;
+  auto r = s->run(loop_inputs(int64_t{1} << 62), ro);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kDeadlineExceeded) << r.status().to_string();
+  EXPECT_NE(r.status().message().find("50 ms"), std::string::npos) << r.status().message();
+  // A run that fits in its limit is unaffected.
+  ro.timeout_ms = 60'000;
+  auto ok = s->run(loop_inputs(3), ro);
+  ASSERT_TRUE(ok.ok()) << ok.status().to_string();
+  EXPECT_FLOAT_EQ(ok->outputs[0].tensor().data<float>()[0], 3.0f);
+}
+
+TEST(Session, Cancel_FromAnotherThread_StopsTheRun) {
+  auto m = endless_loop();
+  SessionOptions opt;
+  opt.devices = "cpu:0,cpu:1";  // device threads: the stop must also drain them
+  opt.policy = "round-robin";
+  auto s = session_for(m, opt);
+  std::atomic<bool> cancel{false};
+  RunOptions ro;
+  ro.cancel = &cancel;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    cancel = true;
+  });
+  auto r = s->run(loop_inputs(int64_t{1} << 62), ro);
+  stopper.join();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled) << r.status().to_string();
+  // The flag is the caller's: still set, it stops the next run at once.
+  EXPECT_EQ(s->run(loop_inputs(3), ro).status().code(), StatusCode::kCancelled);
+  cancel = false;
+  EXPECT_TRUE(s->run(loop_inputs(3), ro).ok());
+}
+
+TEST(Session, NegativeTimeout_IsAnError) {
+  auto m = endless_loop();
+  auto s = session_for(m);
+  RunOptions ro;
+  ro.timeout_ms = -1;
+  EXPECT_EQ(s->run(loop_inputs(1), ro).status().code(), StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace sy
