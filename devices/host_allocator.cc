@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <new>
 #include <string>
 
@@ -78,11 +80,29 @@ void BufferRef::destroy(Buffer* b) {
   b->release(b);
 }
 
+namespace {
+// The memory limit of this process's cgroup (v2, then v1), or 0 if none can
+// be read: in a container it, not the host's RAM, is what an allocation
+// can use before the OOM killer ends the process.
+uint64_t cgroup_limit_bytes() {
+  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream f(path);
+    unsigned long long v = 0;
+    if (f >> v && v > 0) return v;  // "max" (no limit) fails to parse
+  }
+  return 0;
+}
+}  // namespace
+
 uint64_t physical_memory_bytes() {
-  long pages = sysconf(_SC_PHYS_PAGES);
-  long page = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page <= 0) return uint64_t{8} << 30;
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+  static const uint64_t bytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page = sysconf(_SC_PAGE_SIZE);
+    uint64_t b = pages <= 0 || page <= 0 ? uint64_t{8} << 30 : static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+    if (const uint64_t limit = cgroup_limit_bytes(); limit > 0) b = std::min(b, limit);
+    return b;
+  }();
+  return bytes;
 }
 
 HostAllocator::HostAllocator(MemorySpace space, uint64_t capacity_bytes) : space_(space), capacity_(capacity_bytes) {}
@@ -93,15 +113,16 @@ HostAllocator& HostAllocator::host() {
 }
 
 StatusOr<BufferRef> HostAllocator::allocate(size_t bytes, DataType dtype, int64_t numel) {
-  if (bytes > capacity_) {
-    return ResourceExhausted("cannot allocate ", bytes, " bytes in ", space_.to_string(), " (capacity ", capacity_,
+  const uint64_t capacity = capacity_.load(std::memory_order_relaxed);
+  if (bytes > capacity) {
+    return ResourceExhausted("cannot allocate ", bytes, " bytes in ", space_.to_string(), " (capacity ", capacity,
                              " bytes)");
   }
   uint64_t now = in_use_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
-  if (now > capacity_) {
+  if (now > capacity) {
     in_use_.fetch_sub(bytes, std::memory_order_relaxed);
     return ResourceExhausted("out of memory in ", space_.to_string(), ": ", bytes, " bytes requested, ",
-                             now - bytes, " in use of ", capacity_);
+                             now - bytes, " in use of ", capacity);
   }
   uint64_t peak = peak_.load(std::memory_order_relaxed);
   while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {

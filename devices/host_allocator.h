@@ -24,7 +24,10 @@ class HostAllocator {
   // Thread-safe. Strings are constructed in place when `dtype` is kString.
   StatusOr<BufferRef> allocate(size_t bytes, DataType dtype = DataType::kUndefined, int64_t numel = 0);
   MemorySpace space() const { return space_; }
-  uint64_t capacity() const { return capacity_; }
+  uint64_t capacity() const { return capacity_.load(std::memory_order_relaxed); }
+  // Thread-safe. Lowers (or raises) the bound on the bytes held at once, e.g.
+  // for an embedder that shares the machine; tensors already held stay.
+  void set_capacity(uint64_t bytes) { capacity_.store(bytes, std::memory_order_relaxed); }
   uint64_t bytes_in_use() const { return in_use_.load(std::memory_order_relaxed); }
   uint64_t peak_bytes() const { return peak_.load(std::memory_order_relaxed); }
 
@@ -34,12 +37,13 @@ class HostAllocator {
  private:
   static void release(Buffer* b);
   MemorySpace space_;
-  uint64_t capacity_;
+  std::atomic<uint64_t> capacity_;
   std::atomic<uint64_t> in_use_{0};
   std::atomic<uint64_t> peak_{0};
 };
 
-// Total physical memory of this machine, used as the default capacity.
+// Physical memory of this machine, or the process's cgroup memory limit if
+// that is lower: the default capacity.
 uint64_t physical_memory_bytes();
 
 }  // namespace sy

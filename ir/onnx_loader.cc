@@ -8,11 +8,11 @@
 #include <set>
 #include <sstream>
 
+#include "ir/isolated_inference.h"
 #include "ir/tensor_proto.h"
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
-#include "onnx/shape_inference/implementation.h"
 
 namespace sy {
 namespace fs = std::filesystem;
@@ -332,6 +332,31 @@ StatusOr<std::unique_ptr<Model>> OnnxLoader::load_bytes(const std::string& bytes
   return load_proto(proto, name, base_dir);
 }
 
+namespace {
+// libonnx's messages end in paragraphs of context ("==> Context: ...").
+std::string first_paragraph(std::string msg) {
+  if (auto nl = msg.find("\n\n"); nl != std::string::npos) msg.resize(nl);
+  return msg;
+}
+
+// libonnx names a failing node by its name, which most nodes lack ("Node ()
+// has input size 1 ..."): finds the main-graph node that fails alone with
+// the same message and describes it ("Upsample (node '#3'): "), or "".
+std::string checker_culprit(const onnx::GraphProto& gp, const Graph& g, const onnx::checker::CheckerContext& ctx,
+                            const std::string& what) {
+  if (what.rfind("Node (", 0) != 0) return "";
+  for (int i = 0; i < gp.node_size() && static_cast<size_t>(i) < g.nodes().size(); ++i) {
+    try {
+      onnx::checker::LexicalScopeContext lex;
+      onnx::checker::check_node(gp.node(i), ctx, lex);
+    } catch (const std::exception& e) {
+      if (what == first_paragraph(e.what())) return g.nodes()[static_cast<size_t>(i)].describe() + ": ";
+    }
+  }
+  return "";
+}
+}  // namespace
+
 StatusOr<std::unique_ptr<Model>> OnnxLoader::load_proto(onnx::ModelProto& proto, const std::string& name,
                                                        const std::string& base_dir) const {
   auto model = std::make_unique<Model>();
@@ -350,34 +375,29 @@ StatusOr<std::unique_ptr<Model>> OnnxLoader::load_proto(onnx::ModelProto& proto,
   if (proto.functions_size() > 0)
     return Unimplemented(name, ": model-local functions are not supported yet");
   if (options_.infer_shapes) {
-    // Fills value_info so kernels can be chosen by type; failure is not fatal
-    // because our own checks below give better messages.
-    try {
-      onnx::ModelProto copy = proto;
-      onnx::ShapeInferenceOptions opts{false, 0, false};
-      onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), opts);
-      *proto.mutable_graph()->mutable_value_info() = copy.graph().value_info();
-    } catch (const std::exception&) {
-    }
+    // Fills value_info so kernels can be chosen by type. In a child process,
+    // as libonnx's inference functions crash on some malformed models; a
+    // failure is not fatal, because our own checks below give better
+    // messages.
+    if (auto types = infer_value_info_isolated(proto)) *proto.mutable_graph()->mutable_value_info() = std::move(*types);
   }
   model->graph = std::make_unique<Graph>(proto.graph().name());
   GraphBuilder builder(*model, options_, base_dir);
   Status s = builder.build(proto.graph(), *model->graph, 0);
   if (!s.ok()) return s.with_context(name);
   if (options_.run_onnx_checker) {
+    onnx::checker::CheckerContext ctx;
+    ctx.set_ir_version(static_cast<int>(proto.ir_version()));
+    std::unordered_map<std::string, int> opsets;
+    for (const auto& [d, v] : model->opsets) opsets[d] = v;
+    ctx.set_opset_imports(opsets);
+    ctx.set_model_dir(base_dir);
     try {
-      onnx::checker::CheckerContext ctx;
-      ctx.set_ir_version(static_cast<int>(proto.ir_version()));
-      std::unordered_map<std::string, int> opsets;
-      for (const auto& [d, v] : model->opsets) opsets[d] = v;
-      ctx.set_opset_imports(opsets);
-      ctx.set_model_dir(base_dir);
       onnx::checker::LexicalScopeContext lex;
       onnx::checker::check_graph(proto.graph(), ctx, lex);
     } catch (const std::exception& e) {
-      std::string msg = e.what();
-      if (auto nl = msg.find("\n\n"); nl != std::string::npos) msg.resize(nl);
-      return InvalidArgument(name, ": ONNX checker: ", msg);
+      const std::string msg = first_paragraph(e.what());
+      return InvalidArgument(name, ": ", checker_culprit(proto.graph(), *model->graph, ctx, msg), "ONNX checker: ", msg);
     }
   }
   return model;

@@ -26,6 +26,11 @@ std::string Status::to_string() const {
 
 Status Status::with_context(const std::string& context) const {
   if (ok()) return *this;
+  // Kernels often name their node themselves; the caller that adds the
+  // node again would print it twice.
+  if (message().size() > context.size() && message().compare(0, context.size(), context) == 0 &&
+      message()[context.size()] == ':')
+    return *this;
   return Status(code(), context + ": " + message());
 }
 

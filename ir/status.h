@@ -46,7 +46,8 @@ class [[nodiscard]] Status {
     return state_ ? state_->message : kEmpty;
   }
   std::string to_string() const;
-  // Returns a copy whose message is prefixed with `context: `.
+  // Returns a copy whose message is prefixed with `context: `, unless it
+  // already starts with that.
   Status with_context(const std::string& context) const;
 
  private:

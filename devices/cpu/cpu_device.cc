@@ -9,8 +9,9 @@ CpuDevice::CpuDevice(int ordinal, int threads, bool worker) : ordinal_(ordinal) 
   if (ordinal == 0) {
     allocator_ = &HostAllocator::host();
   } else {
+    // The host's bound, as lowered by an embedder if it was.
     owned_ = std::make_unique<HostAllocator>(MemorySpace{DeviceKind::kCpu, static_cast<int16_t>(ordinal)},
-                                             physical_memory_bytes());
+                                             HostAllocator::host().capacity());
     allocator_ = owned_.get();
   }
   int hw = static_cast<int>(std::thread::hardware_concurrency());

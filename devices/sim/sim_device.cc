@@ -12,7 +12,7 @@ SimDevice::SimDevice(SimMachine& machine, int index, DeviceId id, std::string de
   if (space == kHostSpace) {
     allocator_ = &HostAllocator::host();
   } else {
-    owned_ = std::make_unique<HostAllocator>(space, std::min(memory_bytes, physical_memory_bytes()));
+    owned_ = std::make_unique<HostAllocator>(space, std::min(memory_bytes, HostAllocator::host().capacity()));
     allocator_ = owned_.get();
   }
   info_.name = id.to_string();

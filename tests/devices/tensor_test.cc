@@ -45,6 +45,24 @@ TEST(HostAllocator, ReusesFreedBlocks_InUseReturnsToBaseline) {
   EXPECT_EQ(a.bytes_in_use(), base);
 }
 
+TEST(HostAllocator, LoweredCapacity_RefusesWhatNoLongerFits) {
+  // A private allocator: the process-wide one is shared with other tests.
+  HostAllocator a(MemorySpace{DeviceKind::kCpu, 7}, uint64_t{1} << 20);
+  auto held = a.allocate(4096);
+  ASSERT_TRUE(held.ok());
+  a.set_capacity(8192);
+  EXPECT_EQ(a.capacity(), 8192u);
+  EXPECT_TRUE(a.allocate(4096).ok());  // 4096 held + 4096 fits
+  auto over = a.allocate(4097);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().code(), StatusCode::kResourceExhausted);
+}
+
+TEST(HostAllocator, DefaultCapacity_IsTheMachinesMemoryAtMost) {
+  EXPECT_GT(physical_memory_bytes(), uint64_t{64} << 20);
+  EXPECT_LE(HostAllocator::host().capacity(), physical_memory_bytes());
+}
+
 TEST(Dims, InlineAndHeapStorage_BehaveAlike) {
   Dims d;
   for (int i = 0; i < 12; ++i) d.push_back(i + 1);

@@ -95,5 +95,55 @@ TEST(OnnxLoader, NotAProtobuf_IsAClearError) {
   EXPECT_NE(model.status().message().find("not a valid ONNX protobuf"), std::string::npos);
 }
 
+TEST(OnnxLoader, IntermediateValues_GetInferredTypes) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {2, 3}).output("y", kF, {2, 3});
+  g.node("Abs", {"x"}, {"t"});
+  g.node("Neg", {"t"}, {"y"});
+  auto model = testing::load_model(m);
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  const Graph& main = *(*model)->graph;
+  const TypeInfo& t = main.value(*main.find_value("t")).type;
+  EXPECT_EQ(t.elem, DataType::kFloat);
+  ASSERT_TRUE(t.has_shape);
+  ASSERT_EQ(t.shape.size(), 2u);
+  EXPECT_EQ(t.shape[1].value, 3);
+}
+
+// libonnx 1.12's MaxUnpool inference reads dim 1 of the indices' shape
+// without checking that there is one, and crashed the process. Inference
+// now runs in a child process: the model is refused, nothing crashes.
+TEST(OnnxLoader, ShapeInferenceCrash_IsContained) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {1, 1, 2, 2}).output("y", kF, {1, 1, 4, 4});
+  auto* indices = m.mutable_graph()->add_input();
+  indices->set_name("i");
+  indices->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);  // no shape
+  auto* unpool = g.node("MaxUnpool", {"x", "i"}, {"y"});
+  auto* k = unpool->add_attribute();
+  k->set_name("kernel_shape");
+  k->set_type(onnx::AttributeProto::INTS);
+  k->add_ints(2);
+  k->add_ints(2);
+  auto model = testing::load_model(m);
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.status().message().find("shape"), std::string::npos) << model.status().message();
+}
+
+TEST(OnnxLoader, CheckerError_NamesTheNode) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {2}).output("y", kF, {2});
+  g.node("Neg", {"x"}, {"a"});
+  g.node("Relu", {"a", "x"}, {"y"})->clear_name();  // takes one input; unnamed, libonnx says "Node ()"
+  auto model = testing::load_model(m);
+  ASSERT_FALSE(model.ok());
+  const std::string& msg = model.status().message();
+  EXPECT_NE(msg.find("Relu (node '#1')"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("ONNX checker"), std::string::npos) << msg;
+}
+
 }  // namespace
 }  // namespace sy

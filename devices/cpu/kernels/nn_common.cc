@@ -42,15 +42,19 @@ Status WindowAttrs::parse(const Node& node) {
   strides = node.attr_ints("strides");
   dilations = node.attr_ints("dilations");
   ceil_mode = node.attr_int("ceil_mode", 0) != 0;
-  for (int64_t v : kernel_shape)
-    if (v <= 0) return InvalidArgument(node.describe(), ": kernel_shape values must be positive");
-  for (int64_t v : strides)
-    if (v <= 0) return InvalidArgument(node.describe(), ": strides must be positive");
-  for (int64_t v : dilations)
-    if (v <= 0) return InvalidArgument(node.describe(), ": dilations must be positive");
-  for (int64_t v : pads)
-    if (v < 0) return InvalidArgument(node.describe(), ": pads must be non-negative");
-  return OkStatus();
+  // Bounded so that window arithmetic ((k - 1) * d + 1, in + pads, ...)
+  // cannot overflow; no real window comes near.
+  constexpr int64_t kLimit = int64_t{1} << 31;
+  auto check = [&](const std::vector<int64_t>& values, const char* name, int64_t min) -> Status {
+    for (int64_t v : values)
+      if (v < min || v >= kLimit)
+        return InvalidArgument(node.describe(), ": ", name, " value ", v, " is outside [", min, ", 2^31)");
+    return OkStatus();
+  };
+  RETURN_IF_ERROR(check(kernel_shape, "kernel_shape", 1));
+  RETURN_IF_ERROR(check(strides, "strides", 1));
+  RETURN_IF_ERROR(check(dilations, "dilations", 1));
+  return check(pads, "pads", 0);
 }
 
 StatusOr<Window> resolve_window(const WindowAttrs& a, const Dims& x_dims, std::span<const int64_t> kernel,

@@ -1,0 +1,116 @@
+#include "ir/isolated_inference.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "onnx/defs/schema.h"
+#include "onnx/shape_inference/implementation.h"
+
+namespace sy {
+namespace {
+
+bool write_all(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+// The child: infers, then writes the length of the result and the result.
+// Ends with _exit, so none of the parent's exit handlers or static
+// destructors (thread pools, GPU contexts) run twice.
+[[noreturn]] void child_main(const onnx::ModelProto& proto, int out_fd) {
+  // Whatever a crash prints (a sanitizer report, an assertion) is noise in
+  // the parent's output: the parent just goes without the types.
+  if (const int null_fd = ::open("/dev/null", O_WRONLY); null_fd >= 0) {
+    ::dup2(null_fd, STDOUT_FILENO);
+    ::dup2(null_fd, STDERR_FILENO);
+  }
+  std::string payload;
+  try {
+    // The child's memory is its own copy: inference may write to `proto`.
+    auto& model = const_cast<onnx::ModelProto&>(proto);
+    onnx::ShapeInferenceOptions opts{/*check_type=*/true, /*error_mode=*/0, /*enable_data_propagation=*/false};
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), opts);
+    onnx::GraphProto only_types;
+    *only_types.mutable_value_info() = model.graph().value_info();
+    payload = only_types.SerializeAsString();
+  } catch (...) {
+    ::_exit(1);
+  }
+  const uint64_t n = payload.size();
+  const bool ok = write_all(out_fd, reinterpret_cast<const char*>(&n), sizeof n) &&
+                  write_all(out_fd, payload.data(), payload.size());
+  ::_exit(ok ? 0 : 1);
+}
+
+}  // namespace
+
+std::optional<google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>> infer_value_info_isolated(
+    const onnx::ModelProto& proto, int timeout_ms) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    child_main(proto, fds[1]);
+  }
+  ::close(fds[1]);
+  if (pid < 0) {
+    ::close(fds[0]);
+    return std::nullopt;
+  }
+  // Read until the child closes its end (it exits) or time runs out.
+  std::string got;
+  char buf[1 << 16];
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  bool timed_out = false;
+  for (;;) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    const int r = ::poll(&p, 1, static_cast<int>(left));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      timed_out = r == 0;
+      break;
+    }
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  if (timed_out) ::kill(pid, SIGKILL);
+  // Reaps the child. Its exit status is not needed: a complete answer is
+  // the length prefix and that many bytes (this also works where the
+  // embedding program ignores SIGCHLD and children are reaped for it).
+  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  uint64_t n = 0;
+  if (timed_out || got.size() < sizeof n) return std::nullopt;
+  std::memcpy(&n, got.data(), sizeof n);
+  if (n != got.size() - sizeof n || n > static_cast<uint64_t>(INT32_MAX)) return std::nullopt;
+  onnx::GraphProto only_types;
+  if (!only_types.ParseFromArray(got.data() + sizeof n, static_cast<int>(n))) return std::nullopt;
+  return std::move(*only_types.mutable_value_info());
+}
+
+}  // namespace sy
