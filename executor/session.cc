@@ -299,6 +299,13 @@ StatusOr<Tensor> Session::host_copy(const Tensor& t) const {
 }
 
 StatusOr<RunResult> Session::run(const std::map<std::string, RuntimeValue>& inputs, const RunOptions& run_options) const {
+  if (run_options.timeout_ms < 0)
+    return InvalidArgument("a run's time limit must be positive (or 0 for none), got ", run_options.timeout_ms, " ms");
+  // Wall-clock, from the call (a simulated run's limit too). Saturates: a
+  // limit of centuries is no limit.
+  int64_t deadline_ns = 0;
+  if (const int64_t now = SteadyClock::instance().now_ns(); run_options.timeout_ms > 0)
+    deadline_ns = run_options.timeout_ms > (INT64_MAX - now) / 1'000'000 ? 0 : now + run_options.timeout_ms * 1'000'000;
   std::unique_lock<std::mutex> sim_lock(sim_mu_, std::defer_lock);
   if (sim_) sim_lock.lock();
   const Clock& clock = sim_clock_ ? *sim_clock_ : options_.clock ? *options_.clock : SteadyClock::instance();
@@ -327,13 +334,8 @@ StatusOr<RunResult> Session::run(const std::map<std::string, RuntimeValue>& inpu
   env.backlog_ns = backlog_ns_.get();
   env.copy_engine = &copy_engine_;
   env.observer = run_options.observer;
-  if (run_options.timeout_ms < 0) return InvalidArgument("run timeout must be positive (or 0 for none), got ", run_options.timeout_ms, " ms");
-  if (run_options.timeout_ms > 0) {
-    env.timeout_ms = run_options.timeout_ms;
-    // Saturates: a limit of years is no limit.
-    const int64_t now = SteadyClock::instance().now_ns();
-    env.deadline_ns = run_options.timeout_ms > (INT64_MAX - now) / 1'000'000 ? 0 : now + run_options.timeout_ms * 1'000'000;
-  }
+  env.deadline_ns = deadline_ns;
+  env.timeout_ms = run_options.timeout_ms;
   env.cancel = run_options.cancel;
   RunLoop loop(env);
   RETURN_IF_ERROR(loop.run(root));
