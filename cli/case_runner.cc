@@ -10,8 +10,7 @@
 namespace sy {
 namespace fs = std::filesystem;
 
-namespace {
-std::vector<fs::path> sorted_files(const fs::path& dir, const std::string& prefix) {
+std::vector<fs::path> numbered_files(const fs::path& dir, const std::string& prefix) {
   std::vector<fs::path> out;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec))
@@ -24,6 +23,8 @@ std::vector<fs::path> sorted_files(const fs::path& dir, const std::string& prefi
   std::sort(out.begin(), out.end(), [&](const fs::path& a, const fs::path& b) { return num(a) < num(b); });
   return out;
 }
+
+namespace {
 // ONNX's backend test data stores bfloat16 tensors as uint16 protos (same
 // bits). Reinterpret them when the model declares bfloat16.
 RuntimeValue as_declared(RuntimeValue v, const TypeInfo& declared) {
@@ -54,11 +55,11 @@ CaseResult run_test_case(const std::string& dir, const SessionOptions& options, 
   auto session = Session::create(shared, options);
   if (!session.ok()) return fail(CaseResult::Outcome::kError, "plan: " + session.status().message());
   const Graph& g = *shared->graph;
-  auto sets = sorted_files(dir, "test_data_set_");
+  auto sets = numbered_files(dir, "test_data_set_");
   if (sets.empty()) return fail(CaseResult::Outcome::kError, "no test_data_set_* folders in " + dir);
   for (const auto& set : sets) {
     std::map<std::string, RuntimeValue> inputs;
-    auto in_files = sorted_files(set, "input_");
+    auto in_files = numbered_files(set, "input_");
     for (size_t i = 0; i < in_files.size(); ++i) {
       if (i >= g.inputs().size()) return fail(CaseResult::Outcome::kError, "more input files than model inputs");
       // Input files follow the graph's input order; the name in the proto
@@ -77,7 +78,7 @@ CaseResult run_test_case(const std::string& dir, const SessionOptions& options, 
       r.placed[d].first = devices[d]->info().name;
       r.placed[d].second += result->stats.nodes_per_device[d];
     }
-    auto out_files = sorted_files(set, "output_");
+    auto out_files = numbered_files(set, "output_");
     if (out_files.size() != result->outputs.size())
       return fail(CaseResult::Outcome::kFail, "model has " + std::to_string(result->outputs.size()) + " outputs, reference has " +
                                                   std::to_string(out_files.size()));

@@ -1,6 +1,7 @@
 // Runs one ONNX backend test case folder (model.onnx + test_data_set_*/).
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -18,5 +19,9 @@ struct CaseResult {
 };
 
 CaseResult run_test_case(const std::string& dir, const SessionOptions& options, const Tolerance& tol);
+
+// The files in `dir` whose names start with `prefix`, in the order of their
+// numeric suffix (input_9 before input_10), as the test data numbers them.
+std::vector<std::filesystem::path> numbered_files(const std::filesystem::path& dir, const std::string& prefix);
 
 }  // namespace sy

@@ -34,8 +34,10 @@
 #include <thread>
 #include <vector>
 
+#include "cli/case_runner.h"
 #include "cli/tensor_io.h"
 #include "devices/host_allocator.h"
+#include "executor/clock.h"
 #include "executor/session.h"
 #include "ir/onnx_loader.h"
 #include "ir/tensor_proto.h"
@@ -84,25 +86,7 @@ extern "C" void on_sanitizer_death() { report_current("sanitizer report"); }
 // this hook first (weak: absent without a sanitizer).
 extern "C" void __sanitizer_set_death_callback(void (*)()) __attribute__((weak));
 
-int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 // --- corpus ------------------------------------------------------------------
-
-std::vector<fs::path> numbered_files(const fs::path& dir, const std::string& prefix) {
-  std::vector<std::pair<int, fs::path>> found;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string n = e.path().filename().string();
-    if (n.rfind(prefix, 0) == 0) found.emplace_back(std::atoi(n.c_str() + prefix.size()), e.path());
-  }
-  std::sort(found.begin(), found.end());
-  std::vector<fs::path> out;
-  for (auto& f : found) out.push_back(f.second);
-  return out;
-}
 
 bool read_model(const fs::path& file, onnx::ModelProto& m) {
   std::ifstream in(file, std::ios::binary);
@@ -603,8 +587,9 @@ void run_iteration(const std::vector<Seed>& corpus, const std::vector<std::strin
   mut.mutate(m, inputs, op_types);
   std::string bytes = m.SerializeAsString();
   if (mut.chance(5)) mut.mutate_bytes(bytes);
-  // One device inline, or two with separate memories and a random policy,
-  // so that copies and the device threads are fuzzed too.
+  // One device (the cpu or the dynamic policy), or two with separate
+  // memories under the random policy, so that copies and the device threads
+  // are fuzzed too.
   SessionOptions opt;
   const size_t placement = mut.pick(4);
   opt.policy = placement == 0 ? "cpu" : placement == 1 ? "random" : "dynamic";
@@ -616,7 +601,7 @@ void run_iteration(const std::vector<Seed>& corpus, const std::vector<std::strin
   set_current(what);
   if (verbose) std::printf("%s\n", what.c_str()), std::fflush(stdout);
   if (!dump.empty()) std::ofstream(dump, std::ios::binary) << bytes;
-  g_started_ns = now_ns();
+  g_started_ns = SteadyClock::instance().now_ns();
 
   auto check = [&](const Status& st, int64_t& counter) {
     ++counter;
@@ -686,7 +671,7 @@ int main(int argc, char** argv) {
     while (!done) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
       const int64_t started = g_started_ns;
-      if (started && now_ns() - started > (timeout_ms / 1000 + hang_s) * int64_t{1'000'000'000}) {
+      if (started && SteadyClock::instance().now_ns() - started > (timeout_ms / 1000 + hang_s) * int64_t{1'000'000'000}) {
         report_current("hang");
         std::_Exit(3);
       }
