@@ -49,6 +49,13 @@ StatusOr<std::unique_ptr<Device>> create_cuda_device(int ordinal) {
   return std::unique_ptr<Device>(std::move(d));
 }
 
+StatusOr<std::string> cuda_load_blas() {
+  ASSIGN_OR_RETURN(const cuda::CublasApi* api, cuda::CublasApi::get());
+  return api->path;
+}
+
+bool cuda_blas_loaded() { return cuda::CublasApi::loaded() != nullptr; }
+
 void register_cuda_kernels(KernelRegistry& r) {
   cuda::register_cuda_elementwise_kernels(r);
   cuda::register_cuda_movement_kernels(r);
@@ -74,17 +81,18 @@ StatusOr<Launch> current_launch(const KernelContext& ctx) {
 // Handles are created on first use, under the device's launch lock (the
 // caller is inside CudaDevice::enqueue), and bound to the slot's stream for
 // good.
-StatusOr<cublasHandle_t> Launch::cublas() const {
+StatusOr<Cublas> Launch::cublas() const {
+  ASSIGN_OR_RETURN(const CublasApi* api, CublasApi::get());
   if (!slot->cublas) {
     cublasHandle_t h = nullptr;
-    CUDA_RETURN_IF_ERROR(cublasCreate(&h));
-    if (cublasStatus_t e = cublasSetStream(h, stream); e != CUBLAS_STATUS_SUCCESS) {
-      (void)cublasDestroy(h);
+    CUDA_RETURN_IF_ERROR(api->Create(&h));
+    if (cublasStatus_t e = api->SetStream(h, stream); e != CUBLAS_STATUS_SUCCESS) {
+      (void)api->Destroy(h);
       return to_status(e, "cublasSetStream", __FILE__, __LINE__);
     }
     slot->cublas = h;
   }
-  return slot->cublas;
+  return Cublas{slot->cublas, api};
 }
 
 StatusOr<cudnnHandle_t> Launch::cudnn() const {

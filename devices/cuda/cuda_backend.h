@@ -22,6 +22,13 @@ bool cuda_compiled();
 // ordinal, no CUDA in this build).
 StatusOr<std::unique_ptr<Device>> create_cuda_device(int ordinal);
 
+// cuBLAS is opened on first need (a GPU device opens it), not at process
+// start. cuda_load_blas() opens it now, with or without a GPU, and says
+// from which file, or why it cannot; cuda_blas_loaded() says whether it is
+// open in this process. Thread-safe.
+StatusOr<std::string> cuda_load_blas();
+bool cuda_blas_loaded();
+
 // Adds the CUDA kernels (nothing in a build without CUDA).
 void register_cuda_kernels(KernelRegistry& registry);
 

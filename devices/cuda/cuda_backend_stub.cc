@@ -12,6 +12,9 @@ StatusOr<std::unique_ptr<Device>> create_cuda_device(int ordinal) {
   return Unimplemented("device 'cuda:", ordinal, "': ", cuda_unavailable_reason());
 }
 
+StatusOr<std::string> cuda_load_blas() { return Unimplemented("cuBLAS: ", cuda_unavailable_reason()); }
+bool cuda_blas_loaded() { return false; }
+
 void register_cuda_kernels(KernelRegistry&) {}
 
 }  // namespace sy

@@ -3,12 +3,12 @@
 // the file and line, and the library's own message.
 #pragma once
 
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
 #include <type_traits>
 
+#include "devices/cuda/cublas_api.h"
 #include "ir/status.h"
 
 namespace sy::cuda {
@@ -18,7 +18,11 @@ inline bool failed(cublasStatus_t e) { return e != CUBLAS_STATUS_SUCCESS; }
 inline bool failed(cudnnStatus_t e) { return e != CUDNN_STATUS_SUCCESS; }
 
 inline const char* message(cudaError_t e) { return cudaGetErrorString(e); }
-inline const char* message(cublasStatus_t e) { return cublasGetStatusString(e); }
+inline const char* message(cublasStatus_t e) {
+  // A cuBLAS status can only come from a loaded cuBLAS.
+  const CublasApi* api = CublasApi::loaded();
+  return api ? api->GetStatusString(e) : "cuBLAS error";
+}
 inline const char* message(cudnnStatus_t e) { return cudnnGetErrorString(e); }
 
 // Not for CUDA host callbacks (it may call cudaGetLastError).

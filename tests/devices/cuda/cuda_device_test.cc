@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -44,6 +45,34 @@ TEST(CudaBackend, Kernels_RegisteredExactlyWhenCompiled) {
   }
   // Ops whose output size depends on the data stay on the CPU.
   EXPECT_EQ(std::find(ops.begin(), ops.end(), std::string("::NonZero")), ops.end());
+}
+
+bool cublas_mapped() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line))
+    if (line.find("libcublas") != std::string::npos) return true;
+  return false;
+}
+
+// cuBLAS (with libcublasLt) costs ~90 ms of page faults at load, so it is
+// opened when needed, not linked: a process that opens no GPU never maps it.
+TEST(CudaBackend, Cublas_LoadedOnlyWhenAsked) {
+  if (!cuda_compiled()) {
+    EXPECT_FALSE(cuda_load_blas().ok());
+    EXPECT_FALSE(cuda_blas_loaded());
+    return;
+  }
+  // Under ctest each test is a process of its own; in a whole-binary run an
+  // earlier test may have opened a GPU, which loads cuBLAS.
+  if (cuda_blas_loaded()) GTEST_SKIP() << "cuBLAS already loaded by an earlier test in this process";
+  EXPECT_FALSE(cublas_mapped()) << "libcublas is mapped before anything asked for it (linked again?)";
+  auto path = cuda_load_blas();
+  ASSERT_TRUE(path.ok()) << path.status().message();
+  EXPECT_NE(path->find("libcublas.so"), std::string::npos) << *path;
+  EXPECT_TRUE(cuda_blas_loaded());
+  EXPECT_TRUE(cublas_mapped());
+  EXPECT_EQ(*cuda_load_blas(), *path);  // once
 }
 
 Tensor host_bytes(size_t n) {
