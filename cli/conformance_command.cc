@@ -1,8 +1,7 @@
 // `switchyard test` (one case, in process) and `switchyard conformance`
 // (every case, each in its own child process so that a crash or a hang in
 // one case cannot take down the run).
-#include <poll.h>
-#include <signal.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +21,7 @@
 #include "cli/cli_args.h"
 #include "cli/case_runner.h"
 #include "cli/commands.h"
+#include "ir/child_process.h"
 #include "placer/policy_registry.h"
 
 extern char** environ;
@@ -68,12 +68,11 @@ ChildResult run_child(const std::string& exe, const std::vector<std::string>& ar
   ChildResult r;
   auto t0 = std::chrono::steady_clock::now();
   int fds[2];
-  if (pipe(fds) != 0) return {"ERROR", "pipe failed", {}, 0, {}};
+  if (pipe2(fds, O_CLOEXEC) != 0) return {"ERROR", "pipe failed", {}, 0, {}};
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);  // dup2 leaves 1 and 2 open across exec
   posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-  posix_spawn_file_actions_addclose(&fa, fds[0]);
   std::vector<char*> argv;
   argv.push_back(const_cast<char*>(exe.c_str()));
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -86,35 +85,19 @@ ChildResult run_child(const std::string& exe, const std::vector<std::string>& ar
     close(fds[0]);
     return {"ERROR", "spawn failed", {}, 0, {}};
   }
-  std::string out;
-  bool timed_out = false;
-  char buf[4096];
-  for (;;) {
-    auto left = std::chrono::seconds(timeout_s) - (std::chrono::steady_clock::now() - t0);
-    int ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(left).count());
-    if (ms <= 0) {
-      timed_out = true;
-      kill(pid, SIGKILL);
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    int pr = poll(&p, 1, ms);
-    if (pr == 0) continue;
-    ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n <= 0) break;
-    if (out.size() < (1 << 20)) out.append(buf, static_cast<size_t>(n));
-  }
-  close(fds[0]);
-  int wstatus = 0;
-  waitpid(pid, &wstatus, 0);
+  const ChildOutput child = collect_child(pid, fds[0], timeout_s * 1000, 1 << 20);
+  const std::string& out = child.bytes;
+  const int wstatus = child.wait_status;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (timed_out) return {"TIMEOUT", "killed after " + std::to_string(timeout_s) + " s", {}, r.seconds, {}};
-  if (WIFSIGNALED(wstatus)) return {"CRASH", std::string("killed by signal ") + strsignal(WTERMSIG(wstatus)), {}, r.seconds, {}};
+  if (child.timed_out) return {"TIMEOUT", "killed after " + std::to_string(timeout_s) + " s", {}, r.seconds, {}};
+  if (wstatus != -1 && WIFSIGNALED(wstatus))
+    return {"CRASH", std::string("killed by signal ") + strsignal(WTERMSIG(wstatus)), {}, r.seconds, {}};
   auto pos = out.rfind("SYRESULT ");
   if (pos == std::string::npos) {
     std::string tail = out.substr(out.size() > 300 ? out.size() - 300 : 0);
     std::replace(tail.begin(), tail.end(), '\n', ' ');
-    return {"ERROR", "no result line (exit " + std::to_string(WEXITSTATUS(wstatus)) + "): " + tail, {}, r.seconds, {}};
+    const std::string exit = wstatus == -1 ? "exit status unknown" : "exit " + std::to_string(WEXITSTATUS(wstatus));
+    return {"ERROR", "no result line (" + exit + "): " + tail, {}, r.seconds, {}};
   }
   std::istringstream line(out.substr(pos + 9, out.find('\n', pos) - pos - 9));
   std::string ops, placed;

@@ -1,22 +1,23 @@
 #include "ir/isolated_inference.h"
 
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <string>
 
+#include "ir/child_process.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
 
 namespace sy {
 namespace {
+
+// A protobuf message cannot be larger (ParseFromArray takes an int).
+constexpr size_t kMaxAnswer = sizeof(uint64_t) + static_cast<size_t>(INT32_MAX);
 
 bool write_all(int fd, const char* p, size_t n) {
   while (n > 0) {
@@ -73,39 +74,12 @@ std::optional<google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>> infer_va
     ::close(fds[0]);
     return std::nullopt;
   }
-  // Read until the child closes its end (it exits) or time runs out.
-  std::string got;
-  char buf[1 << 16];
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  bool timed_out = false;
-  for (;;) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    if (left <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    const int r = ::poll(&p, 1, static_cast<int>(left));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      timed_out = r == 0;
-      break;
-    }
-    const ssize_t n = ::read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fds[0]);
-  if (timed_out) ::kill(pid, SIGKILL);
-  // Reaps the child. Its exit status is not needed: a complete answer is
-  // the length prefix and that many bytes (this also works where the
-  // embedding program ignores SIGCHLD and children are reaped for it).
-  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-  }
+  // Its exit status is not needed: a complete answer is the length prefix
+  // and that many bytes (a child killed mid-write leaves fewer).
+  const ChildOutput out = collect_child(pid, fds[0], timeout_ms, kMaxAnswer);
+  const std::string& got = out.bytes;
   uint64_t n = 0;
-  if (timed_out || got.size() < sizeof n) return std::nullopt;
+  if (out.timed_out || got.size() < sizeof n) return std::nullopt;
   std::memcpy(&n, got.data(), sizeof n);
   if (n != got.size() - sizeof n || n > static_cast<uint64_t>(INT32_MAX)) return std::nullopt;
   onnx::GraphProto only_types;
