@@ -28,7 +28,7 @@ struct CublasApi {
   std::string path;  // the file it was loaded from
 
   // Loads the library once (thread-safe) and returns its entry points, or
-  // FailedPrecondition naming the library and the loader's reason. Tries
+  // Unimplemented naming the library and the loader's reason. Tries
   // the soname (LD_LIBRARY_PATH, the executable's RUNPATH, ld.so.cache),
   // then the folder libcudart was loaded from, where toolkits keep cuBLAS.
   static StatusOr<const CublasApi*> get();

@@ -131,7 +131,8 @@ Status CudaDevice::init(int compute_streams) {
   }
   // cuBLAS is loaded now rather than inside the first MatMul, whose
   // measured time would otherwise carry the load. If it cannot be loaded,
-  // the kernels that need it fail with the reason; the device still works.
+  // the kernels that need it decline, with the reason, and their nodes run
+  // on a CPU; the device still works.
   (void)CublasApi::get();
   // Direct GPU-to-GPU copies where the hardware allows them.
   int count = 0;
