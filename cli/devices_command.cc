@@ -58,11 +58,9 @@ int cmd_devices(const DevicesArgs& a) {
 
   if (const int gpus = cuda_device_count(); gpus > 0) {
     std::printf("cuda: %d GPU%s on this machine (cuda:0..cuda:%d)\n", gpus, gpus == 1 ? "" : "s", gpus - 1);
-    // Which cuBLAS a GPU run would use: the toolkit's or another on the
-    // library path (e.g. a Python package's), or why none loads.
-    auto blas = cuda_load_blas();
-    if (blas.ok()) std::printf("cuda: cuBLAS from %s\n", blas->c_str());
-    else std::printf("cuda: %s\n", blas.status().message().c_str());
+    // Which cuBLAS and cuDNN a GPU run would use: the toolkit's or others
+    // on the library path (e.g. a Python package's), or why they do not load.
+    for (const std::string& lib : cuda_load_libraries()) std::printf("cuda: %s\n", lib.c_str());
   } else
     std::printf("cuda: none usable: %s\n", cuda_unavailable_reason().c_str());
 

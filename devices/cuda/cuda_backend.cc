@@ -49,12 +49,14 @@ StatusOr<std::unique_ptr<Device>> create_cuda_device(int ordinal) {
   return std::unique_ptr<Device>(std::move(d));
 }
 
-StatusOr<std::string> cuda_load_blas() {
-  ASSIGN_OR_RETURN(const cuda::CublasApi* api, cuda::CublasApi::get());
-  return api->path;
+std::vector<std::string> cuda_load_libraries() {
+  auto describe = [](const char* name, const auto& api) {
+    return api.ok() ? std::string(name) + " from " + (*api)->path : api.status().message();
+  };
+  return {describe("cuBLAS", cuda::CublasApi::get()), describe("cuDNN", cuda::CudnnApi::get())};
 }
 
-bool cuda_blas_loaded() { return cuda::CublasApi::loaded() != nullptr; }
+bool cuda_libraries_loaded() { return cuda::CublasApi::loaded() || cuda::CudnnApi::loaded(); }
 
 void register_cuda_kernels(KernelRegistry& r) {
   cuda::register_cuda_elementwise_kernels(r);
@@ -81,9 +83,9 @@ StatusOr<Launch> current_launch(const KernelContext& ctx) {
 // Handles are created on first use, under the device's launch lock (the
 // caller is inside CudaDevice::enqueue), and bound to the slot's stream for
 // good.
-StatusOr<Cublas> Launch::cublas() const {
-  ASSIGN_OR_RETURN(const CublasApi* api, CublasApi::get());
+StatusOr<cublasHandle_t> Launch::cublas() const {
   if (!slot->cublas) {
+    ASSIGN_OR_RETURN(const CublasApi* api, CublasApi::get());
     cublasHandle_t h = nullptr;
     CUDA_RETURN_IF_ERROR(api->Create(&h));
     if (cublasStatus_t e = api->SetStream(h, stream); e != CUBLAS_STATUS_SUCCESS) {
@@ -92,15 +94,16 @@ StatusOr<Cublas> Launch::cublas() const {
     }
     slot->cublas = h;
   }
-  return Cublas{slot->cublas, api};
+  return slot->cublas;
 }
 
 StatusOr<cudnnHandle_t> Launch::cudnn() const {
   if (!slot->cudnn) {
+    ASSIGN_OR_RETURN(const CudnnApi* api, CudnnApi::get());
     cudnnHandle_t h = nullptr;
-    CUDA_RETURN_IF_ERROR(cudnnCreate(&h));
-    if (cudnnStatus_t e = cudnnSetStream(h, stream); e != CUDNN_STATUS_SUCCESS) {
-      (void)cudnnDestroy(h);
+    CUDA_RETURN_IF_ERROR(api->Create(&h));
+    if (cudnnStatus_t e = api->SetStream(h, stream); e != CUDNN_STATUS_SUCCESS) {
+      (void)api->Destroy(h);
       return to_status(e, "cudnnSetStream", __FILE__, __LINE__);
     }
     slot->cudnn = h;

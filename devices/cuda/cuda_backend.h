@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "devices/device.h"
 #include "devices/kernel_registry.h"
@@ -22,12 +23,13 @@ bool cuda_compiled();
 // ordinal, no CUDA in this build).
 StatusOr<std::unique_ptr<Device>> create_cuda_device(int ordinal);
 
-// cuBLAS is opened on first need (a GPU device opens it), not at process
-// start. cuda_load_blas() opens it now, with or without a GPU, and says
-// from which file, or why it cannot; cuda_blas_loaded() says whether it is
+// cuBLAS and cuDNN are opened on first need (a GPU device opens them), not
+// at process start. cuda_load_libraries() opens them now, GPU or not, and
+// says for each the file it came from or why it cannot be loaded (nothing
+// in a build without CUDA); cuda_libraries_loaded() says whether either is
 // open in this process. Thread-safe.
-StatusOr<std::string> cuda_load_blas();
-bool cuda_blas_loaded();
+std::vector<std::string> cuda_load_libraries();
+bool cuda_libraries_loaded();
 
 // Adds the CUDA kernels (nothing in a build without CUDA).
 void register_cuda_kernels(KernelRegistry& registry);

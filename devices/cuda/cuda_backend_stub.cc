@@ -12,8 +12,8 @@ StatusOr<std::unique_ptr<Device>> create_cuda_device(int ordinal) {
   return Unimplemented("device 'cuda:", ordinal, "': ", cuda_unavailable_reason());
 }
 
-StatusOr<std::string> cuda_load_blas() { return Unimplemented("cuBLAS: ", cuda_unavailable_reason()); }
-bool cuda_blas_loaded() { return false; }
+std::vector<std::string> cuda_load_libraries() { return {}; }
+bool cuda_libraries_loaded() { return false; }
 
 void register_cuda_kernels(KernelRegistry&) {}
 

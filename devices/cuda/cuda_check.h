@@ -4,11 +4,10 @@
 #pragma once
 
 #include <cuda_runtime.h>
-#include <cudnn.h>
 
 #include <type_traits>
 
-#include "devices/cuda/cublas_api.h"
+#include "devices/cuda/cuda_libraries.h"
 #include "ir/status.h"
 
 namespace sy::cuda {
@@ -18,12 +17,9 @@ inline bool failed(cublasStatus_t e) { return e != CUBLAS_STATUS_SUCCESS; }
 inline bool failed(cudnnStatus_t e) { return e != CUDNN_STATUS_SUCCESS; }
 
 inline const char* message(cudaError_t e) { return cudaGetErrorString(e); }
-inline const char* message(cublasStatus_t e) {
-  // A cuBLAS status can only come from a loaded cuBLAS.
-  const CublasApi* api = CublasApi::loaded();
-  return api ? api->GetStatusString(e) : "cuBLAS error";
-}
-inline const char* message(cudnnStatus_t e) { return cudnnGetErrorString(e); }
+// A cuBLAS or cuDNN status only comes from a loaded library.
+inline const char* message(cublasStatus_t e) { return cublas_api().GetStatusString(e); }
+inline const char* message(cudnnStatus_t e) { return cudnn_api().GetErrorString(e); }
 
 // Not for CUDA host callbacks (it may call cudaGetLastError).
 template <typename E>

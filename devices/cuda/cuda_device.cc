@@ -129,11 +129,12 @@ Status CudaDevice::init(int compute_streams) {
     CUDA_RETURN_IF_ERROR(cudaHostGetDevicePointer(reinterpret_cast<void**>(&slot->error_flag_dev), slot->error_flag, 0));
     slots_.push_back(std::move(slot));
   }
-  // cuBLAS is loaded now rather than inside the first MatMul, whose
-  // measured time would otherwise carry the load. If it cannot be loaded,
-  // the kernels that need it decline, with the reason, and their nodes run
-  // on a CPU; the device still works.
+  // cuBLAS and cuDNN are loaded now rather than inside the first MatMul or
+  // Conv, whose measured time would otherwise carry the load. One that
+  // cannot be loaded makes the kernels that need it decline, with the
+  // reason, and their nodes run on a CPU; the device still works.
   (void)CublasApi::get();
+  (void)CudnnApi::get();
   // Direct GPU-to-GPU copies where the hardware allows them.
   int count = 0;
   CUDA_RETURN_IF_ERROR(cudaGetDeviceCount(&count));
@@ -180,8 +181,8 @@ CudaDevice::~CudaDevice() {
   for (auto& s : slots_) {
     if (!s->stream) continue;
     (void)cudaStreamSynchronize(s->stream);
-    if (s->cublas) (void)CublasApi::loaded()->Destroy(s->cublas);  // a handle means it loaded
-    if (s->cudnn) (void)cudnnDestroy(s->cudnn);
+    if (s->cublas) (void)cublas_api().Destroy(s->cublas);
+    if (s->cudnn) (void)cudnn_api().Destroy(s->cudnn);
     if (s->join) (void)cudaEventDestroy(s->join);
     if (s->error_flag) (void)cudaFreeHost(s->error_flag);
     (void)cudaStreamDestroy(s->stream);

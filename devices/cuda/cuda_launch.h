@@ -17,12 +17,6 @@ namespace sy::cuda {
 class StreamSlot;  // one compute or copy stream of a CudaDevice
 class CudaDevice;
 
-// A cuBLAS handle with the library it came from (see cublas_api.h).
-struct Cublas {
-  cublasHandle_t h = nullptr;
-  const CublasApi* lib = nullptr;
-};
-
 struct Launch {
   cudaStream_t stream = nullptr;
   StreamSlot* slot = nullptr;
@@ -31,7 +25,7 @@ struct Launch {
 
   // Handles bound to `stream`, created on first use. Thread-safety: only
   // the thread holding the launch may use them until compute() returns.
-  StatusOr<Cublas> cublas() const;
+  StatusOr<cublasHandle_t> cublas() const;
   StatusOr<cudnnHandle_t> cudnn() const;
   // A device int, zeroed in stream order, that the kernel sets non-zero
   // when its input is bad in a way only the device sees (an out-of-range

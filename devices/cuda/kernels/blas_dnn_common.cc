@@ -83,7 +83,7 @@ Status window_copy(cudaStream_t stream, const Tensor& x, std::span<const int64_t
 }
 
 TensorDesc::~TensorDesc() {
-  if (d_) (void)cudnnDestroyTensorDescriptor(d_);
+  if (d_) (void)cudnn_api().DestroyTensorDescriptor(d_);
 }
 
 Status TensorDesc::set(cudnnDataType_t type, std::span<const int64_t> dims) {
@@ -96,26 +96,26 @@ Status TensorDesc::set(cudnnDataType_t type, std::span<const int64_t> dims) {
     strides[i] = s;
     s *= d[i] > 0 ? d[i] : 1;
   }
-  if (!d_) CUDA_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&d_));
-  CUDA_RETURN_IF_ERROR(cudnnSetTensorNdDescriptor(d_, type, static_cast<int>(d.size()), d.data(), strides.data()));
+  if (!d_) CUDA_RETURN_IF_ERROR(cudnn_api().CreateTensorDescriptor(&d_));
+  CUDA_RETURN_IF_ERROR(cudnn_api().SetTensorNdDescriptor(d_, type, static_cast<int>(d.size()), d.data(), strides.data()));
   return OkStatus();
 }
 
 FilterDesc::~FilterDesc() {
-  if (d_) (void)cudnnDestroyFilterDescriptor(d_);
+  if (d_) (void)cudnn_api().DestroyFilterDescriptor(d_);
 }
 
 Status FilterDesc::set(cudnnDataType_t type, std::span<const int64_t> dims) {
   if (dims.size() < 3 || dims.size() > 8) return Internal("cuDNN filter descriptor of rank ", dims.size());
   RETURN_IF_ERROR(check_int_range(dims, "cuDNN"));
   ASSIGN_OR_RETURN(std::vector<int> d, to_ints(dims, "filter dim"));
-  if (!d_) CUDA_RETURN_IF_ERROR(cudnnCreateFilterDescriptor(&d_));
-  CUDA_RETURN_IF_ERROR(cudnnSetFilterNdDescriptor(d_, type, CUDNN_TENSOR_NCHW, static_cast<int>(d.size()), d.data()));
+  if (!d_) CUDA_RETURN_IF_ERROR(cudnn_api().CreateFilterDescriptor(&d_));
+  CUDA_RETURN_IF_ERROR(cudnn_api().SetFilterNdDescriptor(d_, type, CUDNN_TENSOR_NCHW, static_cast<int>(d.size()), d.data()));
   return OkStatus();
 }
 
 ConvDesc::~ConvDesc() {
-  if (d_) (void)cudnnDestroyConvolutionDescriptor(d_);
+  if (d_) (void)cudnn_api().DestroyConvolutionDescriptor(d_);
 }
 
 Status ConvDesc::set(cudnnDataType_t compute, std::span<const int64_t> pads, std::span<const int64_t> strides,
@@ -126,16 +126,16 @@ Status ConvDesc::set(cudnnDataType_t compute, std::span<const int64_t> pads, std
   ASSIGN_OR_RETURN(std::vector<int> s, to_ints(strides, "stride"));
   ASSIGN_OR_RETURN(std::vector<int> d, to_ints(dilations, "dilation"));
   if (group <= 0 || group > INT_MAX) return Unimplemented("cuDNN: group ", group, " out of range");
-  if (!d_) CUDA_RETURN_IF_ERROR(cudnnCreateConvolutionDescriptor(&d_));
-  CUDA_RETURN_IF_ERROR(cudnnSetConvolutionNdDescriptor(d_, static_cast<int>(p.size()), p.data(), s.data(), d.data(),
+  if (!d_) CUDA_RETURN_IF_ERROR(cudnn_api().CreateConvolutionDescriptor(&d_));
+  CUDA_RETURN_IF_ERROR(cudnn_api().SetConvolutionNdDescriptor(d_, static_cast<int>(p.size()), p.data(), s.data(), d.data(),
                                                        CUDNN_CROSS_CORRELATION, compute));
-  CUDA_RETURN_IF_ERROR(cudnnSetConvolutionGroupCount(d_, static_cast<int>(group)));
-  CUDA_RETURN_IF_ERROR(cudnnSetConvolutionMathType(d_, CUDNN_FMA_MATH));
+  CUDA_RETURN_IF_ERROR(cudnn_api().SetConvolutionGroupCount(d_, static_cast<int>(group)));
+  CUDA_RETURN_IF_ERROR(cudnn_api().SetConvolutionMathType(d_, CUDNN_FMA_MATH));
   return OkStatus();
 }
 
 PoolDesc::~PoolDesc() {
-  if (d_) (void)cudnnDestroyPoolingDescriptor(d_);
+  if (d_) (void)cudnn_api().DestroyPoolingDescriptor(d_);
 }
 
 Status PoolDesc::set(cudnnPoolingMode_t mode, std::span<const int64_t> window, std::span<const int64_t> pads,
@@ -145,19 +145,19 @@ Status PoolDesc::set(cudnnPoolingMode_t mode, std::span<const int64_t> window, s
   ASSIGN_OR_RETURN(std::vector<int> w, to_ints(window, "window"));
   ASSIGN_OR_RETURN(std::vector<int> p, to_ints(pads, "pad"));
   ASSIGN_OR_RETURN(std::vector<int> s, to_ints(strides, "stride"));
-  if (!d_) CUDA_RETURN_IF_ERROR(cudnnCreatePoolingDescriptor(&d_));
-  CUDA_RETURN_IF_ERROR(cudnnSetPoolingNdDescriptor(d_, mode, CUDNN_PROPAGATE_NAN, static_cast<int>(w.size()), w.data(),
+  if (!d_) CUDA_RETURN_IF_ERROR(cudnn_api().CreatePoolingDescriptor(&d_));
+  CUDA_RETURN_IF_ERROR(cudnn_api().SetPoolingNdDescriptor(d_, mode, CUDNN_PROPAGATE_NAN, static_cast<int>(w.size()), w.data(),
                                                    p.data(), s.data()));
   return OkStatus();
 }
 
 LrnDesc::~LrnDesc() {
-  if (d_) (void)cudnnDestroyLRNDescriptor(d_);
+  if (d_) (void)cudnn_api().DestroyLRNDescriptor(d_);
 }
 
 Status LrnDesc::set(unsigned n, double alpha, double beta, double k) {
-  if (!d_) CUDA_RETURN_IF_ERROR(cudnnCreateLRNDescriptor(&d_));
-  CUDA_RETURN_IF_ERROR(cudnnSetLRNDescriptor(d_, n, alpha, beta, k));
+  if (!d_) CUDA_RETURN_IF_ERROR(cudnn_api().CreateLRNDescriptor(&d_));
+  CUDA_RETURN_IF_ERROR(cudnn_api().SetLRNDescriptor(d_, n, alpha, beta, k));
   return OkStatus();
 }
 

@@ -60,10 +60,10 @@ StatusOr<cudnnConvolutionFwdAlgo_t> forward_algo(cudnnHandle_t h, cudnnDataType_
                                                  const FilterDesc& w, const ConvDesc& c, const TensorDesc& y,
                                                  size_t* ws) {
   int max_count = 0;
-  CUDA_RETURN_IF_ERROR(cudnnGetConvolutionForwardAlgorithmMaxCount(h, &max_count));
+  CUDA_RETURN_IF_ERROR(cudnn_api().GetConvolutionForwardAlgorithmMaxCount(h, &max_count));
   std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(static_cast<size_t>(std::max(max_count, 1)));
   int n = 0;
-  CUDA_RETURN_IF_ERROR(cudnnGetConvolutionForwardAlgorithm_v7(h, x.get(), w.get(), c.get(), y.get(),
+  CUDA_RETURN_IF_ERROR(cudnn_api().GetConvolutionForwardAlgorithm_v7(h, x.get(), w.get(), c.get(), y.get(),
                                                               static_cast<int>(perf.size()), &n, perf.data()));
   // Implicit GEMM supports every geometry: the choice when nothing qualifies.
   cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
@@ -72,8 +72,8 @@ StatusOr<cudnnConvolutionFwdAlgo_t> forward_algo(cudnnHandle_t h, cudnnDataType_
     algo = p->algo;
     math = p->mathType;
   }
-  CUDA_RETURN_IF_ERROR(cudnnSetConvolutionMathType(c.get(), run_math_type(type, math)));
-  CUDA_RETURN_IF_ERROR(cudnnGetConvolutionForwardWorkspaceSize(h, x.get(), w.get(), c.get(), y.get(), algo, ws));
+  CUDA_RETURN_IF_ERROR(cudnn_api().SetConvolutionMathType(c.get(), run_math_type(type, math)));
+  CUDA_RETURN_IF_ERROR(cudnn_api().GetConvolutionForwardWorkspaceSize(h, x.get(), w.get(), c.get(), y.get(), algo, ws));
   return algo;
 }
 
@@ -81,10 +81,10 @@ StatusOr<cudnnConvolutionBwdDataAlgo_t> backward_data_algo(cudnnHandle_t h, cudn
                                                            const FilterDesc& w, const TensorDesc& dy,
                                                            const ConvDesc& c, const TensorDesc& dx, size_t* ws) {
   int max_count = 0;
-  CUDA_RETURN_IF_ERROR(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &max_count));
+  CUDA_RETURN_IF_ERROR(cudnn_api().GetConvolutionBackwardDataAlgorithmMaxCount(h, &max_count));
   std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perf(static_cast<size_t>(std::max(max_count, 1)));
   int n = 0;
-  CUDA_RETURN_IF_ERROR(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, w.get(), dy.get(), c.get(), dx.get(),
+  CUDA_RETURN_IF_ERROR(cudnn_api().GetConvolutionBackwardDataAlgorithm_v7(h, w.get(), dy.get(), c.get(), dx.get(),
                                                                    static_cast<int>(perf.size()), &n, perf.data()));
   cudnnConvolutionBwdDataAlgo_t algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_0;  // supports every geometry
   cudnnMathType_t math = CUDNN_FMA_MATH;
@@ -92,9 +92,9 @@ StatusOr<cudnnConvolutionBwdDataAlgo_t> backward_data_algo(cudnnHandle_t h, cudn
     algo = p->algo;
     math = p->mathType;
   }
-  CUDA_RETURN_IF_ERROR(cudnnSetConvolutionMathType(c.get(), run_math_type(type, math)));
+  CUDA_RETURN_IF_ERROR(cudnn_api().SetConvolutionMathType(c.get(), run_math_type(type, math)));
   CUDA_RETURN_IF_ERROR(
-      cudnnGetConvolutionBackwardDataWorkspaceSize(h, w.get(), dy.get(), c.get(), dx.get(), algo, ws));
+      cudnn_api().GetConvolutionBackwardDataWorkspaceSize(h, w.get(), dy.get(), c.get(), dx.get(), algo, ws));
   return algo;
 }
 
@@ -104,7 +104,7 @@ Status check_forward_dims(const ConvDesc& c, const TensorDesc& in, const FilterD
                           const std::vector<int64_t>& expect, const char* op) {
   std::vector<int> got(expect.size());
   CUDA_RETURN_IF_ERROR(
-      cudnnGetConvolutionNdForwardOutputDim(c.get(), in.get(), w.get(), static_cast<int>(got.size()), got.data()));
+      cudnn_api().GetConvolutionNdForwardOutputDim(c.get(), in.get(), w.get(), static_cast<int>(got.size()), got.data()));
   for (size_t i = 0; i < expect.size(); ++i)
     if (got[i] != expect[i]) return Internal(op, ": cuDNN output geometry differs from the ONNX shape");
   return OkStatus();
@@ -123,7 +123,7 @@ Status add_bias(cudnnHandle_t h, cudnnDataType_t type, const Tensor& bias, const
   TensorDesc b_desc;
   RETURN_IF_ERROR(b_desc.set(type, bd));
   CUDA_RETURN_IF_ERROR(
-      cudnnAddTensor(h, one_for(y.dtype()), b_desc.get(), bias.raw(), one_for(y.dtype()), y_desc.get(), y.raw()));
+      cudnn_api().AddTensor(h, one_for(y.dtype()), b_desc.get(), bias.raw(), one_for(y.dtype()), y_desc.get(), y.raw()));
   return OkStatus();
 }
 
@@ -207,7 +207,7 @@ class ConvKernel final : public Kernel {
     ASSIGN_OR_RETURN(cudnnConvolutionFwdAlgo_t algo,
                      forward_algo(h, type, x_desc, w_desc, c_desc, y_desc, &ws_bytes));
     ASSIGN_OR_RETURN(Tensor ws, workspace(ctx, ws_bytes));
-    CUDA_RETURN_IF_ERROR(cudnnConvolutionForward(h, one_for(x.dtype()), x_desc.get(), xin->raw(), w_desc.get(),
+    CUDA_RETURN_IF_ERROR(cudnn_api().ConvolutionForward(h, one_for(x.dtype()), x_desc.get(), xin->raw(), w_desc.get(),
                                                  wt.raw(), c_desc.get(), algo, ws.raw(), ws_bytes,
                                                  zero_for(x.dtype()), y_desc.get(), y->raw()));
     if (b) RETURN_IF_ERROR(add_bias(h, type, *b, y_desc, yd, *y));
@@ -312,7 +312,7 @@ class ConvTransposeKernel final : public Kernel {
     ASSIGN_OR_RETURN(cudnnConvolutionBwdDataAlgo_t algo,
                      backward_data_algo(h, type, w_desc, dy_desc, c_desc, dx_desc, &ws_bytes));
     ASSIGN_OR_RETURN(Tensor ws, workspace(ctx, ws_bytes));
-    CUDA_RETURN_IF_ERROR(cudnnConvolutionBackwardData(h, one_for(x.dtype()), w_desc.get(), wt.raw(), dy_desc.get(),
+    CUDA_RETURN_IF_ERROR(cudnn_api().ConvolutionBackwardData(h, one_for(x.dtype()), w_desc.get(), wt.raw(), dy_desc.get(),
                                                       x.raw(), c_desc.get(), algo, ws.raw(), ws_bytes,
                                                       zero_for(x.dtype()), dx_desc.get(), dx->raw()));
     if (crop) RETURN_IF_ERROR(window_copy(l.stream, full, full_onnx, *y, y_onnx, offset, 0.0));

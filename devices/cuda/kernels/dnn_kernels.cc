@@ -137,10 +137,10 @@ class PoolKernel : public Kernel {
     RETURN_IF_ERROR(p_desc.set(mode, win, pad, stride));
     std::vector<int> got(yd.size());
     CUDA_RETURN_IF_ERROR(
-        cudnnGetPoolingNdForwardOutputDim(p_desc.get(), x_desc.get(), static_cast<int>(got.size()), got.data()));
+        cudnn_api().GetPoolingNdForwardOutputDim(p_desc.get(), x_desc.get(), static_cast<int>(got.size()), got.data()));
     for (size_t i = 0; i < yd.size(); ++i)
       if (got[i] != yd[i]) return Internal(op, ": cuDNN pooling geometry differs from the ONNX shape");
-    CUDA_RETURN_IF_ERROR(cudnnPoolingForward(h, p_desc.get(), one_for(x.dtype()), x_desc.get(), x.raw(),
+    CUDA_RETURN_IF_ERROR(cudnn_api().PoolingForward(h, p_desc.get(), one_for(x.dtype()), x_desc.get(), x.raw(),
                                              zero_for(x.dtype()), y_desc.get(), y.raw()));
     return OkStatus();
   }
@@ -241,7 +241,7 @@ class BatchNormKernel final : public Kernel {
     TensorDesc x_desc, p_desc;
     RETURN_IF_ERROR(x_desc.set(type, std::vector<int64_t>{n, c, sp, 1}));
     RETURN_IF_ERROR(p_desc.set(type, std::vector<int64_t>{1, c, 1, 1}));
-    CUDA_RETURN_IF_ERROR(cudnnBatchNormalizationForwardInference(
+    CUDA_RETURN_IF_ERROR(cudnn_api().BatchNormalizationForwardInference(
         h, CUDNN_BATCHNORM_SPATIAL, one_for(x.dtype()), zero_for(x.dtype()), x_desc.get(), x.raw(), x_desc.get(),
         y->raw(), p_desc.get(), ctx.input(1).raw(), ctx.input(2).raw(), ctx.input(3).raw(), ctx.input(4).raw(),
         static_cast<double>(epsilon_)));
@@ -297,7 +297,7 @@ class SoftmaxKernel final : public Kernel {
     ASSIGN_OR_RETURN(cudnnHandle_t h, l.cudnn());
     TensorDesc desc;
     RETURN_IF_ERROR(desc.set(type, std::vector<int64_t>{outer, d, inner, 1}));
-    CUDA_RETURN_IF_ERROR(cudnnSoftmaxForward(h, log_ ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE,
+    CUDA_RETURN_IF_ERROR(cudnn_api().SoftmaxForward(h, log_ ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE,
                                              CUDNN_SOFTMAX_MODE_CHANNEL, one_for(x.dtype()), desc.get(), x.raw(),
                                              zero_for(x.dtype()), desc.get(), y->raw()));
     return OkStatus();
@@ -347,7 +347,7 @@ class LrnKernel final : public Kernel {
     LrnDesc lrn;
     RETURN_IF_ERROR(lrn.set(static_cast<unsigned>(size_), static_cast<double>(alpha_), static_cast<double>(beta_),
                             static_cast<double>(bias_)));
-    CUDA_RETURN_IF_ERROR(cudnnLRNCrossChannelForward(h, lrn.get(), CUDNN_LRN_CROSS_CHANNEL_DIM1, one_for(x.dtype()),
+    CUDA_RETURN_IF_ERROR(cudnn_api().LRNCrossChannelForward(h, lrn.get(), CUDNN_LRN_CROSS_CHANNEL_DIM1, one_for(x.dtype()),
                                                      desc.get(), x.raw(), zero_for(x.dtype()), desc.get(), y->raw()));
     return OkStatus();
   }

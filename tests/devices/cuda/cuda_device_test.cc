@@ -12,7 +12,9 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "devices/kernel_registry.h"
 
@@ -47,32 +49,40 @@ TEST(CudaBackend, Kernels_RegisteredExactlyWhenCompiled) {
   EXPECT_EQ(std::find(ops.begin(), ops.end(), std::string("::NonZero")), ops.end());
 }
 
-bool cublas_mapped() {
+bool mapped(const std::string& lib) {
   std::ifstream maps("/proc/self/maps");
   std::string line;
   while (std::getline(maps, line))
-    if (line.find("libcublas") != std::string::npos) return true;
+    if (line.find(lib) != std::string::npos) return true;
   return false;
 }
 
-// cuBLAS (with libcublasLt) costs ~90 ms of page faults at load, so it is
-// opened when needed, not linked: a process that opens no GPU never maps it.
-TEST(CudaBackend, Cublas_LoadedOnlyWhenAsked) {
+// cuBLAS (with libcublasLt) costs ~90 ms of page faults at load, and a CUDA
+// build must start where neither it nor cuDNN is installed, so both are
+// opened when needed, not linked: a process that opens no GPU maps neither.
+TEST(CudaBackend, Libraries_LoadedOnlyWhenAsked) {
   if (!cuda_compiled()) {
-    EXPECT_FALSE(cuda_load_blas().ok());
-    EXPECT_FALSE(cuda_blas_loaded());
+    EXPECT_TRUE(cuda_load_libraries().empty());
+    EXPECT_FALSE(cuda_libraries_loaded());
     return;
   }
   // Under ctest each test is a process of its own; in a whole-binary run an
-  // earlier test may have opened a GPU, which loads cuBLAS.
-  if (cuda_blas_loaded()) GTEST_SKIP() << "cuBLAS already loaded by an earlier test in this process";
-  EXPECT_FALSE(cublas_mapped()) << "libcublas is mapped before anything asked for it (linked again?)";
-  auto path = cuda_load_blas();
-  ASSERT_TRUE(path.ok()) << path.status().message();
-  EXPECT_NE(path->find("libcublas.so"), std::string::npos) << *path;
-  EXPECT_TRUE(cuda_blas_loaded());
-  EXPECT_TRUE(cublas_mapped());
-  EXPECT_EQ(*cuda_load_blas(), *path);  // once
+  // earlier test may have opened a GPU, which loads them.
+  if (cuda_libraries_loaded()) GTEST_SKIP() << "cuBLAS/cuDNN already loaded by an earlier test in this process";
+  EXPECT_FALSE(mapped("libcublas")) << "libcublas is mapped before anything asked for it (linked again?)";
+  EXPECT_FALSE(mapped("libcudnn")) << "libcudnn is mapped before anything asked for it (linked again?)";
+  EXPECT_FALSE(mapped("libcudart")) << "the CUDA runtime should be linked statically";
+  const std::vector<std::string> libs = cuda_load_libraries();
+  ASSERT_EQ(libs.size(), 2u);
+  // The development and CI machines have the toolkit and cuDNN installed.
+  EXPECT_EQ(libs[0].rfind("cuBLAS from ", 0), 0u) << libs[0];
+  EXPECT_NE(libs[0].find("libcublas.so"), std::string::npos) << libs[0];
+  EXPECT_EQ(libs[1].rfind("cuDNN from ", 0), 0u) << libs[1];
+  EXPECT_NE(libs[1].find("libcudnn.so"), std::string::npos) << libs[1];
+  EXPECT_TRUE(cuda_libraries_loaded());
+  EXPECT_TRUE(mapped("libcublas"));
+  EXPECT_TRUE(mapped("libcudnn"));
+  EXPECT_EQ(cuda_load_libraries(), libs);  // loaded once
 }
 
 Tensor host_bytes(size_t n) {
