@@ -20,51 +20,51 @@
 
 // (member, function): the _v2 names are what cublas_v2.h's macros
 // (cublasCreate, ...) expand to.
-#define SY_CUBLAS_FUNCTIONS(X)                                                                                   \
-  X(Create, cublasCreate_v2)                                                                                     \
-  X(Destroy, cublasDestroy_v2)                                                                                   \
-  X(SetStream, cublasSetStream_v2)                                                                               \
-  X(SetPointerMode, cublasSetPointerMode_v2)                                                                     \
-  X(GemmEx_64, cublasGemmEx_64)                                                                                  \
-  X(GemmStridedBatchedEx_64, cublasGemmStridedBatchedEx_64)                                                      \
+#define SY_CUBLAS_FUNCTIONS(X)                              \
+  X(Create, cublasCreate_v2)                                \
+  X(Destroy, cublasDestroy_v2)                              \
+  X(SetStream, cublasSetStream_v2)                          \
+  X(SetPointerMode, cublasSetPointerMode_v2)                \
+  X(GemmEx_64, cublasGemmEx_64)                             \
+  X(GemmStridedBatchedEx_64, cublasGemmStridedBatchedEx_64) \
   X(GetStatusString, cublasGetStatusString)
 
-#define SY_CUDNN_FUNCTIONS(X)                                                                                    \
-  X(Create, cudnnCreate)                                                                                         \
-  X(Destroy, cudnnDestroy)                                                                                       \
-  X(SetStream, cudnnSetStream)                                                                                   \
-  X(GetErrorString, cudnnGetErrorString)                                                                         \
-  X(CreateTensorDescriptor, cudnnCreateTensorDescriptor)                                                         \
-  X(DestroyTensorDescriptor, cudnnDestroyTensorDescriptor)                                                       \
-  X(SetTensorNdDescriptor, cudnnSetTensorNdDescriptor)                                                           \
-  X(CreateFilterDescriptor, cudnnCreateFilterDescriptor)                                                         \
-  X(DestroyFilterDescriptor, cudnnDestroyFilterDescriptor)                                                       \
-  X(SetFilterNdDescriptor, cudnnSetFilterNdDescriptor)                                                           \
-  X(CreateConvolutionDescriptor, cudnnCreateConvolutionDescriptor)                                               \
-  X(DestroyConvolutionDescriptor, cudnnDestroyConvolutionDescriptor)                                             \
-  X(SetConvolutionNdDescriptor, cudnnSetConvolutionNdDescriptor)                                                 \
-  X(SetConvolutionGroupCount, cudnnSetConvolutionGroupCount)                                                     \
-  X(SetConvolutionMathType, cudnnSetConvolutionMathType)                                                         \
-  X(GetConvolutionNdForwardOutputDim, cudnnGetConvolutionNdForwardOutputDim)                                     \
-  X(GetConvolutionForwardAlgorithmMaxCount, cudnnGetConvolutionForwardAlgorithmMaxCount)                         \
-  X(GetConvolutionForwardAlgorithm_v7, cudnnGetConvolutionForwardAlgorithm_v7)                                   \
-  X(GetConvolutionForwardWorkspaceSize, cudnnGetConvolutionForwardWorkspaceSize)                                 \
-  X(ConvolutionForward, cudnnConvolutionForward)                                                                 \
-  X(GetConvolutionBackwardDataAlgorithmMaxCount, cudnnGetConvolutionBackwardDataAlgorithmMaxCount)               \
-  X(GetConvolutionBackwardDataAlgorithm_v7, cudnnGetConvolutionBackwardDataAlgorithm_v7)                         \
-  X(GetConvolutionBackwardDataWorkspaceSize, cudnnGetConvolutionBackwardDataWorkspaceSize)                       \
-  X(ConvolutionBackwardData, cudnnConvolutionBackwardData)                                                       \
-  X(AddTensor, cudnnAddTensor)                                                                                   \
-  X(CreatePoolingDescriptor, cudnnCreatePoolingDescriptor)                                                       \
-  X(DestroyPoolingDescriptor, cudnnDestroyPoolingDescriptor)                                                     \
-  X(SetPoolingNdDescriptor, cudnnSetPoolingNdDescriptor)                                                         \
-  X(GetPoolingNdForwardOutputDim, cudnnGetPoolingNdForwardOutputDim)                                             \
-  X(PoolingForward, cudnnPoolingForward)                                                                         \
-  X(CreateLRNDescriptor, cudnnCreateLRNDescriptor)                                                               \
-  X(DestroyLRNDescriptor, cudnnDestroyLRNDescriptor)                                                             \
-  X(SetLRNDescriptor, cudnnSetLRNDescriptor)                                                                     \
-  X(LRNCrossChannelForward, cudnnLRNCrossChannelForward)                                                         \
-  X(BatchNormalizationForwardInference, cudnnBatchNormalizationForwardInference)                                 \
+#define SY_CUDNN_FUNCTIONS(X)                                                                      \
+  X(Create, cudnnCreate)                                                                           \
+  X(Destroy, cudnnDestroy)                                                                         \
+  X(SetStream, cudnnSetStream)                                                                     \
+  X(GetErrorString, cudnnGetErrorString)                                                           \
+  X(CreateTensorDescriptor, cudnnCreateTensorDescriptor)                                           \
+  X(DestroyTensorDescriptor, cudnnDestroyTensorDescriptor)                                         \
+  X(SetTensorNdDescriptor, cudnnSetTensorNdDescriptor)                                             \
+  X(CreateFilterDescriptor, cudnnCreateFilterDescriptor)                                           \
+  X(DestroyFilterDescriptor, cudnnDestroyFilterDescriptor)                                         \
+  X(SetFilterNdDescriptor, cudnnSetFilterNdDescriptor)                                             \
+  X(CreateConvolutionDescriptor, cudnnCreateConvolutionDescriptor)                                 \
+  X(DestroyConvolutionDescriptor, cudnnDestroyConvolutionDescriptor)                               \
+  X(SetConvolutionNdDescriptor, cudnnSetConvolutionNdDescriptor)                                   \
+  X(SetConvolutionGroupCount, cudnnSetConvolutionGroupCount)                                       \
+  X(SetConvolutionMathType, cudnnSetConvolutionMathType)                                           \
+  X(GetConvolutionNdForwardOutputDim, cudnnGetConvolutionNdForwardOutputDim)                       \
+  X(GetConvolutionForwardAlgorithmMaxCount, cudnnGetConvolutionForwardAlgorithmMaxCount)           \
+  X(GetConvolutionForwardAlgorithm_v7, cudnnGetConvolutionForwardAlgorithm_v7)                     \
+  X(GetConvolutionForwardWorkspaceSize, cudnnGetConvolutionForwardWorkspaceSize)                   \
+  X(ConvolutionForward, cudnnConvolutionForward)                                                   \
+  X(GetConvolutionBackwardDataAlgorithmMaxCount, cudnnGetConvolutionBackwardDataAlgorithmMaxCount) \
+  X(GetConvolutionBackwardDataAlgorithm_v7, cudnnGetConvolutionBackwardDataAlgorithm_v7)           \
+  X(GetConvolutionBackwardDataWorkspaceSize, cudnnGetConvolutionBackwardDataWorkspaceSize)         \
+  X(ConvolutionBackwardData, cudnnConvolutionBackwardData)                                         \
+  X(AddTensor, cudnnAddTensor)                                                                     \
+  X(CreatePoolingDescriptor, cudnnCreatePoolingDescriptor)                                         \
+  X(DestroyPoolingDescriptor, cudnnDestroyPoolingDescriptor)                                       \
+  X(SetPoolingNdDescriptor, cudnnSetPoolingNdDescriptor)                                           \
+  X(GetPoolingNdForwardOutputDim, cudnnGetPoolingNdForwardOutputDim)                               \
+  X(PoolingForward, cudnnPoolingForward)                                                           \
+  X(CreateLRNDescriptor, cudnnCreateLRNDescriptor)                                                 \
+  X(DestroyLRNDescriptor, cudnnDestroyLRNDescriptor)                                               \
+  X(SetLRNDescriptor, cudnnSetLRNDescriptor)                                                       \
+  X(LRNCrossChannelForward, cudnnLRNCrossChannelForward)                                           \
+  X(BatchNormalizationForwardInference, cudnnBatchNormalizationForwardInference)                   \
   X(SoftmaxForward, cudnnSoftmaxForward)
 
 namespace sy::cuda {

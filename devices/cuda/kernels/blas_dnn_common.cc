@@ -97,7 +97,8 @@ Status TensorDesc::set(cudnnDataType_t type, std::span<const int64_t> dims) {
     s *= d[i] > 0 ? d[i] : 1;
   }
   if (!d_) CUDA_RETURN_IF_ERROR(cudnn_api().CreateTensorDescriptor(&d_));
-  CUDA_RETURN_IF_ERROR(cudnn_api().SetTensorNdDescriptor(d_, type, static_cast<int>(d.size()), d.data(), strides.data()));
+  CUDA_RETURN_IF_ERROR(
+      cudnn_api().SetTensorNdDescriptor(d_, type, static_cast<int>(d.size()), d.data(), strides.data()));
   return OkStatus();
 }
 
@@ -110,7 +111,8 @@ Status FilterDesc::set(cudnnDataType_t type, std::span<const int64_t> dims) {
   RETURN_IF_ERROR(check_int_range(dims, "cuDNN"));
   ASSIGN_OR_RETURN(std::vector<int> d, to_ints(dims, "filter dim"));
   if (!d_) CUDA_RETURN_IF_ERROR(cudnn_api().CreateFilterDescriptor(&d_));
-  CUDA_RETURN_IF_ERROR(cudnn_api().SetFilterNdDescriptor(d_, type, CUDNN_TENSOR_NCHW, static_cast<int>(d.size()), d.data()));
+  CUDA_RETURN_IF_ERROR(
+      cudnn_api().SetFilterNdDescriptor(d_, type, CUDNN_TENSOR_NCHW, static_cast<int>(d.size()), d.data()));
   return OkStatus();
 }
 
@@ -127,8 +129,8 @@ Status ConvDesc::set(cudnnDataType_t compute, std::span<const int64_t> pads, std
   ASSIGN_OR_RETURN(std::vector<int> d, to_ints(dilations, "dilation"));
   if (group <= 0 || group > INT_MAX) return Unimplemented("cuDNN: group ", group, " out of range");
   if (!d_) CUDA_RETURN_IF_ERROR(cudnn_api().CreateConvolutionDescriptor(&d_));
-  CUDA_RETURN_IF_ERROR(cudnn_api().SetConvolutionNdDescriptor(d_, static_cast<int>(p.size()), p.data(), s.data(), d.data(),
-                                                       CUDNN_CROSS_CORRELATION, compute));
+  CUDA_RETURN_IF_ERROR(cudnn_api().SetConvolutionNdDescriptor(d_, static_cast<int>(p.size()), p.data(), s.data(),
+                                                              d.data(), CUDNN_CROSS_CORRELATION, compute));
   CUDA_RETURN_IF_ERROR(cudnn_api().SetConvolutionGroupCount(d_, static_cast<int>(group)));
   CUDA_RETURN_IF_ERROR(cudnn_api().SetConvolutionMathType(d_, CUDNN_FMA_MATH));
   return OkStatus();
@@ -146,8 +148,8 @@ Status PoolDesc::set(cudnnPoolingMode_t mode, std::span<const int64_t> window, s
   ASSIGN_OR_RETURN(std::vector<int> p, to_ints(pads, "pad"));
   ASSIGN_OR_RETURN(std::vector<int> s, to_ints(strides, "stride"));
   if (!d_) CUDA_RETURN_IF_ERROR(cudnn_api().CreatePoolingDescriptor(&d_));
-  CUDA_RETURN_IF_ERROR(cudnn_api().SetPoolingNdDescriptor(d_, mode, CUDNN_PROPAGATE_NAN, static_cast<int>(w.size()), w.data(),
-                                                   p.data(), s.data()));
+  CUDA_RETURN_IF_ERROR(cudnn_api().SetPoolingNdDescriptor(d_, mode, CUDNN_PROPAGATE_NAN, static_cast<int>(w.size()),
+                                                          w.data(), p.data(), s.data()));
   return OkStatus();
 }
 

@@ -74,10 +74,9 @@ class MatMulKernel final : public Kernel {
     bool fold = nb > 1;
     for (int64_t i = 1; fold && i < nb; ++i) fold = p.b_off[i] == p.b_off[0] && p.a_off[i] == p.a_off[0] + i * MK;
     if (fold) {
-      CUDA_RETURN_IF_ERROR(cublas_api().GemmEx_64(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M * nb, K, sc.alpha(dt),
-                                           at(b, p.b_off[0], gt.elem), gt.data, N, at(a, p.a_off[0], gt.elem),
-                                           gt.data, K, sc.beta(dt), y->raw(), gt.data, N, gt.compute,
-                                           CUBLAS_GEMM_DEFAULT));
+      CUDA_RETURN_IF_ERROR(cublas_api().GemmEx_64(
+          h, CUBLAS_OP_N, CUBLAS_OP_N, N, M * nb, K, sc.alpha(dt), at(b, p.b_off[0], gt.elem), gt.data, N,
+          at(a, p.a_off[0], gt.elem), gt.data, K, sc.beta(dt), y->raw(), gt.data, N, gt.compute, CUBLAS_GEMM_DEFAULT));
       return OkStatus();
     }
     // Runs of batches whose A and B offsets both advance by a fixed
@@ -96,9 +95,9 @@ class MatMulKernel final : public Kernel {
       const int64_t count = j - i;
       if (count == 1) {
         CUDA_RETURN_IF_ERROR(cublas_api().GemmEx_64(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, sc.alpha(dt),
-                                             at(b, p.b_off[i], gt.elem), gt.data, N, at(a, p.a_off[i], gt.elem),
-                                             gt.data, K, sc.beta(dt), at(*y, i * MN, gt.elem), gt.data, N,
-                                             gt.compute, CUBLAS_GEMM_DEFAULT));
+                                                    at(b, p.b_off[i], gt.elem), gt.data, N, at(a, p.a_off[i], gt.elem),
+                                                    gt.data, K, sc.beta(dt), at(*y, i * MN, gt.elem), gt.data, N,
+                                                    gt.compute, CUBLAS_GEMM_DEFAULT));
       } else {
         CUDA_RETURN_IF_ERROR(cublas_api().GemmStridedBatchedEx_64(
             h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, sc.alpha(dt), at(b, p.b_off[i], gt.elem), gt.data, N, sb,
@@ -151,10 +150,10 @@ class GemmKernel final : public Kernel {
     ASSIGN_OR_RETURN(cublasHandle_t h, l.cublas());
     CUDA_RETURN_IF_ERROR(cublas_api().SetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
     const Scalars sc(static_cast<double>(alpha_), use_c ? 1.0 : 0.0);
-    CUDA_RETURN_IF_ERROR(cublas_api().GemmEx_64(h, trans_b_ ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a_ ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                         N, M, K, sc.alpha(dt), b.raw(), gt.data, b.dim(1), a.raw(), gt.data,
-                                         a.dim(1), sc.beta(dt), y->raw(), gt.data, N, gt.compute,
-                                         CUBLAS_GEMM_DEFAULT));
+    CUDA_RETURN_IF_ERROR(cublas_api().GemmEx_64(h, trans_b_ ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                                trans_a_ ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K, sc.alpha(dt), b.raw(),
+                                                gt.data, b.dim(1), a.raw(), gt.data, a.dim(1), sc.beta(dt), y->raw(),
+                                                gt.data, N, gt.compute, CUBLAS_GEMM_DEFAULT));
     return OkStatus();
   }
 

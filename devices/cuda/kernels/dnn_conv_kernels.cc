@@ -64,7 +64,7 @@ StatusOr<cudnnConvolutionFwdAlgo_t> forward_algo(cudnnHandle_t h, cudnnDataType_
   std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(static_cast<size_t>(std::max(max_count, 1)));
   int n = 0;
   CUDA_RETURN_IF_ERROR(cudnn_api().GetConvolutionForwardAlgorithm_v7(h, x.get(), w.get(), c.get(), y.get(),
-                                                              static_cast<int>(perf.size()), &n, perf.data()));
+                                                                     static_cast<int>(perf.size()), &n, perf.data()));
   // Implicit GEMM supports every geometry: the choice when nothing qualifies.
   cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
   cudnnMathType_t math = CUDNN_FMA_MATH;
@@ -84,8 +84,8 @@ StatusOr<cudnnConvolutionBwdDataAlgo_t> backward_data_algo(cudnnHandle_t h, cudn
   CUDA_RETURN_IF_ERROR(cudnn_api().GetConvolutionBackwardDataAlgorithmMaxCount(h, &max_count));
   std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perf(static_cast<size_t>(std::max(max_count, 1)));
   int n = 0;
-  CUDA_RETURN_IF_ERROR(cudnn_api().GetConvolutionBackwardDataAlgorithm_v7(h, w.get(), dy.get(), c.get(), dx.get(),
-                                                                   static_cast<int>(perf.size()), &n, perf.data()));
+  CUDA_RETURN_IF_ERROR(cudnn_api().GetConvolutionBackwardDataAlgorithm_v7(
+      h, w.get(), dy.get(), c.get(), dx.get(), static_cast<int>(perf.size()), &n, perf.data()));
   cudnnConvolutionBwdDataAlgo_t algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_0;  // supports every geometry
   cudnnMathType_t math = CUDNN_FMA_MATH;
   if (const auto* p = pick(perf, n, type)) {
@@ -103,8 +103,8 @@ StatusOr<cudnnConvolutionBwdDataAlgo_t> backward_data_algo(cudnnHandle_t h, cudn
 Status check_forward_dims(const ConvDesc& c, const TensorDesc& in, const FilterDesc& w,
                           const std::vector<int64_t>& expect, const char* op) {
   std::vector<int> got(expect.size());
-  CUDA_RETURN_IF_ERROR(
-      cudnn_api().GetConvolutionNdForwardOutputDim(c.get(), in.get(), w.get(), static_cast<int>(got.size()), got.data()));
+  CUDA_RETURN_IF_ERROR(cudnn_api().GetConvolutionNdForwardOutputDim(c.get(), in.get(), w.get(),
+                                                                    static_cast<int>(got.size()), got.data()));
   for (size_t i = 0; i < expect.size(); ++i)
     if (got[i] != expect[i]) return Internal(op, ": cuDNN output geometry differs from the ONNX shape");
   return OkStatus();
@@ -122,8 +122,8 @@ Status add_bias(cudnnHandle_t h, cudnnDataType_t type, const Tensor& bias, const
   bd[1] = y_dims[1];
   TensorDesc b_desc;
   RETURN_IF_ERROR(b_desc.set(type, bd));
-  CUDA_RETURN_IF_ERROR(
-      cudnn_api().AddTensor(h, one_for(y.dtype()), b_desc.get(), bias.raw(), one_for(y.dtype()), y_desc.get(), y.raw()));
+  CUDA_RETURN_IF_ERROR(cudnn_api().AddTensor(h, one_for(y.dtype()), b_desc.get(), bias.raw(), one_for(y.dtype()),
+                                             y_desc.get(), y.raw()));
   return OkStatus();
 }
 
@@ -208,8 +208,8 @@ class ConvKernel final : public Kernel {
                      forward_algo(h, type, x_desc, w_desc, c_desc, y_desc, &ws_bytes));
     ASSIGN_OR_RETURN(Tensor ws, workspace(ctx, ws_bytes));
     CUDA_RETURN_IF_ERROR(cudnn_api().ConvolutionForward(h, one_for(x.dtype()), x_desc.get(), xin->raw(), w_desc.get(),
-                                                 wt.raw(), c_desc.get(), algo, ws.raw(), ws_bytes,
-                                                 zero_for(x.dtype()), y_desc.get(), y->raw()));
+                                                        wt.raw(), c_desc.get(), algo, ws.raw(), ws_bytes,
+                                                        zero_for(x.dtype()), y_desc.get(), y->raw()));
     if (b) RETURN_IF_ERROR(add_bias(h, type, *b, y_desc, yd, *y));
     return OkStatus();
   }
@@ -312,9 +312,9 @@ class ConvTransposeKernel final : public Kernel {
     ASSIGN_OR_RETURN(cudnnConvolutionBwdDataAlgo_t algo,
                      backward_data_algo(h, type, w_desc, dy_desc, c_desc, dx_desc, &ws_bytes));
     ASSIGN_OR_RETURN(Tensor ws, workspace(ctx, ws_bytes));
-    CUDA_RETURN_IF_ERROR(cudnn_api().ConvolutionBackwardData(h, one_for(x.dtype()), w_desc.get(), wt.raw(), dy_desc.get(),
-                                                      x.raw(), c_desc.get(), algo, ws.raw(), ws_bytes,
-                                                      zero_for(x.dtype()), dx_desc.get(), dx->raw()));
+    CUDA_RETURN_IF_ERROR(cudnn_api().ConvolutionBackwardData(h, one_for(x.dtype()), w_desc.get(), wt.raw(),
+                                                             dy_desc.get(), x.raw(), c_desc.get(), algo, ws.raw(),
+                                                             ws_bytes, zero_for(x.dtype()), dx_desc.get(), dx->raw()));
     if (crop) RETURN_IF_ERROR(window_copy(l.stream, full, full_onnx, *y, y_onnx, offset, 0.0));
     if (b) RETURN_IF_ERROR(add_bias(h, type, *b, y_desc, yd, *y));
     return OkStatus();

@@ -141,7 +141,7 @@ class PoolKernel : public Kernel {
     for (size_t i = 0; i < yd.size(); ++i)
       if (got[i] != yd[i]) return Internal(op, ": cuDNN pooling geometry differs from the ONNX shape");
     CUDA_RETURN_IF_ERROR(cudnn_api().PoolingForward(h, p_desc.get(), one_for(x.dtype()), x_desc.get(), x.raw(),
-                                             zero_for(x.dtype()), y_desc.get(), y.raw()));
+                                                    zero_for(x.dtype()), y_desc.get(), y.raw()));
     return OkStatus();
   }
 
@@ -298,8 +298,8 @@ class SoftmaxKernel final : public Kernel {
     TensorDesc desc;
     RETURN_IF_ERROR(desc.set(type, std::vector<int64_t>{outer, d, inner, 1}));
     CUDA_RETURN_IF_ERROR(cudnn_api().SoftmaxForward(h, log_ ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE,
-                                             CUDNN_SOFTMAX_MODE_CHANNEL, one_for(x.dtype()), desc.get(), x.raw(),
-                                             zero_for(x.dtype()), desc.get(), y->raw()));
+                                                    CUDNN_SOFTMAX_MODE_CHANNEL, one_for(x.dtype()), desc.get(), x.raw(),
+                                                    zero_for(x.dtype()), desc.get(), y->raw()));
     return OkStatus();
   }
 
@@ -347,8 +347,9 @@ class LrnKernel final : public Kernel {
     LrnDesc lrn;
     RETURN_IF_ERROR(lrn.set(static_cast<unsigned>(size_), static_cast<double>(alpha_), static_cast<double>(beta_),
                             static_cast<double>(bias_)));
-    CUDA_RETURN_IF_ERROR(cudnn_api().LRNCrossChannelForward(h, lrn.get(), CUDNN_LRN_CROSS_CHANNEL_DIM1, one_for(x.dtype()),
-                                                     desc.get(), x.raw(), zero_for(x.dtype()), desc.get(), y->raw()));
+    CUDA_RETURN_IF_ERROR(cudnn_api().LRNCrossChannelForward(h, lrn.get(), CUDNN_LRN_CROSS_CHANNEL_DIM1,
+                                                            one_for(x.dtype()), desc.get(), x.raw(),
+                                                            zero_for(x.dtype()), desc.get(), y->raw()));
     return OkStatus();
   }
 
