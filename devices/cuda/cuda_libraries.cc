@@ -71,24 +71,28 @@ StatusOr<Api> load(const char* what, const std::string& soname, Bind&& bind_all)
 std::atomic<const CublasApi*> g_cublas{nullptr};
 std::atomic<const CudnnApi*> g_cudnn{nullptr};
 
+// Makes a successful load visible to loaded().
+template <typename Api>
+StatusOr<const Api*> publish(const StatusOr<Api>& api, std::atomic<const Api*>& loaded) {
+  if (!api.ok()) return api.status();
+  loaded.store(&*api, std::memory_order_release);
+  return &*api;
+}
+
 }  // namespace
 
 StatusOr<const CublasApi*> CublasApi::get() {
   static const StatusOr<CublasApi> api =
       load<CublasApi>("cuBLAS", "libcublas.so." SY_STRINGIFY(CUBLAS_VER_MAJOR),
                       [](void* lib, CublasApi& api, std::string& missing) { SY_CUBLAS_FUNCTIONS(SY_CUDA_LIB_BIND) });
-  if (!api.ok()) return api.status();
-  g_cublas.store(&*api, std::memory_order_release);
-  return &*api;
+  return publish(api, g_cublas);
 }
 
 StatusOr<const CudnnApi*> CudnnApi::get() {
   static const StatusOr<CudnnApi> api =
       load<CudnnApi>("cuDNN", "libcudnn.so." SY_STRINGIFY(CUDNN_MAJOR),
                      [](void* lib, CudnnApi& api, std::string& missing) { SY_CUDNN_FUNCTIONS(SY_CUDA_LIB_BIND) });
-  if (!api.ok()) return api.status();
-  g_cudnn.store(&*api, std::memory_order_release);
-  return &*api;
+  return publish(api, g_cudnn);
 }
 
 const CublasApi* CublasApi::loaded() { return g_cublas.load(std::memory_order_acquire); }
