@@ -5,19 +5,19 @@
 # $OUT/status.txt; everything the steps write is packed into
 # $OUT/results.tgz, because the device tool brings back only 8 files.
 #
-#   OUT=results [DEADLINE=seconds] ./scripts/gpu-check.sh [tests|conformance|bench|all]
+#   OUT=results [DEADLINE=seconds] ./scripts/gpu-check.sh [tests|conformance|bench|fuzz|all]
 #
 # Every step has its own time limit, so a hang costs that step, not the
 # steps after it. With DEADLINE, no step runs past that many seconds from
 # the start (a step that would is cut short, or skipped when too little is
 # left), so the results are packed before the device call's own limit.
-# `all` runs the acceptance steps first and the slow diagnostics
-# (compute-sanitizer) last, so that one call with DEADLINE gets as far as
+# `all` runs the acceptance steps first and the diagnostics (a fuzzing
+# campaign on the GPU, then compute-sanitizer) last, so that one call with DEADLINE gets as far as
 # its time allows. STEP_TIMEOUT_SCALE multiplies the step limits.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
-case $what in tests|conformance|bench|all) ;; *) echo "error: unknown group '$what' (tests, conformance, bench or all)" >&2; exit 2 ;; esac
+case $what in tests|conformance|bench|fuzz|all) ;; *) echo "error: unknown group '$what' (tests, conformance, bench, fuzz or all)" >&2; exit 2 ;; esac
 out=${OUT:-gpu-results}
 raw=$out/raw
 mkdir -p "$raw"
@@ -69,11 +69,18 @@ memcheck() {  # races and out-of-bounds accesses that pass by luck
   step device_memcheck 240 compute-sanitizer --tool memcheck --error-exitcode 1 sy_devices_tests --gtest_filter='Cuda*'
 }
 
+node_data=""
+unpack_node_cases() {  # the ONNX node test cases, once, into $node_data/node
+  if [ -z "$node_data" ]; then
+    node_data=$(mktemp -d)
+    tar xzf gpu-bundle/node.tgz -C "$node_data"
+  fi
+}
+
 conformance() {
-  local data
-  data=$(mktemp -d)
-  tar xzf gpu-bundle/node.tgz -C "$data"
-  local conf=(switchyard conformance "$data/node" --exclusions tests/conformance/exclusions.txt -j "$jobs")
+  unpack_node_cases
+  local cases=$node_data/node
+  local conf=(switchyard conformance "$cases" --exclusions tests/conformance/exclusions.txt -j "$jobs")
   step conformance_cpu 120 "${conf[@]}" --policy single --json "$raw/conformance_cpu.json"
   step conformance_gpu 210 "${conf[@]}" --devices cuda:0,cpu --policy gpu --min-share cuda:0=0.6 \
     --same-as "$raw/conformance_cpu.json" --json "$raw/conformance_gpu.json"
@@ -105,9 +112,27 @@ bench() {
   done
 }
 
+# Bad models and inputs on the GPU: a crash, a hang, an Internal error or a
+# GPU memory fault (an out-of-bounds kernel) fails the step; it prints the
+# iteration to replay with sy_model_fuzz --only N --devices cpu,cuda:0.
+fuzz() {
+  unpack_node_cases
+  # The campaign ends itself (and prints its summary) before the step's
+  # limit, which DEADLINE may have shortened.
+  local secs=120
+  if [ "$deadline" -gt 0 ]; then
+    local left=$(( deadline - SECONDS - 45 ))
+    [ $left -lt $secs ] && secs=$left
+  fi
+  [ $secs -lt 10 ] && secs=10
+  step fuzz_gpu $(( secs + 30 )) sy_model_fuzz --corpus "$node_data/node" --corpus models/control_flow \
+    --devices cpu,cuda:0 --iterations 100000 --max-seconds "$secs" --seed 7
+}
+
 case $what in
   tests) tests; memcheck ;;
   conformance) conformance ;;
   bench) bench ;;
-  all) tests; conformance; bench; memcheck ;;
+  fuzz) fuzz ;;
+  all) tests; conformance; bench; fuzz; memcheck ;;
 esac

@@ -133,6 +133,17 @@ def workloads(files, name):
     return ("PASS" if any_win else "FAIL"), out
 
 
+def fuzz(files):
+    """The GPU fuzzing campaign's summary and findings (not an acceptance
+    item: a diagnostic), or None when the step did not run."""
+    out = text(files, "fuzz_gpu.txt")
+    if out is None:
+        return None
+    keep = [l for l in out.splitlines()
+            if re.match(r"\d+ mutants of ", l) or l.startswith(("INTERNAL ERROR", "GPU FAULT", "sy_model_fuzz: ", "error:"))]
+    return keep or ["no summary line (the campaign did not finish; see fuzz_gpu.txt)"]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("results", nargs="+", help="results folder(s) or results.tgz from gpu-check.sh")
@@ -160,6 +171,9 @@ def main():
         for direction, kind, size, raw, rate, ratio, counted in trows:
             mark = " **" if counted and ratio < PINNED_MIN_RATIO else ""
             print(f"| {direction} | {kind} | {size} | {raw:.2f} | {rate:.2f} | {ratio:.3f}{mark} |")
+    found = fuzz(files)
+    if found is not None:
+        print("\nFuzzing on the GPU (`fuzz_gpu`):\n\n```\n" + "\n".join(found) + "\n```")
     for name, (_, rows) in results.items():
         if not rows:
             continue

@@ -14,6 +14,9 @@
 //
 // ctest runs a bounded number of iterations (label unit, so the sanitizer
 // build runs it too); longer campaigns: sy_model_fuzz --iterations 100000.
+// With --devices cpu,cuda:0 the mutants run on a GPU as well (the gpu,
+// random or dynamic policy), and a GPU memory fault is a finding too;
+// scripts/gpu-check.sh runs such a campaign on the GPU machine.
 #include <signal.h>
 #include <unistd.h>
 
@@ -567,7 +570,27 @@ class Mutator {
 struct Tally {
   int64_t load_refused = 0, session_refused = 0, run_failed = 0, ran = 0;
   std::vector<std::string> internal;  // Internal errors: bugs
+  std::string gpu_fault;              // a GPU kernel's memory fault: a bug, and the end of the campaign
 };
+
+struct Config {
+  uint64_t seed = 1;
+  int64_t timeout_ms = 2000;
+  bool verbose = false;
+  std::string dump;
+  std::string devices;  // empty: cpu, or cpu:0,cpu:1 under random
+};
+
+// CUDA's sticky errors: a kernel read or wrote out of bounds (or worse).
+// They fail the run as RuntimeError, like any runtime failure, but are bugs
+// whatever the input; and the GPU context is unusable afterwards.
+bool is_gpu_fault(const Status& st) {
+  for (const char* sign : {"illegal memory access", "illegal instruction", "misaligned address",
+                           "unspecified launch failure", "device-side assert", "invalid program counter",
+                           "hardware stack error"})
+    if (st.message().find(sign) != std::string::npos) return true;
+  return false;
+}
 
 uint64_t iteration_seed(uint64_t seed, int64_t i) {
   // splitmix64 of the pair, so neighbouring iterations are unrelated.
@@ -577,8 +600,10 @@ uint64_t iteration_seed(uint64_t seed, int64_t i) {
   return z ^ (z >> 31);
 }
 
-void run_iteration(const std::vector<Seed>& corpus, const std::vector<std::string>& op_types, uint64_t seed,
-                   int64_t iter, int64_t timeout_ms, bool verbose, const std::string& dump, Tally& tally) {
+void run_iteration(const std::vector<Seed>& corpus, const std::vector<std::string>& op_types, const Config& cfg,
+                   int64_t iter, Tally& tally) {
+  const uint64_t seed = cfg.seed;
+  const bool verbose = cfg.verbose;
   Mutator mut(iteration_seed(seed, iter));
   const Seed& s = corpus[mut.pick(corpus.size())];
   set_current("iteration " + std::to_string(iter) + ", while mutating " + s.name);
@@ -589,24 +614,32 @@ void run_iteration(const std::vector<Seed>& corpus, const std::vector<std::strin
   if (mut.chance(5)) mut.mutate_bytes(bytes);
   // One device (the cpu or the dynamic policy), or two with separate
   // memories under the random policy, so that copies and the device threads
-  // are fuzzed too.
+  // are fuzzed too. With --devices (a GPU), those devices under the gpu,
+  // random or dynamic policy.
   SessionOptions opt;
   const size_t placement = mut.pick(4);
-  opt.policy = placement == 0 ? "cpu" : placement == 1 ? "random" : "dynamic";
-  opt.devices = placement == 1 ? "cpu:0,cpu:1" : "cpu";
+  if (cfg.devices.empty()) {
+    opt.policy = placement == 0 ? "cpu" : placement == 1 ? "random" : "dynamic";
+    opt.devices = placement == 1 ? "cpu:0,cpu:1" : "cpu";
+  } else {
+    opt.policy = placement == 0 ? "gpu" : placement == 1 ? "random" : "dynamic";
+    opt.devices = cfg.devices;
+  }
   opt.policy_options.seed = iter;
-  const std::string what = "iteration " + std::to_string(iter) + " (--seed " + std::to_string(seed) + " --only " +
-                           std::to_string(iter) + "): " + s.name + " [" + opt.devices + ", " + opt.policy + "]: " +
-                           mut.log();
+  const std::string replay = "--seed " + std::to_string(seed) + " --only " + std::to_string(iter) +
+                             (cfg.devices.empty() ? "" : " --devices " + cfg.devices);
+  const std::string what = "iteration " + std::to_string(iter) + " (" + replay + "): " + s.name + " [" + opt.devices +
+                           ", " + opt.policy + "]: " + mut.log();
   set_current(what);
   if (verbose) std::printf("%s\n", what.c_str()), std::fflush(stdout);
-  if (!dump.empty()) std::ofstream(dump, std::ios::binary) << bytes;
+  if (!cfg.dump.empty()) std::ofstream(cfg.dump, std::ios::binary) << bytes;
   g_started_ns = SteadyClock::instance().now_ns();
 
   auto check = [&](const Status& st, int64_t& counter) {
     ++counter;
     if (st.message().empty() || st.code() == StatusCode::kInternal)
       tally.internal.push_back(what + "\n    -> " + st.to_string());
+    if (is_gpu_fault(st)) tally.gpu_fault = what + "\n    -> " + st.to_string();
     if (verbose) std::printf("    -> %s\n", st.to_string().c_str());
   };
   auto model = OnnxLoader().load_bytes(bytes, s.name, "");
@@ -615,7 +648,7 @@ void run_iteration(const std::vector<Seed>& corpus, const std::vector<std::strin
   if (!session.ok()) return check(session.status(), tally.session_refused);
   std::map<std::string, RuntimeValue> feeds(inputs.begin(), inputs.end());
   RunOptions ro;
-  ro.timeout_ms = timeout_ms;
+  ro.timeout_ms = cfg.timeout_ms;
   auto r = (*session)->run(feeds, ro);
   if (!r.ok()) return check(r.status(), tally.run_failed);
   ++tally.ran;
@@ -628,23 +661,26 @@ int main(int argc, char** argv) {
   using namespace sy;
   CLI::App app("Mutation fuzzer: breaks real models and inputs, and runs them; any crash, hang, sanitizer report or "
                "Internal error is a failure");
+  Config cfg;
   int64_t iterations = 1000;
-  uint64_t seed = 1;
   int64_t only = -1;
-  int64_t timeout_ms = 2000;
   int hang_s = 60;
+  double max_seconds = 0;
   std::vector<std::string> corpus_dirs;
-  std::string dump;
-  bool verbose = false;
   app.add_option("--iterations", iterations, "Mutants to run")->capture_default_str();
-  app.add_option("--seed", seed, "Campaign seed")->capture_default_str();
+  app.add_option("--seed", cfg.seed, "Campaign seed")->capture_default_str();
   app.add_option("--only", only, "Run just this iteration (a reproducer), verbosely");
   app.add_option("--corpus", corpus_dirs, "Folders of case folders (model.onnx with test_data_set_0/ or inputs/)")
       ->required();
-  app.add_option("--run-timeout-ms", timeout_ms, "Time limit for each run")->capture_default_str();
+  app.add_option("--devices", cfg.devices,
+                 "Run every mutant on these devices (e.g. cpu,cuda:0) under the gpu, random or dynamic policy; "
+                 "default: cpu, or cpu:0,cpu:1 under random");
+  app.add_option("--max-seconds", max_seconds, "Stop starting mutants after this long (0: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--run-timeout-ms", cfg.timeout_ms, "Time limit for each run")->capture_default_str();
   app.add_option("--hang-s", hang_s, "An iteration this much longer than its run limit is a hang")->capture_default_str();
-  app.add_option("--dump", dump, "Write each mutant model to this file before running it");
-  app.add_flag("-v,--verbose", verbose, "Print every iteration and its outcome");
+  app.add_option("--dump", cfg.dump, "Write each mutant model to this file before running it");
+  app.add_flag("-v,--verbose", cfg.verbose, "Print every iteration and its outcome");
   CLI11_PARSE(app, argc, argv);
 
   // Mutants may ask for any size; above this they get ResourceExhausted,
@@ -653,6 +689,13 @@ int main(int argc, char** argv) {
   for (int sig : {SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGILL}) signal(sig, on_fatal_signal);
   if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(on_sanitizer_death);
 
+  // Devices that cannot be opened would refuse every mutant: say so instead.
+  if (!cfg.devices.empty()) {
+    if (auto devs = create_devices(cfg.devices); !devs.ok()) {
+      std::fprintf(stderr, "error: --devices '%s': %s\n", cfg.devices.c_str(), devs.status().message().c_str());
+      return 2;
+    }
+  }
   const std::vector<Seed> corpus = load_corpus(corpus_dirs);
   if (corpus.empty()) {
     std::fprintf(stderr, "error: no test cases found under the --corpus folders\n");
@@ -671,7 +714,8 @@ int main(int argc, char** argv) {
     while (!done) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
       const int64_t started = g_started_ns;
-      if (started && SteadyClock::instance().now_ns() - started > (timeout_ms / 1000 + hang_s) * int64_t{1'000'000'000}) {
+      if (started &&
+          SteadyClock::instance().now_ns() - started > (cfg.timeout_ms / 1000 + hang_s) * int64_t{1'000'000'000}) {
         report_current("hang");
         std::_Exit(3);
       }
@@ -679,18 +723,24 @@ int main(int argc, char** argv) {
   });
 
   Tally tally;
+  if (only >= 0) cfg.verbose = true;
   const int64_t first = only >= 0 ? only : 0;
   const int64_t last = only >= 0 ? only + 1 : iterations;
-  for (int64_t i = first; i < last; ++i)
-    run_iteration(corpus, op_types, seed, i, timeout_ms, verbose || only >= 0, dump, tally);
+  const int64_t stop_ns = SteadyClock::instance().now_ns() + static_cast<int64_t>(max_seconds * 1e9);
+  int64_t i = first;
+  for (; i < last && tally.gpu_fault.empty(); ++i) {
+    if (max_seconds > 0 && SteadyClock::instance().now_ns() > stop_ns) break;
+    run_iteration(corpus, op_types, cfg, i, tally);
+  }
   done = true;
   watchdog.join();
 
   std::printf("%lld mutants of %zu cases: %lld refused by the loader, %lld by the session, %lld failed to run, "
-              "%lld ran\n",
-              static_cast<long long>(last - first), corpus.size(), static_cast<long long>(tally.load_refused),
+              "%lld ran%s\n",
+              static_cast<long long>(i - first), corpus.size(), static_cast<long long>(tally.load_refused),
               static_cast<long long>(tally.session_refused), static_cast<long long>(tally.run_failed),
-              static_cast<long long>(tally.ran));
+              static_cast<long long>(tally.ran), i < last ? " (stopped early)" : "");
   for (const auto& f : tally.internal) std::printf("INTERNAL ERROR (a bug): %s\n", f.c_str());
-  return tally.internal.empty() ? 0 : 1;
+  if (!tally.gpu_fault.empty()) std::printf("GPU FAULT (a bug; the campaign stopped): %s\n", tally.gpu_fault.c_str());
+  return tally.internal.empty() && tally.gpu_fault.empty() ? 0 : 1;
 }

@@ -108,6 +108,18 @@ class GpuReport(unittest.TestCase):
         self.assertIn("workloads rc=0 12s", out)
         self.assertEqual(self.verdict(out, "`dynamic` beats `gpu` and `cpu` on a workload (`workloads`)"), "PASS")
 
+    def test_fuzz_summary_and_findings_are_reported(self):
+        self.assertNotIn("Fuzzing on the GPU", self.report())
+        self.write("fuzz_gpu.txt", "noise\n812 mutants of 938 cases: 1 refused by the loader, 2 by the session, "
+                   "3 failed to run, 4 ran (stopped early)\n"
+                   "GPU FAULT (a bug; the campaign stopped): iteration 811 (--seed 7 --only 811)\n")
+        out = self.report()
+        self.assertIn("812 mutants of 938 cases", out)
+        self.assertIn("GPU FAULT (a bug; the campaign stopped): iteration 811", out)
+        self.assertNotIn("noise", out)
+        self.write("fuzz_gpu.txt", "killed before its summary\n")
+        self.assertIn("no summary line", self.report())
+
     def test_missing_path_is_an_error(self):
         r = subprocess.run([sys.executable, SCRIPT, os.path.join(self.dir.name, "nope")], capture_output=True, text=True)
         self.assertNotEqual(r.returncode, 0)
