@@ -1,11 +1,13 @@
 #include "ir/isolated_inference.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -30,6 +32,30 @@ bool write_all(int fd, const char* p, size_t n) {
   return true;
 }
 
+// Address space the child may add to what it inherits. Inference of a
+// sane graph needs a few MB; libonnx trusts declared dims, and ConstantOfShape
+// of an input declared [9223372036854775807] builds an output shape of that
+// rank, growing by ~300 MB/s until the machine's memory is gone. At the
+// limit an allocation throws and the child gives up (no types).
+constexpr uint64_t kChildMemoryBudget = uint64_t{1} << 30;
+
+void limit_address_space() {
+  // The inherited size is what fork copied (under ASan, terabytes of
+  // reserved shadow), so the limit is relative to it.
+  char buf[64] = {};
+  const int fd = ::open("/proc/self/statm", O_RDONLY);
+  if (fd < 0) return;
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return;
+  const uint64_t pages = std::strtoull(buf, nullptr, 10);
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  if (pages == 0 || page == 0) return;
+  rlimit r{};
+  r.rlim_cur = r.rlim_max = pages * page + kChildMemoryBudget;
+  (void)::setrlimit(RLIMIT_AS, &r);
+}
+
 // The child: infers, then writes the length of the result and the result.
 // Ends with _exit, so none of the parent's exit handlers or static
 // destructors (thread pools, GPU contexts) run twice.
@@ -40,6 +66,7 @@ bool write_all(int fd, const char* p, size_t n) {
     ::dup2(null_fd, STDOUT_FILENO);
     ::dup2(null_fd, STDERR_FILENO);
   }
+  limit_address_space();
   std::string payload;
   try {
     // The child's memory is its own copy: inference may write to `proto`.
