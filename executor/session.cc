@@ -304,8 +304,10 @@ StatusOr<RunResult> Session::run(const std::map<std::string, RuntimeValue>& inpu
   // Wall-clock, from the call (a simulated run's limit too). Saturates: a
   // limit of centuries is no limit.
   int64_t deadline_ns = 0;
-  if (const int64_t now = SteadyClock::instance().now_ns(); run_options.timeout_ms > 0)
+  if (run_options.timeout_ms > 0) {
+    const int64_t now = SteadyClock::instance().now_ns();
     deadline_ns = run_options.timeout_ms > (INT64_MAX - now) / 1'000'000 ? 0 : now + run_options.timeout_ms * 1'000'000;
+  }
   std::unique_lock<std::mutex> sim_lock(sim_mu_, std::defer_lock);
   if (sim_) sim_lock.lock();
   const Clock& clock = sim_clock_ ? *sim_clock_ : options_.clock ? *options_.clock : SteadyClock::instance();

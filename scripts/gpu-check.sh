@@ -12,8 +12,8 @@
 # the start (a step that would is cut short, or skipped when too little is
 # left), so the results are packed before the device call's own limit.
 # `all` runs the acceptance steps first and the diagnostics (a fuzzing
-# campaign on the GPU, then compute-sanitizer) last, so that one call with DEADLINE gets as far as
-# its time allows. STEP_TIMEOUT_SCALE multiplies the step limits.
+# campaign on the GPU, then compute-sanitizer) last, so that one call with
+# DEADLINE gets as far as its time allows. STEP_TIMEOUT_SCALE multiplies the step limits.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -79,8 +79,7 @@ unpack_node_cases() {  # the ONNX node test cases, once, into $node_data/node
 
 conformance() {
   unpack_node_cases
-  local cases=$node_data/node
-  local conf=(switchyard conformance "$cases" --exclusions tests/conformance/exclusions.txt -j "$jobs")
+  local conf=(switchyard conformance "$node_data/node" --exclusions tests/conformance/exclusions.txt -j "$jobs")
   step conformance_cpu 120 "${conf[@]}" --policy single --json "$raw/conformance_cpu.json"
   step conformance_gpu 210 "${conf[@]}" --devices cuda:0,cpu --policy gpu --min-share cuda:0=0.6 \
     --same-as "$raw/conformance_cpu.json" --json "$raw/conformance_gpu.json"
