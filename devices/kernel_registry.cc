@@ -42,6 +42,14 @@ std::vector<std::string> KernelRegistry::ops(DeviceKind device) const {
   return out;
 }
 
+std::vector<const KernelDef*> KernelRegistry::defs(DeviceKind device) const {
+  std::vector<const KernelDef*> out;
+  for (const auto& [k, v] : defs_)
+    for (const auto& d : v)
+      if (d.device == device) out.push_back(&d);
+  return out;
+}
+
 const KernelRegistry& KernelRegistry::builtin() {
   static const KernelRegistry* r = [] {
     auto* reg = new KernelRegistry();

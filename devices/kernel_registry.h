@@ -23,6 +23,9 @@ class KernelRegistry {
   // True if any device has a kernel for the op at some version.
   bool knows_op(std::string_view domain, std::string_view op) const;
   std::vector<std::string> ops(DeviceKind device) const;
+  // Every kernel registered for `device`; the pointers stay valid until the
+  // next add().
+  std::vector<const KernelDef*> defs(DeviceKind device) const;
 
   // The registry with every built-in kernel of every compiled-in backend.
   static const KernelRegistry& builtin();

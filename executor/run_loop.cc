@@ -424,12 +424,21 @@ double RunLoop::output_transfer_us(const Frame& frame, const Node& node, int to)
   return us;
 }
 
+// With several devices, which one failed is the first question (is it a
+// GPU fault, which GPU); a lone device needs no naming.
+std::string RunLoop::on_device(std::string what, int device_index) const {
+  if (devices_.size() > 1) what += " on " + devices_[static_cast<size_t>(device_index)]->info().name;
+  return what;
+}
+
 Status RunLoop::kernel_done(NodeTask& task) {
   Frame& frame = *task.frame;
   if (task.predicted_ns && env_.backlog_ns)
     env_.backlog_ns[task.device_index].fetch_sub(task.predicted_ns, std::memory_order_relaxed);
   const Node& node = frame.graph().node(task.node);
-  if (!task.status.ok()) return fall_back_to_cpu(task) ? OkStatus() : task.status.with_context(node.describe());
+  if (!task.status.ok())
+    return fall_back_to_cpu(task) ? OkStatus()
+                                  : task.status.with_context(on_device(node.describe(), task.device_index));
   record_issue(task, /*copy=*/false);
   if (track_placement_)
     for (ValueId v : node.outputs)
@@ -467,7 +476,8 @@ Status RunLoop::copy_done(CopyTask& c) {
     env_.backlog_ns[c.device_index].fetch_sub(c.predicted_ns, std::memory_order_relaxed);
   of.in_flight(c.value, c.to) = nullptr;
   if (!c.status.ok())
-    return c.status.with_context(str_cat("copying '", of.graph().value(c.value).name, "' to ", c.to_space.to_string()));
+    return c.status.with_context(on_device(
+        str_cat("copying '", of.graph().value(c.value).name, "' to ", c.to_space.to_string()), c.device_index));
   record_issue(c, /*copy=*/true);
   of.replica(c.value, c.to) = c.result;
   if (of.graph().value(c.value).initializer >= 0) of.plan().cache_constant(c.value, c.to, c.result);

@@ -112,6 +112,8 @@ class RunLoop final : public CompletionSink {
   static constexpr int64_t kOverlapAboveNs = 100'000;
   static constexpr int64_t kSpinNs = 50'000;  // before blocking for a completion
   Status kernel_done(NodeTask& task);
+  // `what` (a failed node or copy), naming the device when there are several.
+  std::string on_device(std::string what, int device_index) const;
   Status copy_done(CopyTask& copy);
   Status frame_done(Frame& frame);
   Status drain_completions();

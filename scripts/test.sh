@@ -3,8 +3,9 @@
 # conformance suite (with its pass threshold), then the unit tests again
 # under AddressSanitizer + UBSan in a separate build. The main build has
 # CUDA when a toolkit is installed (GPU tests skip, saying why, without a
-# GPU); the sanitizer build leaves CUDA out, since nothing of it runs there
-# and nvcc takes no sanitizer flags.
+# GPU, and the CUDA backend runs on fake GPUs); the sanitizer build leaves
+# CUDA out, to keep CI's time: its nvcc files would add minutes of
+# compiling for code that only the fake GPUs' tests run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)

@@ -1,7 +1,8 @@
 // The CUDA device through the backend's CUDA-free interface: what every
 // build must say when it cannot open a GPU, and, on a machine with one,
 // copies, asynchronous completion and allocation limits. Kernels are
-// checked end to end by the conformance suite under --policy gpu.
+// checked end to end by the conformance suite under --policy gpu. A CUDA
+// build also runs these tests against fake GPUs (fake_gpu/fake_cuda.h).
 #include "devices/cuda/cuda_backend.h"
 
 #include <gtest/gtest.h>
