@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "cli/tensor_io.h"
 #include "ir/onnx_loader.h"
@@ -21,6 +23,28 @@ std::vector<fs::path> numbered_files(const fs::path& dir, const std::string& pre
     return std::atoi(s.c_str());
   };
   std::sort(out.begin(), out.end(), [&](const fs::path& a, const fs::path& b) { return num(a) < num(b); });
+  return out;
+}
+
+std::map<std::string, std::string> load_exclusions(const std::string& path, bool required, std::string* err) {
+  std::map<std::string, std::string> out;
+  std::ifstream in(path);
+  if (!in) {
+    if (required) *err = "cannot read exclusion list '" + path + "'";
+    return out;
+  }
+  std::string line;
+  while (std::getline(in, line)) {
+    auto hash = line.find('#');
+    if (hash == 0) continue;
+    std::istringstream ls(line);
+    std::string name;
+    if (!(ls >> name)) continue;
+    std::string reason;
+    std::getline(ls, reason);
+    reason.erase(0, reason.find_first_not_of(" \t"));
+    out[name] = reason.empty() ? "excluded" : reason;
+  }
   return out;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,5 +24,10 @@ CaseResult run_test_case(const std::string& dir, const SessionOptions& options, 
 // The files in `dir` whose names start with `prefix`, in the order of their
 // numeric suffix (input_9 before input_10), as the test data numbers them.
 std::vector<std::filesystem::path> numbered_files(const std::filesystem::path& dir, const std::string& prefix);
+
+// The cases a run skips, from a file of "case_name  reason" lines ('#'
+// starts a comment line): case name -> reason. A file that cannot be read
+// gives none, and sets *err when `required`.
+std::map<std::string, std::string> load_exclusions(const std::string& path, bool required, std::string* err);
 
 }  // namespace sy

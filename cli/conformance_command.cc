@@ -119,31 +119,6 @@ ChildResult run_child(const std::string& exe, const std::vector<std::string>& ar
   return r;
 }
 
-std::map<std::string, std::string> load_exclusions(const std::string& path, bool required, std::string* err) {
-  std::map<std::string, std::string> out;
-  std::ifstream in(path);
-  if (!in) {
-    if (required) *err = "cannot read exclusion list '" + path + "'";
-    return out;
-  }
-  std::string line;
-  while (std::getline(in, line)) {
-    auto hash = line.find('#');
-    if (hash == 0) continue;
-    std::istringstream ls(line);
-    std::string name;
-    if (!(ls >> name)) continue;
-    std::string reason;
-    std::getline(ls, reason);
-    reason.erase(0, reason.find_first_not_of(" \t"));
-    out[name] = reason.empty() ? "excluded" : reason;
-  }
-  return out;
-}
-
-}  // namespace
-
-namespace {
 // Case name -> status from a `conformance --json` file.
 StatusOr<std::map<std::string, std::string>> load_statuses(const std::string& path) {
   std::ifstream in(path);

@@ -80,19 +80,30 @@ StatusOr<Launch> current_launch(const KernelContext& ctx) {
   return Launch{slot->stream, slot, cuda->ordinal(), cuda};
 }
 
+namespace {
+
+// A cuBLAS or cuDNN handle bound to `stream`; destroyed again if binding
+// fails.
+template <typename Handle, typename Api>
+StatusOr<Handle> handle_on(const Api& api, cudaStream_t stream, const char* set_stream) {
+  Handle h = nullptr;
+  CUDA_RETURN_IF_ERROR(api.Create(&h));
+  if (auto e = api.SetStream(h, stream); failed(e)) {
+    (void)api.Destroy(h);
+    return to_status(e, set_stream, __FILE__, __LINE__);
+  }
+  return h;
+}
+
+}  // namespace
+
 // Handles are created on first use, under the device's launch lock (the
 // caller is inside CudaDevice::enqueue), and bound to the slot's stream for
 // good.
 StatusOr<cublasHandle_t> Launch::cublas() const {
   if (!slot->cublas) {
     ASSIGN_OR_RETURN(const CublasApi* api, CublasApi::get());
-    cublasHandle_t h = nullptr;
-    CUDA_RETURN_IF_ERROR(api->Create(&h));
-    if (cublasStatus_t e = api->SetStream(h, stream); e != CUBLAS_STATUS_SUCCESS) {
-      (void)api->Destroy(h);
-      return to_status(e, "cublasSetStream", __FILE__, __LINE__);
-    }
-    slot->cublas = h;
+    ASSIGN_OR_RETURN(slot->cublas, handle_on<cublasHandle_t>(*api, stream, "cublasSetStream"));
   }
   return slot->cublas;
 }
@@ -100,13 +111,7 @@ StatusOr<cublasHandle_t> Launch::cublas() const {
 StatusOr<cudnnHandle_t> Launch::cudnn() const {
   if (!slot->cudnn) {
     ASSIGN_OR_RETURN(const CudnnApi* api, CudnnApi::get());
-    cudnnHandle_t h = nullptr;
-    CUDA_RETURN_IF_ERROR(api->Create(&h));
-    if (cudnnStatus_t e = api->SetStream(h, stream); e != CUDNN_STATUS_SUCCESS) {
-      (void)api->Destroy(h);
-      return to_status(e, "cudnnSetStream", __FILE__, __LINE__);
-    }
-    slot->cudnn = h;
+    ASSIGN_OR_RETURN(slot->cudnn, handle_on<cudnnHandle_t>(*api, stream, "cudnnSetStream"));
   }
   return slot->cudnn;
 }

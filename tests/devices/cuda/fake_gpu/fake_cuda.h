@@ -49,12 +49,7 @@ void check_device_range(const void* p, size_t bytes, const char* what);
 
 struct Stats {
   uint64_t device_bytes = 0;  // live device allocations, all GPUs
-  uint64_t pinned_bytes = 0;  // live cudaHostAlloc blocks
-  uint64_t copies = 0;        // executed, peer copies included
-  uint64_t peer_copies = 0;
-  uint64_t host_functions = 0;
-  uint64_t callbacks = 0;
-  uint64_t frees = 0;  // executed cudaFreeAsync
+  uint64_t peer_copies = 0;   // GPU-to-GPU copies executed
 };
 Stats stats();
 

@@ -65,7 +65,6 @@ struct State {
   std::deque<uintptr_t> quarantine;   // dead blocks kept poisoned a while
   size_t quarantined_bytes = 0;
   uint64_t device_bytes[kFakeGpus] = {};
-  uint64_t pinned_bytes = 0;
   bool peer[kFakeGpus][kFakeGpus] = {};
   std::vector<CUstream_st*> streams;  // not destroyed yet (none is ever freed)
   CUstream_st* legacy[kFakeGpus] = {};
@@ -75,7 +74,7 @@ struct State {
   std::atomic<uint32_t> jitter_seed{0};
   std::atomic<int> jitter_us{0};
   std::atomic<uint32_t> stream_count{0};
-  std::atomic<uint64_t> copies{0}, peer_copies{0}, host_functions{0}, callbacks{0}, frees{0};
+  std::atomic<uint64_t> peer_copies{0};
 };
 
 State& st() {
@@ -169,16 +168,10 @@ CUstream_st* new_stream(int device) {
 // The stream a handle names; the default stream (0) is one per device.
 CUstream_st* resolve(cudaStream_t s) {
   if (s != nullptr && s != cudaStreamLegacy && s != cudaStreamPerThread) return s;
-  State& g = st();
-  std::lock_guard<std::mutex> lock(g.mu);
-  CUstream_st*& l = g.legacy[t_device];
-  if (!l) {
-    l = new CUstream_st();
-    l->device = t_device;
-    g.streams.push_back(l);
-    std::thread(stream_loop, l).detach();
-  }
-  return l;
+  static std::once_flag once[kFakeGpus];
+  const int d = t_device;
+  std::call_once(once[d], [d] { st().legacy[d] = new_stream(d); });
+  return st().legacy[d];
 }
 
 // Queues `op`; returns the stream's operation count with it.
@@ -204,14 +197,13 @@ void drain(CUstream_st* s) {
   wait_for(s, target);
 }
 
-void drain_device(int device) {
+void drain_all() {
   std::vector<CUstream_st*> all;
   {
     std::lock_guard<std::mutex> lock(st().mu);
     all = st().streams;
   }
-  for (CUstream_st* s : all)
-    if (device < 0 || s->device == device) drain(s);
+  for (CUstream_st* s : all) drain(s);
 }
 
 // The block holding [p, p + n), or null. Caller holds st().mu.
@@ -263,10 +255,7 @@ void* new_block(size_t n, int device, bool ready = true) {
   State& g = st();
   std::lock_guard<std::mutex> lock(g.mu);
   g.blocks[reinterpret_cast<uintptr_t>(p)] = Block{n, device, true, ready};
-  if (device >= 0)
-    g.device_bytes[device] += n;
-  else
-    g.pinned_bytes += n;
+  if (device >= 0) g.device_bytes[device] += n;
   return p;
 }
 
@@ -276,10 +265,7 @@ void kill_block(uintptr_t start) {
   State& g = st();
   Block& b = g.blocks[start];
   b.live = false;
-  if (b.device >= 0)
-    g.device_bytes[b.device] -= b.bytes;
-  else
-    g.pinned_bytes -= b.bytes;
+  if (b.device >= 0) g.device_bytes[b.device] -= b.bytes;
   std::memset(reinterpret_cast<void*>(start), kFreed, std::max<size_t>(b.bytes, 1));
   g.quarantine.push_back(start);
   g.quarantined_bytes += b.bytes;
@@ -367,13 +353,8 @@ Stats stats() {
   {
     std::lock_guard<std::mutex> lock(g.mu);
     for (uint64_t b : g.device_bytes) s.device_bytes += b;
-    s.pinned_bytes = g.pinned_bytes;
   }
-  s.copies = g.copies;
   s.peer_copies = g.peer_copies;
-  s.host_functions = g.host_functions;
-  s.callbacks = g.callbacks;
-  s.frees = g.frees;
   return s;
 }
 
@@ -542,7 +523,6 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* data)
   // Unlike a stream callback, a host function is not called after a fault.
   push(s, [fn, data, device] {
     if (faulted(device)) return;
-    ++st().host_functions;
     run_host_code([&] { fn(data); });
   });
   return cudaSuccess;
@@ -555,7 +535,6 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t cb, 
   if (faulted(s->device)) return fail(cudaErrorIllegalAddress);
   const int device = s->device;
   push(s, [stream, cb, data, device] {
-    ++st().callbacks;
     const cudaError_t status = faulted(device) ? cudaErrorIllegalAddress : cudaSuccess;
     run_host_code([&] { cb(stream, status, data); });
   });
@@ -591,7 +570,6 @@ cudaError_t cudaFreeAsync(void* p, cudaStream_t stream) {
   push(s, [start] {
     std::lock_guard<std::mutex> lock(st().mu);
     kill_block(start);
-    ++st().frees;
   });
   return cudaSuccess;
 }
@@ -610,7 +588,7 @@ cudaError_t cudaFree(void* p) {
   enter("cudaFree");
   if (!p) return cudaSuccess;
   const uintptr_t start = claim_for_free(p, true, "cudaFree");
-  drain_device(-1);  // cudaFree synchronises
+  drain_all();  // cudaFree synchronises
   std::lock_guard<std::mutex> lock(st().mu);
   kill_block(start);
   return cudaSuccess;
@@ -635,7 +613,7 @@ cudaError_t cudaFreeHost(void* p) {
   enter("cudaFreeHost");
   if (!p) return cudaSuccess;
   const uintptr_t start = claim_for_free(p, false, "cudaFreeHost");
-  drain_device(-1);  // like cudaFree, it waits for the GPUs
+  drain_all();  // like cudaFree, it waits for the GPUs
   std::lock_guard<std::mutex> lock(st().mu);
   kill_block(start);
   return cudaSuccess;
@@ -667,7 +645,6 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind
       if (faulted(device)) return;
       check_live(dst, n, d, "cudaMemcpyAsync destination");
       std::memcpy(dst, staged->data(), n);
-      ++st().copies;
     });
     return cudaSuccess;
   }
@@ -676,7 +653,6 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind
     check_live(dst, n, d, "cudaMemcpyAsync destination");
     check_live(src, n, r, "cudaMemcpyAsync source");
     std::memcpy(dst, src, n);
-    ++st().copies;
   });
   // Into pageable memory the copy is synchronous.
   if (d == Kind::kPageable) wait_for(s, at);
@@ -700,7 +676,6 @@ cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int 
     check_live(dst, n, Kind::kDevice, "cudaMemcpyPeerAsync destination");
     check_live(src, n, Kind::kDevice, "cudaMemcpyPeerAsync source");
     std::memcpy(dst, src, n);
-    ++st().copies;
     ++st().peer_copies;
   });
   return cudaSuccess;

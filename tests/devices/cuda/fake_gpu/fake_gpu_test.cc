@@ -8,13 +8,11 @@
 // CUDA call from a callback.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <random>
-#include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -60,13 +58,10 @@ class FakeGpu : public ::testing::Test {
 
 // The case folders under `root`, less the conformance suite's exclusions.
 std::vector<std::string> case_dirs(const std::string& root) {
-  std::set<std::string> excluded;
-  std::ifstream ex(std::string(SY_SOURCE_DIR) + "/tests/conformance/exclusions.txt");
-  for (std::string line; std::getline(ex, line);) {
-    std::string name;
-    if (line.empty() || line[0] == '#' || !(std::istringstream(line) >> name)) continue;
-    excluded.insert(name);
-  }
+  std::string err;
+  const auto excluded =
+      load_exclusions(std::string(SY_SOURCE_DIR) + "/tests/conformance/exclusions.txt", /*required=*/true, &err);
+  EXPECT_TRUE(err.empty()) << err;
   std::vector<std::string> out;
   for (const auto& e : fs::directory_iterator(root))
     if (e.is_directory() && fs::exists(e.path() / "model.onnx") && !excluded.count(e.path().filename().string()))
