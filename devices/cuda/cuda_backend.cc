@@ -33,6 +33,26 @@ const Availability& availability() {
   return a;
 }
 
+// A session's view of its GPU: the process's shared CudaDevice, which the
+// session must not destroy. Tasks run on (and kernels see) the CudaDevice
+// itself.
+class SessionGpu final : public Device {
+ public:
+  explicit SessionGpu(cuda::CudaDevice& gpu) : gpu_(gpu) {}
+  DeviceId id() const override { return gpu_.id(); }
+  MemorySpace memory_space() const override { return gpu_.memory_space(); }
+  const DeviceInfo& info() const override { return gpu_.info(); }
+  StatusOr<Tensor> allocate(DataType dtype, const Dims& dims) override { return gpu_.allocate(dtype, dims); }
+  void enqueue(DeviceTask* task, CompletionSink* sink) override { gpu_.enqueue(task, sink); }
+  StatusOr<Tensor> copy(const Tensor& src, MemorySpace dst_space) override { return gpu_.copy(src, dst_space); }
+  uint64_t bytes_in_use() const override { return gpu_.bytes_in_use(); }
+  bool runs_inline() const override { return gpu_.runs_inline(); }
+  int64_t now_ns() const override { return gpu_.now_ns(); }
+
+ private:
+  cuda::CudaDevice& gpu_;
+};
+
 }  // namespace
 
 bool cuda_compiled() { return true; }
@@ -45,8 +65,8 @@ StatusOr<std::unique_ptr<Device>> create_cuda_device(int ordinal) {
   if (ordinal >= a.count)
     return InvalidArgument("device 'cuda:", ordinal, "': this machine has ", a.count, a.count == 1 ? " GPU" : " GPUs",
                            " (cuda:0..cuda:", a.count - 1, ")");
-  ASSIGN_OR_RETURN(std::unique_ptr<cuda::CudaDevice> d, cuda::CudaDevice::create(ordinal));
-  return std::unique_ptr<Device>(std::move(d));
+  ASSIGN_OR_RETURN(cuda::CudaDevice * gpu, cuda::CudaDevice::shared(ordinal));
+  return std::unique_ptr<Device>(std::make_unique<SessionGpu>(*gpu));
 }
 
 std::vector<std::string> cuda_load_libraries() {

@@ -20,7 +20,8 @@ std::string cuda_unavailable_reason();
 bool cuda_compiled();
 
 // A Device for GPU `ordinal`, or an error naming the reason (no GPU, bad
-// ordinal, no CUDA in this build).
+// ordinal, no CUDA in this build). Every Device for one GPU drives the same
+// streams and library handles, made by the first call in the process.
 StatusOr<std::unique_ptr<Device>> create_cuda_device(int ordinal);
 
 // cuBLAS and cuDNN are opened on first need (a GPU device opens them), not

@@ -112,6 +112,24 @@ StatusOr<std::unique_ptr<CudaDevice>> CudaDevice::create(int ordinal, int comput
   return d;
 }
 
+StatusOr<CudaDevice*> CudaDevice::shared(int ordinal) {
+  if (ordinal < 0 || ordinal >= kMaxGpus) return InvalidArgument("cuda ordinal ", ordinal, " out of range");
+  struct Opened {
+    std::once_flag once;
+    CudaDevice* device = nullptr;
+    Status status;
+  };
+  static std::array<Opened, kMaxGpus> opened;
+  Opened& o = opened[static_cast<size_t>(ordinal)];
+  std::call_once(o.once, [&] {
+    auto d = create(ordinal);
+    if (d.ok()) o.device = d->release();
+    else o.status = d.status();
+  });
+  if (!o.device) return o.status;
+  return o.device;
+}
+
 Status CudaDevice::init(int compute_streams) {
   CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
   cudaDeviceProp prop{};

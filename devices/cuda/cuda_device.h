@@ -30,6 +30,13 @@
 // Calls made outside enqueue() (allocate, copy: tests, link measurement,
 // bringing run outputs back) are synchronous: they use a private stream and
 // wait for it.
+//
+// Sessions share one CudaDevice per GPU (shared()): its streams, mapped
+// error flags and cuBLAS/cuDNN handles are made once per process instead of
+// once per session, which matters to programs that open many sessions
+// (`bench` opens one per model and policy; cudnnCreate alone takes
+// milliseconds), and concurrent sessions then pick compute streams by the
+// GPU's whole load.
 #pragma once
 
 #include <atomic>
@@ -63,6 +70,10 @@ class CudaDevice final : public Device {
  public:
   // Opens GPU `ordinal` with `compute_streams` compute streams.
   static StatusOr<std::unique_ptr<CudaDevice>> create(int ordinal, int compute_streams = 4);
+  // The process's device for GPU `ordinal`, opened by the first call (a
+  // failure is remembered too) and never destroyed, like the memory its
+  // buffers come from. Thread-safe.
+  static StatusOr<CudaDevice*> shared(int ordinal);
   ~CudaDevice() override;
 
   DeviceId id() const override { return {DeviceKind::kCuda, static_cast<int16_t>(ordinal_)}; }

@@ -50,7 +50,9 @@ void check_device_range(const void* p, size_t bytes, const char* what);
 struct Stats {
   uint64_t device_bytes = 0;  // live device allocations, all GPUs
   uint64_t peer_copies = 0;   // GPU-to-GPU copies executed
+  uint64_t streams = 0;       // streams created, all GPUs
 };
+// Once every stream has run what was queued on it so far.
 Stats stats();
 
 }  // namespace sy::fake_cuda

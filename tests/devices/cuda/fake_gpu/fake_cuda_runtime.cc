@@ -348,6 +348,7 @@ void check_device_range(const void* p, size_t bytes, const char* what) {
 }
 
 Stats stats() {
+  drain_all();  // queued stream-ordered frees count as done
   State& g = st();
   Stats s;
   {
@@ -355,6 +356,7 @@ Stats stats() {
     for (uint64_t b : g.device_bytes) s.device_bytes += b;
   }
   s.peer_copies = g.peer_copies;
+  s.streams = g.stream_count;
   return s;
 }
 

@@ -242,6 +242,30 @@ TEST_F(FakeGpu, Workloads_MatchCpu_UnderDynamicWithConcurrentRuns) {
   EXPECT_GE(models, 7);
 }
 
+// Sessions on a GPU share its streams (and so its cuBLAS and cuDNN
+// handles, which are bound to them): the first session on each GPU opens
+// it, later ones, concurrent or not, create nothing.
+TEST_F(FakeGpu, Sessions_ShareEachGpusStreams) {
+  auto loaded = OnnxLoader().load_file(std::string(SY_SOURCE_DIR) + "/models/workloads/rnn_loop.onnx");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  std::shared_ptr<const Model> model = std::move(*loaded);
+  const auto in = inputs_for(*model, 3);
+  auto first = Session::create(model, on_fake_gpus("cuda:0,cuda:1,cpu", "random"));
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  const uint64_t streams = fake_cuda::stats().streams;
+  std::vector<std::thread> runs;
+  std::vector<Status> got(4);
+  for (size_t i = 0; i < got.size(); ++i)
+    runs.emplace_back([&, i] {
+      auto s = Session::create(model, on_fake_gpus("cuda:1,cuda:0,cpu", "random", i));
+      got[i] = s.ok() ? (*s)->run(in).status() : s.status();
+    });
+  for (auto& t : runs) t.join();
+  for (const Status& st : got) EXPECT_TRUE(st.ok()) << st.message();
+  ASSERT_TRUE((*first)->run(in).ok());
+  EXPECT_EQ(fake_cuda::stats().streams, streams) << "a later session opened its own streams";
+}
+
 // A GPU that faults part-way through a run (an illegal address in a
 // kernel, say) fails the run with an error naming the GPU: no hang, no
 // crash, nothing freed under the GPU's queued work.
