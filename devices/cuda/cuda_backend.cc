@@ -2,6 +2,8 @@
 // accessors kernels use (cuda_launch.h).
 #include "devices/cuda/cuda_backend.h"
 
+#include <dlfcn.h>
+
 #include <mutex>
 
 #include "devices/cuda/cuda_device.h"
@@ -16,6 +18,22 @@ struct Availability {
   std::string reason;
 };
 
+// Why the runtime found no GPU, in the user's terms. Without any driver
+// the runtime says "driver version is insufficient", as for an old one,
+// which sends people to upgrade a driver they do not have.
+std::string driver_problem(cudaError_t e) {
+  void* lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (!lib) {
+    const char* why = dlerror();
+    return std::string("no NVIDIA driver (") + (why ? why : "libcuda.so.1 not found") + ")";
+  }
+  dlclose(lib);
+  if (e == cudaErrorInsufficientDriver)
+    return "the NVIDIA driver is older than this build's CUDA runtime (" + std::to_string(CUDART_VERSION / 1000) + "." +
+           std::to_string(CUDART_VERSION % 1000 / 10) + "): update the driver";
+  return std::string("no usable CUDA driver or GPU (") + cudaGetErrorString(e) + ")";
+}
+
 const Availability& availability() {
   static const Availability a = [] {
     Availability r;
@@ -23,7 +41,7 @@ const Availability& availability() {
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
       (void)cudaGetLastError();
-      r.reason = std::string("no usable CUDA driver or GPU (") + cudaGetErrorString(e) + ")";
+      r.reason = driver_problem(e);
     } else if (n == 0) {
       r.reason = "no CUDA GPU found";
     }

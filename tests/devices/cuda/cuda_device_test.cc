@@ -5,6 +5,7 @@
 // build also runs these tests against fake GPUs (fake_gpu/fake_cuda.h).
 #include "devices/cuda/cuda_backend.h"
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -34,6 +35,20 @@ TEST(CudaBackend, CreateDevice_Unavailable_SaysWhy) {
   if (!cuda_compiled()) EXPECT_NE(msg.find("SWITCHYARD_CUDA=ON"), std::string::npos) << msg;
   else if (n > 0) EXPECT_NE(msg.find("this machine has"), std::string::npos) << msg;
   else EXPECT_FALSE(cuda_unavailable_reason().empty());
+}
+
+// Without a driver the CUDA runtime itself says "driver version is
+// insufficient", as for an old driver: the reason must say there is none.
+TEST(CudaBackend, NoDriver_SaysSo) {
+  if (!cuda_compiled()) GTEST_SKIP() << "built without CUDA: no driver is looked for";
+  if (cuda_device_count() > 0) GTEST_SKIP() << "GPUs are usable here (a driver, or the fake GPUs)";
+  if (void* lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) {
+    dlclose(lib);
+    GTEST_SKIP() << "this machine has an NVIDIA driver (libcuda.so.1), but no usable GPU";
+  }
+  const std::string why = cuda_unavailable_reason();
+  EXPECT_NE(why.find("no NVIDIA driver"), std::string::npos) << why;
+  EXPECT_NE(why.find("libcuda.so.1"), std::string::npos) << why;
 }
 
 TEST(CudaBackend, Kernels_RegisteredExactlyWhenCompiled) {
