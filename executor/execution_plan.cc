@@ -166,9 +166,17 @@ Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const Ker
       np.candidates.push_back(c);
       if (cost) np.cost_slots.push_back(cost->slot(n, c.device));
     }
-    if (np.candidates.empty())
+    if (np.candidates.empty()) {
+      // Only accelerators were listed (--devices cuda:0): a CPU would take
+      // the node, so say how to add one rather than only that none fits.
+      const bool cpu_listed = std::any_of(devices.begin(), devices.end(),
+                                          [](const Device* d) { return d->info().kernel_kind == DeviceKind::kCpu; });
+      const char* hint = !cpu_listed && registry.find(n.domain, n.op_type, n.opset, DeviceKind::kCpu)
+                             ? "; the CPU has one: add cpu to the devices (e.g. --devices cuda:0,cpu)"
+                             : "";
       return Unimplemented(n.describe(), ": no kernel for ", n.domain.empty() ? "" : n.domain + "::", n.op_type,
-                           " (opset ", n.opset, ", input type ", dtype_name(first), ") on any device");
+                           " (opset ", n.opset, ", input type ", dtype_name(first), ") on any device", hint);
+    }
   }
   return OkStatus();
 }

@@ -266,6 +266,22 @@ TEST_F(FakeGpu, Sessions_ShareEachGpusStreams) {
   EXPECT_EQ(fake_cuda::stats().streams, streams) << "a later session opened its own streams";
 }
 
+// An op only the CPU runs, in a session given GPUs alone: the error says
+// to add a CPU, which would take the node.
+TEST_F(FakeGpu, CpuOnlyOp_WithoutCpuDevice_SaysToAddOne) {
+  auto m = testing::new_model();
+  testing::GraphBuilder g(m.mutable_graph());
+  g.input("x", onnx::TensorProto::FLOAT, {4}).output("y", onnx::TensorProto::INT64, {1, -1});
+  g.node("NonZero", {"x"}, {"y"});
+  auto loaded = testing::load_model(m);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  std::shared_ptr<const Model> model = std::move(*loaded);
+  auto s = Session::create(model, on_fake_gpus("cuda:0", "gpu"));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("add cpu to the devices"), std::string::npos) << s.status().message();
+  EXPECT_TRUE(Session::create(model, on_fake_gpus("cuda:0,cpu", "gpu")).ok());
+}
+
 // A GPU that faults part-way through a run (an illegal address in a
 // kernel, say) fails the run with an error naming the GPU: no hang, no
 // crash, nothing freed under the GPU's queued work.
