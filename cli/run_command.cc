@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/random_inputs.h"
 #include "cli/tensor_io.h"
+#include "devices/cuda/cuda_backend.h"
 #include "executor/decision_log.h"
 #include "executor/session.h"
 #include "executor/trace_writer.h"
@@ -213,16 +214,33 @@ int cmd_run(const RunArgs& a) {
 }
 
 namespace {
-void walk_ops(const Graph& g, int depth, std::map<std::string, int>& counts, int& max_depth,
-              std::set<std::string>& missing, const KernelRegistry& reg) {
-  max_depth = std::max(max_depth, depth);
-  for (const Node& n : g.nodes()) {
-    std::string key = (n.domain.empty() ? "" : n.domain + "::") + n.op_type;
-    counts[key]++;
-    if (!is_control_flow_op(n) && !reg.find(n.domain, n.op_type, n.opset, DeviceKind::kCpu)) missing.insert(key);
+// What `info` says about a model's ops: counts, nesting, and which ops each
+// kind of device has kernels for.
+struct OpSurvey {
+  std::map<std::string, int> counts;
+  int depth = 0;
+  std::set<std::string> no_kernel;  // not even the CPU has one
+  bool with_cuda = cuda_compiled();
+  int kernel_nodes = 0;                // nodes that are not control flow
+  int cuda_nodes = 0;                  // of those, with a CUDA kernel
+  std::map<std::string, int> cpu_only;  // op: nodes without a CUDA kernel
+
+  void walk(const Graph& g, int at, const KernelRegistry& reg) {
+    depth = std::max(depth, at);
+    for (const Node& n : g.nodes()) {
+      std::string key = (n.domain.empty() ? "" : n.domain + "::") + n.op_type;
+      counts[key]++;
+      if (is_control_flow_op(n)) continue;
+      ++kernel_nodes;
+      if (!reg.find(n.domain, n.op_type, n.opset, DeviceKind::kCpu)) no_kernel.insert(key);
+      if (!with_cuda) continue;
+      auto cuda = choose_kernel(g, n, DeviceKind::kCuda, reg);
+      if (cuda.ok() && cuda->kernel) ++cuda_nodes;
+      else cpu_only[key]++;
+    }
+    for (const auto& sg : g.subgraphs()) walk(*sg, at + 1, reg);
   }
-  for (const auto& sg : g.subgraphs()) walk_ops(*sg, depth + 1, counts, max_depth, missing, reg);
-}
+};
 }  // namespace
 
 int cmd_info(const std::string& path) {
@@ -240,21 +258,32 @@ int cmd_info(const std::string& path) {
               << (g.value(id).initializer >= 0 ? "  (has default initializer)" : "") << "\n";
   std::cout << "outputs:\n";
   for (ValueId id : g.outputs()) std::cout << "  " << g.value(id).name << ": " << g.value(id).type.to_string() << "\n";
-  std::map<std::string, int> counts;
-  std::set<std::string> missing;
-  int depth = 0;
-  walk_ops(g, 0, counts, depth, missing, KernelRegistry::builtin());
+  OpSurvey ops;
+  ops.walk(g, 0, KernelRegistry::builtin());
   int total = 0;
-  for (const auto& [op, c] : counts) total += c;
+  for (const auto& [op, c] : ops.counts) total += c;
   std::cout << "nodes: " << total << " (including subgraphs), initializers: " << g.initializers().size() << "\n";
-  std::cout << "control-flow nesting depth: " << depth << "\n";
+  std::cout << "control-flow nesting depth: " << ops.depth << "\n";
   std::cout << "op counts:\n";
-  for (const auto& [op, c] : counts) std::cout << "  " << op << ": " << c << "\n";
-  if (missing.empty()) {
+  for (const auto& [op, c] : ops.counts) std::cout << "  " << op << ": " << c << "\n";
+  if (ops.no_kernel.empty()) {
     std::cout << "kernels: every op has a CPU kernel\n";
   } else {
     std::cout << "ops without a kernel:";
-    for (const auto& op : missing) std::cout << " " << op;
+    for (const auto& op : ops.no_kernel) std::cout << " " << op;
+    std::cout << "\n";
+  }
+  // Known from the kernels' own checks, with or without a GPU here: a GPU
+  // runs at most these nodes (a kernel may still decline shapes at run time).
+  if (!ops.with_cuda) {
+    std::cout << "CUDA kernels: none in this build (SWITCHYARD_CUDA=ON adds them)\n";
+  } else if (ops.kernel_nodes > 0) {
+    std::cout << "CUDA kernels: " << ops.cuda_nodes << " of " << ops.kernel_nodes << " kernel nodes ("
+              << 100 * ops.cuda_nodes / ops.kernel_nodes << "%)";
+    if (!ops.cpu_only.empty()) {
+      std::cout << "; on a CPU:";
+      for (const auto& [op, c] : ops.cpu_only) std::cout << " " << op << " x" << c;
+    }
     std::cout << "\n";
   }
   return kExitOk;

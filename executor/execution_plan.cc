@@ -39,7 +39,31 @@ template <typename T>
 void push_unique(std::vector<T>& v, T x) {
   if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
 }
+
+DataType first_input_type(const Graph& g, const Node& n) {
+  if (n.inputs.empty() || n.inputs[0] == kNoValue) return DataType::kUndefined;
+  const TypeInfo& t = g.value(n.inputs[0]).type;
+  return t.kind == TypeInfo::Kind::kTensor ? t.elem : DataType::kUndefined;
+}
 }  // namespace
+
+StatusOr<ChosenKernel> choose_kernel(const Graph& g, const Node& n, DeviceKind kind, const KernelRegistry& registry) {
+  if (kind != DeviceKind::kCpu && touches_host_only_values(g, n)) return ChosenKernel{};
+  const DataType first = first_input_type(g, n);
+  const KernelDef* def = registry.find(n.domain, n.op_type, n.opset, kind, first);
+  // CPU kernels take any type they are asked to; accelerator kernels
+  // only the types they list, so other types fall back to the CPU.
+  if (!def && first != DataType::kUndefined && kind == DeviceKind::kCpu)
+    def = registry.find(n.domain, n.op_type, n.opset, kind);
+  if (!def) return ChosenKernel{};
+  std::unique_ptr<Kernel> k = def->factory();
+  Status s = k->init(n);
+  // An accelerator kernel declines attribute combinations it does not
+  // implement (Unimplemented); the node then runs on another device.
+  if (!s.ok() && kind != DeviceKind::kCpu && s.code() == StatusCode::kUnimplemented) return ChosenKernel{};
+  if (!s.ok()) return s.with_context(n.describe());
+  return ChosenKernel{def, std::move(k)};
+}
 
 StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::build(const Graph& graph, const std::vector<Device*>& devices,
                                                               const KernelRegistry& registry, CostModel* cost) {
@@ -79,8 +103,19 @@ Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const Ker
   pinned_.assign(g.num_values(), 0);
   for (ValueId v : g.outputs()) pinned_[v] = 1;
   for (ValueId v : g.captures()) pinned_[v] = 1;
-  for (ValueId v = 0; v < static_cast<ValueId>(g.num_values()); ++v)
-    if (int i = g.value(v).initializer; i >= 0) initializers_.emplace_back(v, Tensor::borrow(g.initializers()[i]));
+  constant_.assign(g.num_values(), 0);
+  for (ValueId v = 0; v < static_cast<ValueId>(g.num_values()); ++v) {
+    const ValueInfo& info = g.value(v);
+    if (info.initializer >= 0) initializers_.emplace_back(v, Tensor::borrow(g.initializers()[info.initializer]));
+    // A graph input's initializer is only its default: the caller may feed
+    // another value on any run.
+    const bool fixed_initializer = info.initializer >= 0 && !info.is_graph_input;
+    // A Constant node makes the same tensor every run (and every loop
+    // iteration): its copies can be kept like an initializer's.
+    const bool constant_node = info.producer >= 0 && g.node(info.producer).op_type == "Constant" &&
+                               g.node(info.producer).domain.empty();
+    constant_[v] = fixed_initializer || constant_node;
+  }
 
   std::map<const Graph*, const ExecutionPlan*> sub_of;
   for (const Node& n : g.nodes()) {
@@ -133,36 +168,18 @@ Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const Ker
       }
       continue;
     }
-    DataType first = DataType::kUndefined;
-    if (!n.inputs.empty() && n.inputs[0] != kNoValue) {
-      const TypeInfo& t = g.value(n.inputs[0]).type;
-      if (t.kind == TypeInfo::Kind::kTensor) first = t.elem;
-    }
     np.kernels.resize(devices.size());
     np.defs.resize(devices.size(), nullptr);
-    const bool host_only = touches_host_only_values(g, n);
     for (size_t d = 0; d < devices.size(); ++d) {
-      const DeviceKind kind = devices[d]->info().kernel_kind;
-      if (host_only && kind != DeviceKind::kCpu) continue;
-      const KernelDef* def = registry.find(n.domain, n.op_type, n.opset, kind, first);
-      // CPU kernels take any type they are asked to; accelerator kernels
-      // only the types they list, so other types fall back to the CPU.
-      if (!def && first != DataType::kUndefined && kind == DeviceKind::kCpu)
-        def = registry.find(n.domain, n.op_type, n.opset, kind);
-      if (!def) continue;
-      std::unique_ptr<Kernel> k = def->factory();
-      Status s = k->init(n);
-      // An accelerator kernel declines attribute combinations it does not
-      // implement (Unimplemented); the node then runs on another device.
-      if (!s.ok() && kind != DeviceKind::kCpu && s.code() == StatusCode::kUnimplemented) continue;
-      if (!s.ok()) return s.with_context(n.describe());
-      np.kernels[d] = std::move(k);
-      np.defs[d] = def;
+      ASSIGN_OR_RETURN(ChosenKernel chosen, choose_kernel(g, n, devices[d]->info().kernel_kind, registry));
+      if (!chosen.kernel) continue;
+      np.kernels[d] = std::move(chosen.kernel);
+      np.defs[d] = chosen.def;
       Candidate c;
       c.device = devices[d]->id();
       c.space = devices[d]->memory_space();
       c.device_index = static_cast<int>(d);
-      c.host_inputs = def->host_inputs;
+      c.host_inputs = chosen.def->host_inputs;
       np.candidates.push_back(c);
       if (cost) np.cost_slots.push_back(cost->slot(n, c.device));
     }
@@ -175,7 +192,8 @@ Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const Ker
                              ? "; the CPU has one: add cpu to the devices (e.g. --devices cuda:0,cpu)"
                              : "";
       return Unimplemented(n.describe(), ": no kernel for ", n.domain.empty() ? "" : n.domain + "::", n.op_type,
-                           " (opset ", n.opset, ", input type ", dtype_name(first), ") on any device", hint);
+                           " (opset ", n.opset, ", input type ", dtype_name(first_input_type(g, n)),
+                           ") on any device", hint);
     }
   }
   return OkStatus();

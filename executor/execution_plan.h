@@ -36,6 +36,19 @@ struct NodePlan {
   std::vector<const ExecutionPlan*> subplans;  // If: then, else; others: body
 };
 
+// A node's kernel for one kind of device, made and initialised.
+struct ChosenKernel {
+  const KernelDef* def = nullptr;
+  std::unique_ptr<Kernel> kernel;  // null: that kind has none for the node
+};
+// The kernel a device of `kind` would run node `n` of `g` with: none when
+// the kind has no kernel for its op and types, an accelerator kernel
+// declines its attributes (Unimplemented), or it reads or writes values
+// only the host holds (strings, sequences, optionals); an error when a
+// kernel rejects the node otherwise. What build() asks for each device, and
+// `switchyard info` for device kinds the machine may not have. Thread-safe.
+StatusOr<ChosenKernel> choose_kernel(const Graph& g, const Node& n, DeviceKind kind, const KernelRegistry& registry);
+
 class ExecutionPlan {
  public:
   // Builds the plan for `graph` and its subgraphs. Fails if a node has no
@@ -77,7 +90,11 @@ class ExecutionPlan {
   // not: they become the If's outputs where they are.
   bool outputs_read_on_host() const { return outputs_read_on_host_; }
 
-  // Copies of initializers in other memory spaces, kept for the session so
+  // Whether `v` holds the same tensor in every run: an initializer that is
+  // not a graph input (whose initializer is only a default), or a Constant
+  // node's output.
+  bool constant(ValueId v) const { return constant_[static_cast<size_t>(v)] != 0; }
+  // Copies of constants in other memory spaces, kept for the session so
   // that weights cross to a device once, not once per run or iteration.
   // Thread-safe.
   bool cached_constant(ValueId v, int space, RuntimeValue* out) const;
@@ -91,6 +108,7 @@ class ExecutionPlan {
   std::vector<NodePlan> nodes_;
   std::vector<int32_t> initial_uses_;
   std::vector<uint8_t> pinned_;
+  std::vector<uint8_t> constant_;
   std::vector<NodeId> initial_ready_;
   std::vector<std::pair<ValueId, Tensor>> initializers_;
   std::vector<std::unique_ptr<ExecutionPlan>> subplans_;

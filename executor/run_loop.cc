@@ -307,7 +307,7 @@ void RunLoop::stage(Frame& frame, NodeId n, NodeTask& task) {
       ++task.staging;
       continue;
     }
-    if (of->graph().value(v).initializer >= 0 && of->plan().cached_constant(v, need, &rep)) continue;
+    if (of->plan().constant(v) && of->plan().cached_constant(v, need, &rep)) continue;
     CopyTask* c = of->new_copy();
     c->value = v;
     c->from = at < 0 ? host_space_ : at;
@@ -480,7 +480,7 @@ Status RunLoop::copy_done(CopyTask& c) {
         str_cat("copying '", of.graph().value(c.value).name, "' to ", c.to_space.to_string()), c.device_index));
   record_issue(c, /*copy=*/true);
   of.replica(c.value, c.to) = c.result;
-  if (of.graph().value(c.value).initializer >= 0) of.plan().cache_constant(c.value, c.to, c.result);
+  if (of.plan().constant(c.value)) of.plan().cache_constant(c.value, c.to, c.result);
   ++stats_.copies;
   stats_.bytes_copied += static_cast<int64_t>(c.bytes);
   if (env_.observer) {

@@ -178,6 +178,56 @@ TEST(Residency, LoopReadingWeights_CopiesThemOnce) {
   EXPECT_EQ(copies2["v"], 1);
 }
 
+// An initializer that is also a graph input is only the input's default:
+// what the caller feeds must reach the other device, run after run, never
+// a copy kept from an earlier run.
+TEST(Residency, FedInputWithDefault_IsNotServedFromTheConstantCache) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {2}).input("w", kF, {2}).init_float("w", {2}, {1, 1}).output("y", kF, {2});
+  g.node("Mul", {"x", "w"}, {"y"})->set_name("mul@1");
+  auto s = make_session(m, "cpu:0,cpu:1");
+  for (float w : {1.f, 2.f, 3.f}) {
+    SCOPED_TRACE(w);
+    Tensor wt = floats({2}, w);  // w, w + 1
+    auto r = s->run({{"x", RuntimeValue(floats({2}, 1))}, {"w", RuntimeValue(wt)}});
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+    EXPECT_FLOAT_EQ(r->outputs[0].tensor().data<float>()[0], 1 * w);
+    EXPECT_FLOAT_EQ(r->outputs[0].tensor().data<float>()[1], 2 * (w + 1));
+  }
+  auto r = s->run({{"x", RuntimeValue(floats({2}, 1))}});  // the default
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_FLOAT_EQ(r->outputs[0].tensor().data<float>()[1], 2);
+}
+
+// A Constant node makes the same tensor every run: a consumer on another
+// device gets it copied once for the session, like an initializer.
+TEST(Residency, ConstantNodeOutput_CopiedOncePerSession) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {2}).output("y", kF, {2});
+  auto* k = g.node("Constant", {}, {"k"});
+  k->set_name("k");
+  auto* a = k->add_attribute();
+  a->set_name("value_floats");
+  a->set_type(onnx::AttributeProto::FLOATS);
+  a->add_floats(2);
+  a->add_floats(3);
+  g.node("Mul", {"x", "k"}, {"y"})->set_name("mul@1");
+  auto s = make_session(m, "cpu:0,cpu:1");
+  for (int run = 0; run < 3; ++run) {
+    SCOPED_TRACE(run);
+    TraceWriter trace({"cpu:0", "cpu:1"});
+    RunOptions ro;
+    ro.observer = &trace;
+    auto r = s->run({{"x", RuntimeValue(floats({2}, 1))}}, ro);
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+    EXPECT_FLOAT_EQ(r->outputs[0].tensor().data<float>()[0], 2);
+    EXPECT_FLOAT_EQ(r->outputs[0].tensor().data<float>()[1], 6);
+    EXPECT_EQ(copies_by_value(trace)["k"], run == 0 ? 1 : 0);
+  }
+}
+
 TEST(Residency, SequenceCrossingDevices_IsCopiedItemByItem) {
   auto m = testing::new_model();
   GraphBuilder g(m.mutable_graph());

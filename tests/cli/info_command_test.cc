@@ -1,0 +1,57 @@
+// `switchyard info`: op counts, and which nodes a GPU could run, known from
+// the CUDA kernels' own checks whether or not this machine has a GPU.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "devices/cuda/cuda_backend.h"
+#include "tests/cli/cli_test_util.h"
+
+namespace sy {
+namespace {
+
+using namespace sy::cli_test;
+
+// y = NonZero(Relu(x + W)): NonZero's output size depends on the data, so
+// no GPU kernel takes it.
+onnx::ModelProto relu_nonzero_model() {
+  onnx::ModelProto m = relu_model();
+  auto* g = m.mutable_graph();
+  g->mutable_output(0)->set_name("t_relu");
+  g->mutable_node(1)->set_output(0, "t_relu");
+  add_node(g, "NonZero", {"t_relu"}, {"nz"});
+  add_output(g, "nz", onnx::TensorProto::INT64, {2, -1});
+  return m;
+}
+
+TEST(InfoCommand, CountsOps_AndSaysWhichNodesAGpuCouldRun) {
+  TempDir tmp;
+  write_model(relu_nonzero_model(), tmp.file("m.onnx"));
+  auto r = run_switchyard({"info", tmp.file("m.onnx")});
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.describe();
+  EXPECT_NE(r.out.find("  Add: 1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  NonZero: 1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kernels: every op has a CPU kernel"), std::string::npos) << r.out;
+  if (!cuda_compiled()) {
+    EXPECT_NE(r.out.find("CUDA kernels: none in this build"), std::string::npos) << r.out;
+    return;
+  }
+  EXPECT_NE(r.out.find("CUDA kernels: 2 of 3 kernel nodes (66%); on a CPU: NonZero x1"), std::string::npos) << r.out;
+}
+
+TEST(InfoCommand, ControlFlowBodies_AreCounted) {
+  const std::string model = (source_dir() / "models/workloads/moe_if.onnx").string();
+  auto r = run_switchyard({"info", model});
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.describe();
+  EXPECT_NE(r.out.find("control-flow nesting depth: 2"), std::string::npos) << r.out;
+  if (!cuda_compiled()) GTEST_SKIP() << "no CUDA in this build: no GPU coverage to count";
+  // 122 nodes, 9 of them If: the If bodies' nodes count, the Ifs do not.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(CUDA kernels: (\d+) of (\d+) kernel nodes)"))) << r.out;
+  EXPECT_EQ(std::stoi(m[2]), 122 - 9) << r.out;
+  EXPECT_GT(std::stoi(m[1]), 0) << r.out;
+  EXPECT_LE(std::stoi(m[1]), 122 - 9) << r.out;
+}
+
+}  // namespace
+}  // namespace sy
