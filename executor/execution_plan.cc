@@ -76,7 +76,7 @@ bool ExecutionPlan::cached_constant(ValueId v, int space, RuntimeValue* out) con
   std::lock_guard<std::mutex> lock(constants_mu_);
   auto it = constants_.find({v, space});
   if (it == constants_.end()) return false;
-  *out = it->second;
+  if (out) *out = it->second;
   return true;
 }
 

@@ -96,7 +96,7 @@ class ExecutionPlan {
   bool constant(ValueId v) const { return constant_[static_cast<size_t>(v)] != 0; }
   // Copies of constants in other memory spaces, kept for the session so
   // that weights cross to a device once, not once per run or iteration.
-  // Thread-safe.
+  // `out` may be null to ask only whether there is one. Thread-safe.
   bool cached_constant(ValueId v, int space, RuntimeValue* out) const;
   void cache_constant(ValueId v, int space, const RuntimeValue& copy) const;
 

@@ -133,7 +133,10 @@ void RunLoop::predict(const NodePlan& np, Frame& frame) {
         if (from == to) continue;
         ValueId v = node.inputs[i];
         Frame* of = frame.owner(&v);
-        if (!of->replica(v, to).is_none() || of->in_flight(v, to)) continue;  // already there or on its way
+        // Already there, on its way, or a constant's copy kept from an
+        // earlier run (stage() will use it).
+        if (!of->replica(v, to).is_none() || of->in_flight(v, to)) continue;
+        if (of->plan().constant(v) && of->plan().cached_constant(v, to, nullptr)) continue;
         const int src = from < 0 ? host_space_ : from;
         transfer += cost.transfer_us(src, to, in.bytes) + copy_issue_us(src, to);
         missing += in.bytes;

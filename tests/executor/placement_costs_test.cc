@@ -122,6 +122,25 @@ TEST_F(PlacementCosts, IssueTime_IsLearnedPerDevice_AndCopiesCarryTheirs) {
   EXPECT_LT(relu[kGpu0].predicted_transfer_us, 4 + 3 + 0.1);
 }
 
+// A weight copied to a GPU in an earlier run is kept for the session, so
+// the next runs predict no transfer for it; the fed input still crosses.
+TEST_F(PlacementCosts, Transfer_OfAWeightKeptFromAnEarlierRun_IsNotCharged) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {16, 16}).init_float("w", {16, 16}, std::vector<float>(256, 0.5f)).output("y", kF, {16, 16});
+  g.node("Mul", {"x", "w"}, {"y"});
+  ASSERT_NO_FATAL_FAILURE(open(m));
+  ASSERT_NO_FATAL_FAILURE(run_on(kGpu0, {{"x", square()}}));  // x and w copied to cuda:0
+  ASSERT_NO_FATAL_FAILURE(run_on(kGpu0, {{"x", square()}}));
+  auto mul = policy_->last("Mul_1");
+  ASSERT_EQ(mul.size(), 3u);
+  // x alone: 4 us to issue, 3 us of latency, 1 KiB at 20 GB/s.
+  EXPECT_GT(mul[kGpu0].predicted_transfer_us, 4 + 3);
+  EXPECT_LT(mul[kGpu0].predicted_transfer_us, 4 + 3 + 0.1);
+  // cuda:1 never got w: both cross (its issue time is not learned yet).
+  EXPECT_GT(mul[kGpu1].predicted_transfer_us, 2 * 3);
+}
+
 TEST_F(PlacementCosts, OutputTransfer_ChargesAnExcursionAwayFromTheInputs) {
   auto m = chain();
   ASSERT_NO_FATAL_FAILURE(open(m));
