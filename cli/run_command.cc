@@ -221,8 +221,8 @@ struct OpSurvey {
   int depth = 0;
   std::set<std::string> no_kernel;  // not even the CPU has one
   bool with_cuda = cuda_compiled();
-  int kernel_nodes = 0;                // nodes that are not control flow
-  int cuda_nodes = 0;                  // of those, with a CUDA kernel
+  int kernel_nodes = 0;                 // nodes that are not control flow
+  int cuda_nodes = 0;                   // of those, with a CUDA kernel
   std::map<std::string, int> cpu_only;  // op: nodes without a CUDA kernel
 
   void walk(const Graph& g, int at, const KernelRegistry& reg) {

@@ -112,8 +112,8 @@ Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const Ker
     const bool fixed_initializer = info.initializer >= 0 && !info.is_graph_input;
     // A Constant node makes the same tensor every run (and every loop
     // iteration): its copies can be kept like an initializer's.
-    const bool constant_node = info.producer >= 0 && g.node(info.producer).op_type == "Constant" &&
-                               g.node(info.producer).domain.empty();
+    const bool constant_node =
+        info.producer >= 0 && g.node(info.producer).op_type == "Constant" && g.node(info.producer).domain.empty();
     constant_[v] = fixed_initializer || constant_node;
   }
 
