@@ -73,6 +73,7 @@ StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::build(const Graph& graph
 }
 
 bool ExecutionPlan::cached_constant(ValueId v, int space, RuntimeValue* out) const {
+  if (!constant_[static_cast<size_t>(v)]) return false;  // no lock for the common case
   std::lock_guard<std::mutex> lock(constants_mu_);
   auto it = constants_.find({v, space});
   if (it == constants_.end()) return false;
@@ -81,6 +82,7 @@ bool ExecutionPlan::cached_constant(ValueId v, int space, RuntimeValue* out) con
 }
 
 void ExecutionPlan::cache_constant(ValueId v, int space, const RuntimeValue& copy) const {
+  if (!constant_[static_cast<size_t>(v)]) return;
   std::lock_guard<std::mutex> lock(constants_mu_);
   constants_.emplace(std::make_pair(v, space), copy);
 }

@@ -90,13 +90,13 @@ class ExecutionPlan {
   // not: they become the If's outputs where they are.
   bool outputs_read_on_host() const { return outputs_read_on_host_; }
 
-  // Whether `v` holds the same tensor in every run: an initializer that is
-  // not a graph input (whose initializer is only a default), or a Constant
-  // node's output.
-  bool constant(ValueId v) const { return constant_[static_cast<size_t>(v)] != 0; }
   // Copies of constants in other memory spaces, kept for the session so
-  // that weights cross to a device once, not once per run or iteration.
-  // `out` may be null to ask only whether there is one. Thread-safe.
+  // that weights cross to a device once, not once per run or iteration. A
+  // constant holds the same tensor in every run: an initializer that is not
+  // a graph input (whose initializer is only a default), or a Constant
+  // node's output. Any other value is never cached: cached_constant() says
+  // there is no copy, cache_constant() ignores it. `out` may be null to ask
+  // only whether there is one. Thread-safe.
   bool cached_constant(ValueId v, int space, RuntimeValue* out) const;
   void cache_constant(ValueId v, int space, const RuntimeValue& copy) const;
 

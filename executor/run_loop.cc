@@ -136,7 +136,7 @@ void RunLoop::predict(const NodePlan& np, Frame& frame) {
         // Already there, on its way, or a constant's copy kept from an
         // earlier run (stage() will use it).
         if (!of->replica(v, to).is_none() || of->in_flight(v, to)) continue;
-        if (of->plan().constant(v) && of->plan().cached_constant(v, to, nullptr)) continue;
+        if (of->plan().cached_constant(v, to, nullptr)) continue;
         const int src = from < 0 ? host_space_ : from;
         transfer += cost.transfer_us(src, to, in.bytes) + copy_issue_us(src, to);
         missing += in.bytes;
@@ -310,7 +310,7 @@ void RunLoop::stage(Frame& frame, NodeId n, NodeTask& task) {
       ++task.staging;
       continue;
     }
-    if (of->plan().constant(v) && of->plan().cached_constant(v, need, &rep)) continue;
+    if (of->plan().cached_constant(v, need, &rep)) continue;
     CopyTask* c = of->new_copy();
     c->value = v;
     c->from = at < 0 ? host_space_ : at;
@@ -483,7 +483,7 @@ Status RunLoop::copy_done(CopyTask& c) {
         str_cat("copying '", of.graph().value(c.value).name, "' to ", c.to_space.to_string()), c.device_index));
   record_issue(c, /*copy=*/true);
   of.replica(c.value, c.to) = c.result;
-  if (of.plan().constant(c.value)) of.plan().cache_constant(c.value, c.to, c.result);
+  of.plan().cache_constant(c.value, c.to, c.result);
   ++stats_.copies;
   stats_.bytes_copied += static_cast<int64_t>(c.bytes);
   if (env_.observer) {
