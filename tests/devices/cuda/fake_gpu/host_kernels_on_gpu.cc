@@ -23,10 +23,9 @@ namespace {
 constexpr size_t kMaxKernels = 512;
 
 struct Mirror {
-  KernelRegistry cpu;                  // the CPU kernels that compute
   std::vector<const KernelDef*> defs;  // the real CUDA kernels, by factory index
   std::unique_ptr<Device> host;        // where the wrapped CPU kernels compute
-  KernelRegistry all;
+  KernelRegistry all;                  // the CPU kernels, which compute, and the wrapped ones
 };
 
 const Mirror& mirror();
@@ -67,7 +66,7 @@ class OnFakeGpu final : public Kernel {
     // The real GPU kernel declines what it does not implement, and the node
     // is then placed as it would be with the real backend.
     RETURN_IF_ERROR(real_.factory()->init(node));
-    const KernelDef* cpu = mirror().cpu.find(node.domain, node.op_type, node.opset, DeviceKind::kCpu);
+    const KernelDef* cpu = mirror().all.find(node.domain, node.op_type, node.opset, DeviceKind::kCpu);
     if (!cpu) return Unimplemented(node.describe(), ": no CPU kernel to stand in for the GPU's");
     inner_ = cpu->factory();
     return inner_->init(node);
@@ -141,7 +140,6 @@ constexpr std::array<KernelFactory, sizeof...(I)> factories(std::index_sequence<
 const Mirror& mirror() {
   static const Mirror* m = [] {
     auto* m = new Mirror();
-    register_cpu_kernels(m->cpu);
     register_cpu_kernels(m->all);
     m->host = std::make_unique<CpuDevice>();
     static constexpr auto kFactories = factories(std::make_index_sequence<kMaxKernels>());
