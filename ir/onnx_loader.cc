@@ -228,7 +228,21 @@ class GraphBuilder {
     auto mismatch = [&](const char* what, size_t got, size_t want) {
       return InvalidArgument(n.describe(), ": subgraph signature mismatch: ", what, " has ", got, ", expected ", want);
     };
+    // Inputs [from, end) must be present, and at least `min` of them. The
+    // variadic inputs of Scan and SequenceMap each feed a body input, yet
+    // the ONNX checker lets empty names through there; and the checker
+    // may be off.
+    auto require_inputs = [&](size_t from, size_t min) -> Status {
+      if (n.inputs.size() < from + min)
+        return InvalidArgument(n.describe(), ": ", n.op_type, " needs at least ", from + min, " inputs, got ",
+                               n.inputs.size());
+      for (size_t i = from; i < n.inputs.size(); ++i)
+        if (n.inputs[i] == kNoValue)
+          return InvalidArgument(n.describe(), ": input ", i, " is omitted; ", n.op_type, " needs it");
+      return OkStatus();
+    };
     if (n.op_type == "If") {
+      RETURN_IF_ERROR(require_inputs(0, 1));
       for (const char* b : {"then_branch", "else_branch"}) {
         ASSIGN_OR_RETURN(const Graph* g, n.required_graph(b));
         if (g->outputs().size() != n.outputs.size()) return mismatch(b, g->outputs().size(), n.outputs.size());
@@ -253,10 +267,12 @@ class GraphBuilder {
       if (body->inputs().size() != body_inputs) return mismatch("body inputs", body->inputs().size(), body_inputs);
       if (body->outputs().size() != n.outputs.size()) return mismatch("body outputs", body->outputs().size(), n.outputs.size());
       if (n.outputs.size() < state) return mismatch("Scan outputs", n.outputs.size(), state);
+      RETURN_IF_ERROR(require_inputs(n.opset < 9 ? 1 : 0, 1));  // opset 8's sequence_lens is optional
     } else if (n.op_type == "SequenceMap") {
       ASSIGN_OR_RETURN(const Graph* body, n.required_graph("body"));
       if (body->inputs().size() != n.inputs.size()) return mismatch("body inputs", body->inputs().size(), n.inputs.size());
       if (body->outputs().size() != n.outputs.size()) return mismatch("body outputs", body->outputs().size(), n.outputs.size());
+      RETURN_IF_ERROR(require_inputs(0, 1));
     }
     return OkStatus();
   }

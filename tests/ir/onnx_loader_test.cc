@@ -165,5 +165,59 @@ TEST(OnnxLoader, CheckerError_NamesTheNode) {
   EXPECT_NE(msg.find("ONNX checker"), std::string::npos) << msg;
 }
 
+// Omitted inputs that feed a control-flow body (which the ONNX checker lets
+// through as empty variadic names) are load errors, not a crash at run
+// time; the fuzzer found SequenceMap's.
+TEST(OnnxLoader, ControlFlowInputOmitted_IsAClearError) {
+  auto expect_error = [](onnx::ModelProto& m, const std::string& want) {
+    auto model = testing::load_model(m);
+    ASSERT_FALSE(model.ok()) << want;
+    EXPECT_EQ(model.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(model.status().message().find(want), std::string::npos) << model.status().message();
+  };
+  {
+    auto m = testing::new_model();
+    GraphBuilder g(m.mutable_graph());
+    auto* seq = g.node("SequenceEmpty", {}, {"s"});
+    auto* dtype = seq->add_attribute();
+    dtype->set_name("dtype");
+    dtype->set_type(onnx::AttributeProto::INT);
+    dtype->set_i(kF);
+    auto* map = g.node("SequenceMap", {"s", ""}, {"y0", "y1"});
+    auto body = GraphBuilder::subgraph(map, "body", "body");
+    body.input("in0", kF, {2}).input("in1", kF, {2}).output("out0", kF, {2}).output("out1", kF, {2});
+    body.node("Identity", {"in0"}, {"out0"});
+    body.node("Identity", {"in1"}, {"out1"});
+    auto* out = m.mutable_graph()->add_output();
+    out->set_name("y0");
+    out->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(kF);
+    expect_error(m, "SequenceMap (node 'SequenceMap_2'): input 1 is omitted; SequenceMap needs it");
+  }
+  {
+    auto m = testing::new_model();
+    GraphBuilder g(m.mutable_graph());
+    g.input("s0", kF, {2}).output("s", kF, {2}).output("ys", kF, {3, 2});
+    auto* scan = g.node("Scan", {"s0", ""}, {"s", "ys"});
+    auto* k = scan->add_attribute();
+    k->set_name("num_scan_inputs");
+    k->set_type(onnx::AttributeProto::INT);
+    k->set_i(1);
+    auto body = GraphBuilder::subgraph(scan, "body", "body");
+    body.input("st", kF, {2}).input("xi", kF, {2}).output("st2", kF, {2}).output("yi", kF, {2});
+    body.node("Add", {"st", "xi"}, {"st2"});
+    body.node("Identity", {"st2"}, {"yi"});
+    expect_error(m, "input 1 is omitted; Scan needs it");
+  }
+  {
+    auto m = testing::new_model();
+    GraphBuilder g(m.mutable_graph());
+    g.input("x", kF, {2}).output("y", kF, {2});
+    auto* iff = g.node("If", {""}, {"y"});
+    GraphBuilder::subgraph(iff, "then_branch", "then").output("x", kF, {2});
+    GraphBuilder::subgraph(iff, "else_branch", "else").output("x", kF, {2});
+    expect_error(m, "input 0 is omitted; If needs it");
+  }
+}
+
 }  // namespace
 }  // namespace sy
