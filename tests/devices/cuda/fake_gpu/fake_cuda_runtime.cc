@@ -712,6 +712,11 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int*, const v
   return fail(cudaErrorInvalidDeviceFunction);
 }
 
+// Referenced by CUB's launcher in unoptimised builds (the sanitizer build).
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t*, const void*, void**) {
+  violation("a CUDA kernel was launched: the fake GPU runs no device code (use the host kernels of fake_gpu/)");
+}
+
 // What nvcc's generated host code calls: module registration at start-up
 // (nothing to register here) and kernel launches (a violation).
 extern "C" {
@@ -720,6 +725,7 @@ void** __cudaRegisterFatBinary(void*) {
   return &handle;
 }
 void __cudaRegisterFatBinaryEnd(void**) {}
+char __cudaInitModule(void**) { return 0; }  // unoptimised builds only
 void __cudaUnregisterFatBinary(void**) {}
 void __cudaRegisterFunction(void**, const char*, char*, const char*, int, uint3*, uint3*, dim3*, dim3*, int*) {}
 void __cudaRegisterVar(void**, char*, char*, const char*, int, size_t, int, int) {}

@@ -77,6 +77,16 @@ struct Sweep {
   std::map<std::string, int64_t> placed;  // kernel nodes per device, passing cases
 };
 
+// The model at `path`, or null after a test failure saying why.
+std::shared_ptr<const Model> load(const std::string& path) {
+  auto loaded = OnnxLoader().load_file(path);
+  if (!loaded.ok()) {
+    ADD_FAILURE() << path << ": " << loaded.status().message();
+    return nullptr;
+  }
+  return std::move(*loaded);
+}
+
 // Every case under `options`. They all pass on the CPU (the conformance
 // suite's conformance.cpu test), so each failure is a difference.
 Sweep sweep(const std::vector<std::string>& dirs, const SessionOptions& options) {
@@ -181,9 +191,8 @@ TEST_F(FakeGpu, ControlFlowModels_MatchCpu) {
   for (const std::string& dir : case_dirs(root.string())) {
     SCOPED_TRACE(dir);
     ++models;
-    auto loaded = OnnxLoader().load_file(dir + "/model.onnx");
-    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-    std::shared_ptr<const Model> model = std::move(*loaded);
+    std::shared_ptr<const Model> model = load(dir + "/model.onnx");
+    ASSERT_TRUE(model);
     std::vector<std::map<std::string, RuntimeValue>> inputs;
     for (const auto& set : fs::directory_iterator(dir)) {
       if (!set.is_directory() || set.path().filename().string().rfind("inputs", 0) != 0) continue;
@@ -229,9 +238,8 @@ TEST_F(FakeGpu, Workloads_MatchCpu_UnderDynamicWithConcurrentRuns) {
     if (e.path().extension() != ".onnx") continue;
     SCOPED_TRACE(e.path().filename().string());
     ++models;
-    auto loaded = OnnxLoader().load_file(e.path().string());
-    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-    std::shared_ptr<const Model> model = std::move(*loaded);
+    std::shared_ptr<const Model> model = load(e.path().string());
+    ASSERT_TRUE(model);
     auto s = Session::create(model, on_fake_gpus("cpu,cuda:0,cuda:1", "dynamic"));
     ASSERT_TRUE(s.ok()) << s.status().message();
     std::vector<std::map<std::string, RuntimeValue>> inputs;
@@ -246,9 +254,8 @@ TEST_F(FakeGpu, Workloads_MatchCpu_UnderDynamicWithConcurrentRuns) {
 // handles, which are bound to them): the first session on each GPU opens
 // it, later ones, concurrent or not, create nothing.
 TEST_F(FakeGpu, Sessions_ShareEachGpusStreams) {
-  auto loaded = OnnxLoader().load_file(std::string(SY_SOURCE_DIR) + "/models/workloads/rnn_loop.onnx");
-  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-  std::shared_ptr<const Model> model = std::move(*loaded);
+  std::shared_ptr<const Model> model = load(std::string(SY_SOURCE_DIR) + "/models/workloads/rnn_loop.onnx");
+  ASSERT_TRUE(model);
   const auto in = inputs_for(*model, 3);
   auto first = Session::create(model, on_fake_gpus("cuda:0,cuda:1,cpu", "random"));
   ASSERT_TRUE(first.ok()) << first.status().message();
@@ -286,9 +293,8 @@ TEST_F(FakeGpu, CpuOnlyOp_WithoutCpuDevice_SaysToAddOne) {
 // kernel, say) fails the run with an error naming the GPU: no hang, no
 // crash, nothing freed under the GPU's queued work.
 TEST_F(FakeGpu, DeviceFault_FailsTheRun) {
-  auto loaded = OnnxLoader().load_file(std::string(SY_SOURCE_DIR) + "/models/workloads/rnn_loop.onnx");
-  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-  std::shared_ptr<const Model> model = std::move(*loaded);
+  std::shared_ptr<const Model> model = load(std::string(SY_SOURCE_DIR) + "/models/workloads/rnn_loop.onnx");
+  ASSERT_TRUE(model);
   const auto in = inputs_for(*model, 5);
   for (uint64_t after : {1, 2, 5, 10, 30}) {
     SCOPED_TRACE(after);

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The CUDA backend and the run loop on the fake GPUs (tests/devices/cuda/
+# fake_gpu) under a sanitizer: completion callbacks on stream threads
+# against the run loop, concurrent sessions sharing a GPU, staged copies,
+# faults. Not part of CI: on a 2-core machine either build takes about 35
+# minutes (CI's own sanitizer build leaves CUDA out for that reason). Needs
+# the CUDA toolkit, not a GPU.
+#
+#   scripts/sanitize-fake-gpu.sh thread  [test args]   ThreadSanitizer (build-tsan)
+#   scripts/sanitize-fake-gpu.sh address [test args]   AddressSanitizer + UBSan (build-asan-cuda)
+#
+# Test arguments go to the test binary (e.g. --gtest_filter=FakeGpu.Sessions*).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-}
+shift || true
+supp=$PWD/tests/devices/cuda/fake_gpu/tsan.supp
+case "$mode" in
+  thread)
+    BUILD_DIR=${BUILD_DIR:-build-tsan}
+    flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS=-fsanitize=thread
+           -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread)
+    export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$supp"
+    ;;
+  address)
+    BUILD_DIR=${BUILD_DIR:-build-asan-cuda}
+    flags=(-DCMAKE_BUILD_TYPE=Debug -DSWITCHYARD_SANITIZE=ON)
+    # Leak checking is off as in CI: oneDNN and TBB keep global caches alive at exit.
+    export ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1
+    ;;
+  *)
+    echo "usage: $0 thread|address [test binary arguments]" >&2
+    exit 2
+    ;;
+esac
+./scripts/install-deps.sh
+cmake -S . -B "$BUILD_DIR" -G Ninja -DSWITCHYARD_CUDA=ON -DSWITCHYARD_BUILD_BENCH=OFF "${flags[@]}"
+cmake --build "$BUILD_DIR" --target sy_fake_gpu_tests
+"$BUILD_DIR/tests/sy_fake_gpu_tests" "$@"
