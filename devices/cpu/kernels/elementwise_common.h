@@ -23,6 +23,7 @@
 
 #include "devices/broadcast.h"
 #include "devices/cpu/cpu_kernels.h"
+#include "devices/cpu/kernels/wrapping.h"
 #include "devices/kernel.h"
 
 namespace sy::elementwise {

@@ -73,25 +73,17 @@ struct OpBase {
   Status validate(const Node&) const { return OkStatus(); }
 };
 
-template <typename C>
-C wrap_neg(C a) {
-  if constexpr (std::is_integral_v<C> && std::is_signed_v<C>)
-    return static_cast<C>(-static_cast<std::make_unsigned_t<C>>(a));
-  else
-    return -a;
-}
-
 struct AddOp : OpBase {
   static constexpr uint32_t kTypes = kNumeric;
-  template <typename C> C operator()(C a, C b) const { return static_cast<C>(a + b); }
+  template <typename C> C operator()(C a, C b) const { return wrap_add(a, b); }
 };
 struct SubOp : OpBase {
   static constexpr uint32_t kTypes = kNumeric;
-  template <typename C> C operator()(C a, C b) const { return static_cast<C>(a - b); }
+  template <typename C> C operator()(C a, C b) const { return wrap_sub(a, b); }
 };
 struct MulOp : OpBase {
   static constexpr uint32_t kTypes = kNumeric;
-  template <typename C> C operator()(C a, C b) const { return static_cast<C>(a * b); }
+  template <typename C> C operator()(C a, C b) const { return wrap_mul(a, b); }
 };
 struct DivOp : OpBase {
   static constexpr uint32_t kTypes = kNumeric;
@@ -211,7 +203,7 @@ struct FoldOp : OpBase {
       if constexpr (K == 0) return a < b ? b : a;
       return b < a ? b : a;
     } else {
-      return static_cast<C>(a + b);
+      return wrap_add(a, b);
     }
   }
 };

@@ -10,6 +10,7 @@
 #include "devices/broadcast.h"
 #include "devices/cpu/cpu_kernels.h"
 #include "devices/cpu/kernels/nn_common.h"
+#include "devices/cpu/kernels/wrapping.h"
 
 namespace sy {
 namespace {
@@ -33,7 +34,7 @@ void plain_gemm(const T* A, const T* B, T* C, int64_t M, int64_t K, int64_t N) {
     for (int64_t k = 0; k < K; ++k) {
       const Acc a = static_cast<Acc>(A[m * K + k]);
       const T* brow = B + k * N;
-      for (int64_t n = 0; n < N; ++n) row[n] += a * static_cast<Acc>(brow[n]);
+      for (int64_t n = 0; n < N; ++n) row[n] = wrap_add(row[n], wrap_mul(a, static_cast<Acc>(brow[n])));
     }
     for (int64_t n = 0; n < N; ++n) C[m * N + n] = static_cast<T>(row[n]);
   }
@@ -124,7 +125,7 @@ class GemmKernel final : public Kernel {
             for (int64_t k = 0; k < K; ++k) {
               const Acc av = static_cast<Acc>(trans_a_ ? A[k * lda + i] : A[i * lda + k]);
               const Acc bv = static_cast<Acc>(trans_b_ ? B[j * ldb + k] : B[k * ldb + j]);
-              acc += av * bv;
+              acc = wrap_add(acc, wrap_mul(av, bv));
             }
             double v = static_cast<double>(alpha_) * static_cast<double>(acc);
             if (c) v += static_cast<double>(beta_) * static_cast<double>(static_cast<Acc>(c->data<T>()[i * cs_m + j * cs_n]));

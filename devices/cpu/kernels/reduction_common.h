@@ -24,6 +24,7 @@
 #include "ir/data_type.h"
 #include "ir/dims.h"
 #include "ir/status.h"
+#include "devices/cpu/kernels/wrapping.h"
 
 namespace sy {
 

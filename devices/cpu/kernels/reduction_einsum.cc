@@ -219,8 +219,8 @@ class EinsumKernel final : public Kernel {
           std::fill(idx.begin(), idx.end(), 0);
           for (int64_t s = 0; s < sum_n; ++s) {
             C p = 1;
-            for (size_t i = 0; i < nin; ++i) p *= static_cast<C>(load(ptr[i][off[i]]));
-            acc += p;
+            for (size_t i = 0; i < nin; ++i) p = wrap_mul(p, static_cast<C>(load(ptr[i][off[i]])));
+            acc = wrap_add(acc, p);
             for (size_t k = sum_sz.size(); k-- > 0;) {
               for (size_t i = 0; i < nin; ++i) off[i] += sum_st[i][k];
               if (++idx[k] < sum_sz[k]) break;

@@ -33,8 +33,8 @@ template <typename T>
 struct SumOp {
   using Acc = AccT<T>;
   static Acc init() { return Acc(0); }
-  static void add(Acc& a, T x) { a += static_cast<Acc>(load(x)); }
-  static void merge(Acc& a, const Acc& b) { a += b; }
+  static void add(Acc& a, T x) { a = wrap_add(a, static_cast<Acc>(load(x))); }
+  static void merge(Acc& a, const Acc& b) { a = wrap_add(a, b); }
   static T finish(const Acc& a, int64_t) { return store<T>(a); }
 };
 template <typename T>
@@ -42,7 +42,7 @@ struct SumSquareOp : SumOp<T> {
   using Acc = AccT<T>;
   static void add(Acc& a, T x) {
     Acc v = static_cast<Acc>(load(x));
-    a += v * v;
+    a = wrap_add(a, wrap_mul(v, v));
   }
 };
 template <typename T>
@@ -50,7 +50,7 @@ struct L1Op : SumOp<T> {
   using Acc = AccT<T>;
   static void add(Acc& a, T x) {
     Acc v = static_cast<Acc>(load(x));
-    if constexpr (std::is_signed_v<Acc>) a += v < 0 ? -v : v;
+    if constexpr (std::is_signed_v<Acc>) a = wrap_add(a, v < 0 ? wrap_neg(v) : v);
     else a += v;
   }
 };
@@ -79,8 +79,8 @@ template <typename T>
 struct ProdOp {
   using Acc = AccT<T>;
   static Acc init() { return Acc(1); }
-  static void add(Acc& a, T x) { a *= static_cast<Acc>(load(x)); }
-  static void merge(Acc& a, const Acc& b) { a *= b; }
+  static void add(Acc& a, T x) { a = wrap_mul(a, static_cast<Acc>(load(x))); }
+  static void merge(Acc& a, const Acc& b) { a = wrap_mul(a, b); }
   static T finish(const Acc& a, int64_t) { return store<T>(a); }
 };
 template <typename T>

@@ -186,9 +186,9 @@ class CumSumKernel final : public Kernel {
               auto& a_i = acc[static_cast<size_t>(i)];
               if (exclusive_) {
                 dst[i] = store<T>(a_i);
-                a_i += load(row[i]);
+                a_i = wrap_add(a_i, static_cast<Acc>(load(row[i])));
               } else {
-                a_i += load(row[i]);
+                a_i = wrap_add(a_i, static_cast<Acc>(load(row[i])));
                 dst[i] = store<T>(a_i);
               }
             }
