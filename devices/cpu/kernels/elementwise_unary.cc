@@ -1,15 +1,20 @@
 // CPU elementwise kernels, part 2: unary math, activations, IsNaN/IsInf,
 // Shrink and Clip. Each op is a small functor on Compute<T> values; one
-// templated UnaryKernel runs it over the tensor (in parallel when large).
+// templated UnaryKernel runs it over the tensor (in parallel when large);
+// float32 Exp, Log, Sin, Cos, Tanh and Sigmoid run on libmvec's vector math
+// instead (vector_math.h). Built with -fno-math-errno (CMakeLists.txt), so
+// that loops over sqrt, floor and the like vectorise: no kernel reads errno.
 //
 // Thread-safety: compute() is const; attributes are parsed in init().
-// First: it sets this family's optimisation options for the whole TU.
 #include "devices/cpu/kernels/elementwise_common.h"
 
 #include <cfloat>
 #include <climits>
 #include <cmath>
+#include <optional>
 #include <type_traits>
+
+#include "devices/cpu/kernels/vector_math.h"
 
 namespace sy::elementwise {
 namespace {
@@ -207,6 +212,22 @@ struct ShrinkOp : UnaryBase {
   }
 };
 
+// Ops whose float32 form runs on libmvec's vector math (vector_math.h).
+template <typename Op>
+constexpr std::optional<VecFn> kVecFn = std::nullopt;
+template <>
+constexpr std::optional<VecFn> kVecFn<ExpOp> = VecFn::kExp;
+template <>
+constexpr std::optional<VecFn> kVecFn<LogOp> = VecFn::kLog;
+template <>
+constexpr std::optional<VecFn> kVecFn<SinOp> = VecFn::kSin;
+template <>
+constexpr std::optional<VecFn> kVecFn<CosOp> = VecFn::kCos;
+template <>
+constexpr std::optional<VecFn> kVecFn<TanhOp> = VecFn::kTanh;
+template <>
+constexpr std::optional<VecFn> kVecFn<SigmoidOp> = VecFn::kSigmoid;
+
 template <typename Op>
 class UnaryKernel final : public Kernel {
  public:
@@ -229,6 +250,8 @@ class UnaryKernel final : public Kernel {
         }
         const T* in = x.data<T>();
         O* o = (*out)->template data<O>();
+        if constexpr (std::is_same_v<T, float> && kVecFn<Op>.has_value())
+          if (vector_math(*kVecFn<Op>, in, o, x.numel())) return;
         const Op& op = op_;
         parallel_ranges(x.numel(), [&](int64_t b, int64_t e) {
           for (int64_t i = b; i < e; ++i) o[i] = cvt<O>(op(cvt<C>(in[i])));

@@ -1,0 +1,109 @@
+#include "devices/cpu/kernels/vector_math.h"
+
+#include "devices/cpu/kernels/elementwise_common.h"
+
+#if defined(__x86_64__) && defined(__GLIBC__)
+#include <dlfcn.h>
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#define SY_VECTOR_MATH 1
+#endif
+
+namespace sy::elementwise {
+
+#if SY_VECTOR_MATH
+namespace {
+
+using V4 = __m128 (*)(__m128);
+using V8 = __m256 (*)(__m256);
+
+// The libm functions behind each VecFn (the sigmoid is built on exp).
+constexpr const char* kNames[] = {"expf", "logf", "sinf", "cosf", "tanhf"};
+constexpr int kBase = 5;
+
+struct Mvec {
+  bool avx2 = false;
+  V4 f4[kBase] = {};
+  V8 f8[kBase] = {};
+};
+
+const Mvec& mvec() {
+  static const Mvec m = [] {
+    Mvec m;
+    void* lib = dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL);  // never closed: the pointers outlive any caller
+    if (!lib) return m;
+    m.avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    for (int i = 0; i < kBase; ++i) {
+      // The x86-64 vector ABI names: b = SSE, 4 lanes; d = AVX2, 8 lanes.
+      m.f4[i] = reinterpret_cast<V4>(dlsym(lib, (std::string("_ZGVbN4v_") + kNames[i]).c_str()));
+      m.f8[i] = reinterpret_cast<V8>(dlsym(lib, (std::string("_ZGVdN8v_") + kNames[i]).c_str()));
+    }
+    return m;
+  }();
+  return m;
+}
+
+// The tail (fewer elements than lanes) goes through a padded block, so
+// every element comes from the same implementation.
+__attribute__((target("avx2,fma"))) void run8(V8 f, const float* in, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, f(_mm256_loadu_ps(in + i)));
+  if (i == n) return;
+  float pad[8] = {};
+  std::memcpy(pad, in + i, static_cast<size_t>(n - i) * sizeof(float));
+  _mm256_storeu_ps(pad, f(_mm256_loadu_ps(pad)));
+  std::memcpy(out + i, pad, static_cast<size_t>(n - i) * sizeof(float));
+}
+
+void run4(V4 f, const float* in, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) _mm_storeu_ps(out + i, f(_mm_loadu_ps(in + i)));
+  if (i == n) return;
+  float pad[4] = {};
+  std::memcpy(pad, in + i, static_cast<size_t>(n - i) * sizeof(float));
+  _mm_storeu_ps(pad, f(_mm_loadu_ps(pad)));
+  std::memcpy(out + i, pad, static_cast<size_t>(n - i) * sizeof(float));
+}
+
+}  // namespace
+
+bool vector_math(VecFn f, const float* in, float* out, int64_t n) {
+  const Mvec& m = mvec();
+  const int base = f == VecFn::kSigmoid ? static_cast<int>(VecFn::kExp) : static_cast<int>(f);
+  const V8 f8 = m.avx2 ? m.f8[base] : nullptr;
+  const V4 f4 = m.f4[base];
+  if (!f8 && !f4) return false;
+  parallel_ranges(n, [&](int64_t b, int64_t e) {
+    const float* x = in + b;
+    float* y = out + b;
+    const int64_t len = e - b;
+    if (f == VecFn::kSigmoid) {
+      // 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below: e^-|x| never
+      // overflows. Both loops around the exp vectorise; NaN stays NaN. A
+      // block at a time through a buffer, so `out` may be `in`.
+      constexpr int64_t kChunk = 256;
+      float t[kChunk];
+      for (int64_t c = 0; c < len; c += kChunk) {
+        const int64_t k = std::min(kChunk, len - c);
+        for (int64_t i = 0; i < k; ++i) t[i] = -std::fabs(x[c + i]);
+        f8 ? run8(f8, t, t, k) : run4(f4, t, t, k);
+        for (int64_t i = 0; i < k; ++i) y[c + i] = (x[c + i] >= 0 ? 1.f : t[i]) / (1.f + t[i]);
+      }
+    } else {
+      f8 ? run8(f8, x, y, len) : run4(f4, x, y, len);
+    }
+  });
+  return true;
+}
+
+#else
+
+bool vector_math(VecFn, const float*, float*, int64_t) { return false; }
+
+#endif
+
+}  // namespace sy::elementwise
