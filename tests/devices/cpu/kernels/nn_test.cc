@@ -10,7 +10,10 @@
 #include <sstream>
 #include <thread>
 
+#include <tbb/task_arena.h>
+
 #include "devices/cpu/cpu_device.h"
+#include "devices/cpu/kernels/nn_common.h"
 #include "ir/onnx_loader.h"
 #include "ir/tensor_proto.h"
 #include "onnx/onnx_pb.h"
@@ -64,6 +67,48 @@ TEST(Nn, MatMul_FoldedBatch) {
   auto r = run_kernel("MatMul", {make_tensor<float>({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}), make_tensor<float>({2, 1}, {1, -1})}, 1);
   ASSERT_TRUE(r.status.ok());
   expect_near(to_vector<float>(r.outputs[0].tensor()), {-1, -1, -1, -1});
+}
+
+// nn::sgemm's three paths (a plain loop when tiny, blocks of rows, blocks
+// of columns when there are few rows) in a 4-thread arena whatever the
+// machine, with every transpose, padded leading dimensions, alpha and beta.
+TEST(Nn, Sgemm_RowAndColumnBlocks_MatchReference) {
+  tbb::task_arena arena(4);
+  struct Shape {
+    int64_t M, N, K;
+  };
+  for (Shape sh : {Shape{3, 5, 7}, Shape{100, 70, 300}, Shape{3, 300, 400}, Shape{1, 1000, 300}}) {
+    for (char ta : {'N', 'T'}) {
+      for (char tb : {'N', 'T'}) {
+        const int64_t M = sh.M, N = sh.N, K = sh.K;
+        // Stored shapes: op(A) is MxK, op(B) is KxN; each row padded by 3.
+        const int64_t ar = ta == 'T' ? K : M, ac = ta == 'T' ? M : K, br = tb == 'T' ? N : K, bc = tb == 'T' ? K : N;
+        const int64_t lda = ac + 3, ldb = bc + 3, ldc = N + 3;
+        std::vector<float> A(static_cast<size_t>(ar * lda)), B(static_cast<size_t>(br * ldb)),
+            C(static_cast<size_t>(M * ldc));
+        for (size_t i = 0; i < A.size(); ++i) A[i] = static_cast<float>(static_cast<int64_t>(i * 7 % 13) - 6) / 8;
+        for (size_t i = 0; i < B.size(); ++i) B[i] = static_cast<float>(static_cast<int64_t>(i * 5 % 11) - 5) / 4;
+        for (size_t i = 0; i < C.size(); ++i) C[i] = static_cast<float>(i % 3);
+        const std::vector<float> C0 = C;
+        const float alpha = 0.5f, beta = 2.f;
+        Status st;
+        arena.execute([&] { st = nn::sgemm(ta, tb, M, N, K, alpha, A.data(), lda, B.data(), ldb, beta, C.data(), ldc); });
+        ASSERT_TRUE(st.ok()) << st.to_string();
+        double worst = 0;
+        for (int64_t i = 0; i < M; ++i)
+          for (int64_t j = 0; j < N; ++j) {
+            double acc = 0;
+            for (int64_t k = 0; k < K; ++k)
+              acc += double(ta == 'T' ? A[k * lda + i] : A[i * lda + k]) * (tb == 'T' ? B[j * ldb + k] : B[k * ldb + j]);
+            const double want = alpha * acc + beta * C0[i * ldc + j];
+            worst = std::max(worst, std::abs(C[i * ldc + j] - want) / (1 + std::abs(want)));
+          }
+        EXPECT_LT(worst, 1e-4) << M << "x" << N << "x" << K << " " << ta << tb;
+        for (int64_t i = 0; i < M; ++i)  // the padding is not written
+          for (int64_t j = N; j < ldc; ++j) EXPECT_EQ(C[i * ldc + j], C0[i * ldc + j]);
+      }
+    }
+  }
 }
 
 TEST(Nn, MatMul_InnerDimMismatchIsError) {
