@@ -9,6 +9,7 @@
 
 #include "devices/cpu/cpu_kernels.h"
 #include "devices/cpu/kernels/reduction_common.h"
+#include "devices/cpu/kernels/vector_math.h"
 
 namespace sy {
 namespace {
@@ -46,6 +47,22 @@ void softmax_block(SoftmaxKind kind, const T* x, T* y, int64_t d, int64_t inner,
     return;
   }
   sum.assign(n, C(0));
+  if constexpr (std::is_same_v<T, float>) {
+    // x - max, then one vectorised exp over the whole block (a scalar expf
+    // per element cost 4 ns, the vector one well under 1).
+    for (int64_t k = 0; k < d; ++k)
+      for (size_t i = 0; i < n; ++i) y[k * inner + i] = x[k * inner + i] - mx[i];
+    const int64_t all = d * inner;
+    if (!elementwise::vector_math(elementwise::VecFn::kExp, y, y, all))
+      for (int64_t j = 0; j < all; ++j) y[j] = std::exp(y[j]);
+    for (int64_t k = 0; k < d; ++k)
+      for (size_t i = 0; i < n; ++i) sum[i] += y[k * inner + i];
+    const bool log = kind == SoftmaxKind::kLogSoftmax;
+    for (size_t i = 0; i < n; ++i) sum[i] = log ? std::log(sum[i]) + mx[i] : 1.f / sum[i];
+    for (int64_t k = 0; k < d; ++k)
+      for (size_t i = 0; i < n; ++i) y[k * inner + i] = log ? x[k * inner + i] - sum[i] : y[k * inner + i] * sum[i];
+    return;
+  }
   if (kind == SoftmaxKind::kSoftmax && std::is_same_v<T, C>) {
     // Full-precision types: one exp per element, kept in y, then scaled.
     for (int64_t k = 0; k < d; ++k) {
