@@ -1,8 +1,8 @@
 // CPU elementwise kernels, part 2: unary math, activations, IsNaN/IsInf,
 // Shrink and Clip. Each op is a small functor on Compute<T> values; one
 // templated UnaryKernel runs it over the tensor (in parallel when large);
-// float32 Exp, Log, Sin, Cos, Tanh and Sigmoid run on libmvec's vector math
-// instead (vector_math.h). Built with -fno-math-errno (CMakeLists.txt), so
+// float32 Exp, Log, Erf, Sigmoid and the trigonometric and hyperbolic
+// functions run on libmvec's vector math instead (vector_math.h). Built with -fno-math-errno (CMakeLists.txt), so
 // that loops over sqrt, floor and the like vectorise: no kernel reads errno.
 //
 // Thread-safety: compute() is const; attributes are parsed in init().
@@ -220,11 +220,31 @@ constexpr std::optional<VecFn> kVecFn<ExpOp> = VecFn::kExp;
 template <>
 constexpr std::optional<VecFn> kVecFn<LogOp> = VecFn::kLog;
 template <>
+constexpr std::optional<VecFn> kVecFn<ErfOp> = VecFn::kErf;
+template <>
 constexpr std::optional<VecFn> kVecFn<SinOp> = VecFn::kSin;
 template <>
 constexpr std::optional<VecFn> kVecFn<CosOp> = VecFn::kCos;
 template <>
+constexpr std::optional<VecFn> kVecFn<TanOp> = VecFn::kTan;
+template <>
+constexpr std::optional<VecFn> kVecFn<AsinOp> = VecFn::kAsin;
+template <>
+constexpr std::optional<VecFn> kVecFn<AcosOp> = VecFn::kAcos;
+template <>
+constexpr std::optional<VecFn> kVecFn<AtanOp> = VecFn::kAtan;
+template <>
+constexpr std::optional<VecFn> kVecFn<SinhOp> = VecFn::kSinh;
+template <>
+constexpr std::optional<VecFn> kVecFn<CoshOp> = VecFn::kCosh;
+template <>
 constexpr std::optional<VecFn> kVecFn<TanhOp> = VecFn::kTanh;
+template <>
+constexpr std::optional<VecFn> kVecFn<AsinhOp> = VecFn::kAsinh;
+template <>
+constexpr std::optional<VecFn> kVecFn<AcoshOp> = VecFn::kAcosh;
+template <>
+constexpr std::optional<VecFn> kVecFn<AtanhOp> = VecFn::kAtanh;
 template <>
 constexpr std::optional<VecFn> kVecFn<SigmoidOp> = VecFn::kSigmoid;
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <string>
 #define SY_VECTOR_MATH 1
 #endif
@@ -21,9 +22,11 @@ namespace {
 using V4 = __m128 (*)(__m128);
 using V8 = __m256 (*)(__m256);
 
-// The libm functions behind each VecFn (the sigmoid is built on exp).
-constexpr const char* kNames[] = {"expf", "logf", "sinf", "cosf", "tanhf"};
-constexpr int kBase = 5;
+// The libm functions behind each VecFn but the sigmoid, in its order.
+constexpr const char* kNames[] = {"expf",  "logf",  "erff",   "sinf",   "cosf",   "tanf",  "asinf", "acosf",
+                                  "atanf", "sinhf", "coshf", "tanhf", "asinhf", "acoshf", "atanhf"};
+constexpr int kBase = static_cast<int>(std::size(kNames));
+static_assert(kBase == static_cast<int>(VecFn::kSigmoid));
 
 struct Mvec {
   bool avx2 = false;

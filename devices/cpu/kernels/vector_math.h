@@ -1,23 +1,30 @@
-// Vectorised float32 math for the unary kernels: exp, log, sin, cos, tanh
-// and the logistic sigmoid over arrays, through glibc's libmvec (its x86-64
+// Vectorised float32 math for the unary kernels: exp, log, erf, the
+// trigonometric and hyperbolic functions and their inverses, and the
+// logistic sigmoid over arrays, through glibc's libmvec (its x86-64
 // vector variants: 8 lanes with AVX2, else 4 with SSE), opened at run time.
 // The scalar libm loops of the kernels take 5-25x longer (tanhf about 20 ns
 // an element); ONNX Runtime's MLAS is vectorised too. libmvec's results are
 // within about 2e-7 relative of the exact values, NaN and infinities
-// included, so these stand in for the scalar calls at every size.
+// included (glibc documents at most 4 ulp), so these stand in for the
+// scalar calls at every size.
 //
 // libmvec is opened with dlopen rather than linked: it belongs to the C
 // library (it needs glibc's private symbols), so a binary carried to
 // another machine uses that machine's copy, and runs the scalar loops where
 // there is none (another libc or architecture, or glibc before 2.35 for
-// tanh).
+// erf, tan and the hyperbolic and inverse functions).
 #pragma once
 
 #include <cstdint>
 
 namespace sy::elementwise {
 
-enum class VecFn { kExp, kLog, kSin, kCos, kTanh, kSigmoid };
+// In the order of vector_math.cc's table of libm names; kSigmoid is built
+// on kExp.
+enum class VecFn {
+  kExp, kLog, kErf, kSin, kCos, kTan, kAsin, kAcos, kAtan,
+  kSinh, kCosh, kTanh, kAsinh, kAcosh, kAtanh, kSigmoid
+};
 
 // out[i] = f(in[i]) for i in [0, n) (in == out allowed), in parallel on
 // the calling device's oneTBB arena when large. False, with nothing

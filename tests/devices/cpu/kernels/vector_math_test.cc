@@ -34,6 +34,16 @@ const Case kCases[] = {
     {"Log", [](double x) { return std::log(x); }, 0, 1e6},
     {"Sin", [](double x) { return std::sin(x); }, -100, 100},
     {"Cos", [](double x) { return std::cos(x); }, -100, 100},
+    {"Erf", [](double x) { return std::erf(x); }, -4, 4},
+    {"Tan", [](double x) { return std::tan(x); }, -10, 10},
+    {"Asin", [](double x) { return std::asin(x); }, -1, 1},
+    {"Acos", [](double x) { return std::acos(x); }, -1, 1},
+    {"Atan", [](double x) { return std::atan(x); }, -100, 100},
+    {"Sinh", [](double x) { return std::sinh(x); }, -20, 20},
+    {"Cosh", [](double x) { return std::cosh(x); }, -20, 20},
+    {"Asinh", [](double x) { return std::asinh(x); }, -1e4, 1e4},
+    {"Acosh", [](double x) { return std::acosh(x); }, 1, 1e4},
+    {"Atanh", [](double x) { return std::atanh(x); }, -1, 1},
     {"Tanh", [](double x) { return std::tanh(x); }, -10, 10},
     {"Sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); }, -30, 30},
     {"Sqrt", [](double x) { return std::sqrt(x); }, 0, 1e6},
@@ -80,7 +90,7 @@ TEST(VectorMath, UnaryKernels_MatchStdMath_AtEverySize) {
 
 // In place, as the header allows; the sigmoid goes through a buffer.
 TEST(VectorMath, InPlace_MatchesStdMath) {
-  const Case& sigmoid = kCases[5];
+  const Case& sigmoid = kCases[std::size(kCases) - 2];
   std::vector<float> v = inputs(sigmoid, 1000, 3);
   const std::vector<float> in = v;
   if (!vector_math(VecFn::kSigmoid, v.data(), v.data(), static_cast<int64_t>(v.size())))
