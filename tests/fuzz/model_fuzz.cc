@@ -208,10 +208,12 @@ class Mutator {
     static constexpr int64_t kFixed[] = {0, 1, -1, 2, -2, 3, 64, int64_t{1} << 40, std::numeric_limits<int64_t>::max(),
                                          std::numeric_limits<int64_t>::min(), std::numeric_limits<int32_t>::max(),
                                          std::numeric_limits<int32_t>::min()};
+    // Wrapping (through uint64_t): `near` may already be an extreme.
+    const auto u = static_cast<uint64_t>(near);
     switch (pick(4)) {
-      case 0: return near + 1;
-      case 1: return near - 1;
-      case 2: return -near;
+      case 0: return static_cast<int64_t>(u + 1);
+      case 1: return static_cast<int64_t>(u - 1);
+      case 2: return static_cast<int64_t>(0 - u);
       default: return kFixed[pick(std::size(kFixed))];
     }
   }
