@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <oneapi/dnnl/dnnl.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -58,6 +59,21 @@ Status WindowAttrs::parse(const Node& node) {
   return check(pads, "pads", 0);
 }
 
+namespace {
+
+// Window arithmetic runs in 128 bits: strides, dilations, pads and output
+// shapes are whatever the model says, and a product of two of them (or of
+// one and an input size) may not fit in 64. A result that does not fit is
+// an error, not a wrapped size.
+using Wide = __int128;
+bool fits(Wide v) { return v >= std::numeric_limits<int64_t>::min() && v <= std::numeric_limits<int64_t>::max(); }
+int64_t narrow(Wide v) { return fits(v) ? static_cast<int64_t>(v) : v < 0 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max(); }
+Status too_large(const std::string& op) {
+  return InvalidArgument(op, ": strides, dilations, pads or output shape too large: the window size overflows");
+}
+
+}  // namespace
+
 StatusOr<Window> resolve_window(const WindowAttrs& a, const Dims& x_dims, std::span<const int64_t> kernel,
                                 const std::string& op) {
   Window w;
@@ -82,11 +98,11 @@ StatusOr<Window> resolve_window(const WindowAttrs& a, const Dims& x_dims, std::s
     const int64_t d = a.dilations.empty() ? 1 : a.dilations[i];
     if (k <= 0) return InvalidArgument(op, ": kernel spatial dims must be positive");
     if (s <= 0 || d <= 0) return InvalidArgument(op, ": strides and dilations must be positive");
-    const int64_t dk = (k - 1) * d + 1;
-    int64_t pb = 0, pe = 0, out = 0;
+    const Wide dk = Wide{k - 1} * d + 1;
+    Wide pb = 0, pe = 0, out = 0;
     if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
-      out = (in + s - 1) / s;
-      const int64_t total = std::max<int64_t>(0, (out - 1) * s + dk - in);
+      out = (Wide{in} + s - 1) / s;
+      const Wide total = std::max<Wide>(0, (out - 1) * s + dk - in);
       pb = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
       pe = total - pb;
     } else {
@@ -95,10 +111,10 @@ StatusOr<Window> resolve_window(const WindowAttrs& a, const Dims& x_dims, std::s
         pe = a.pads[nsp + i];
         if (pb < 0 || pe < 0) return InvalidArgument(op, ": pads must be non-negative");
       }
-      const int64_t padded = in + pb + pe;
+      const Wide padded = in + pb + pe;
       if (padded < dk)
-        return InvalidArgument(op, ": kernel extent ", dk, " is larger than the padded input size ", padded, " (input ",
-                               x_dims.to_string(), ")");
+        return InvalidArgument(op, ": kernel extent ", narrow(dk), " is larger than the padded input size ",
+                               narrow(padded), " (input ", x_dims.to_string(), ")");
       if (a.ceil_mode) {
         out = (padded - dk + s - 1) / s + 1;
         if ((out - 1) * s >= in + pb) --out;  // last window must start inside the input
@@ -107,13 +123,14 @@ StatusOr<Window> resolve_window(const WindowAttrs& a, const Dims& x_dims, std::s
       }
     }
     if (in <= 0 || out <= 0) return InvalidArgument(op, ": empty spatial dimension in input ", x_dims.to_string());
+    if (!fits(dk) || !fits(out) || !fits(pb) || !fits(pe)) return too_large(op);
     w.in[o] = in;
     w.k[o] = k;
-    w.out[o] = out;
+    w.out[o] = narrow(out);
     w.stride[o] = s;
     w.dil[o] = d;
-    w.pad_b[o] = pb;
-    w.pad_e[o] = pe;
+    w.pad_b[o] = narrow(pb);
+    w.pad_e[o] = narrow(pe);
   }
   return w;
 }
@@ -178,8 +195,10 @@ StatusOr<ConvTransposeShape> conv_transpose_shape(const WindowAttrs& a, int64_t 
       return InvalidArgument("ConvTranspose: kernel_shape does not match W ", wt.describe());
     const int64_t s = spatial(a.strides, nsp, i, 1), d = spatial(a.dilations, nsp, i, 1);
     const int64_t op = output_padding.empty() ? 0 : output_padding[i];
-    const int64_t dk = (k - 1) * d + 1;
-    int64_t pb = 0, pe = 0, out = 0;
+    if (s <= 0 || d <= 0 || op < 0)
+      return InvalidArgument("ConvTranspose: strides and dilations must be positive, output_padding non-negative");
+    const Wide dk = Wide{k - 1} * d + 1;
+    Wide pb = 0, pe = 0, out = 0;
     const bool explicit_pads = a.auto_pad == "NOTSET" && !a.pads.empty();
     if (explicit_pads) {
       pb = a.pads[i];
@@ -188,27 +207,28 @@ StatusOr<ConvTransposeShape> conv_transpose_shape(const WindowAttrs& a, int64_t 
     if (!output_shape.empty() || same) {
       out = !output_shape.empty() ? output_shape[output_shape.size() - nsp + i] : in * s;
       if (!explicit_pads) {
-        const int64_t total = s * (in - 1) + op + dk - out;
+        const Wide total = Wide{s} * (in - 1) + op + dk - out;
         // Floor division: a negative total (output larger than the full
         // result) puts the extra rows at the end, as the ONNX reference does.
-        const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+        const Wide half = total >= 0 ? total / 2 : -((-total + 1) / 2);
         pb = a.auto_pad == "SAME_UPPER" ? half : total - half;
         pe = total - pb;
       }
     } else {
-      out = s * (in - 1) + op + dk - pb - pe;
+      out = Wide{s} * (in - 1) + op + dk - pb - pe;
     }
     if (k <= 0 || in <= 0 || out <= 0)
       return InvalidArgument("ConvTranspose: empty or negative output size for X ", x.describe(), " W ",
                              wt.describe());
+    if (!fits(dk) || !fits(out) || !fits(pb) || !fits(pe)) return too_large("ConvTranspose");
     w.in[o] = in;
     w.k[o] = k;
-    w.out[o] = out;
+    w.out[o] = narrow(out);
     w.stride[o] = s;
     w.dil[o] = d;
-    w.pad_b[o] = pb;
-    w.pad_e[o] = pe;
-    r.out.push_back(out);
+    w.pad_b[o] = narrow(pb);
+    w.pad_e[o] = narrow(pe);
+    r.out.push_back(narrow(out));
   }
   return r;
 }

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -307,6 +308,29 @@ TEST(Nn, Pool_KernelLargerThanInputIsError) {
   auto x = make_tensor<float>({1, 1, 2, 2}, {1, 2, 3, 4});
   EXPECT_EQ(run_kernel("MaxPool", {x}, 1, {attr_ints("kernel_shape", {3, 3})}).status.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(run_kernel("AveragePool", {x}, 1, {attr_ints("kernel_shape", {3})}).status.code(), StatusCode::kInvalidArgument);
+}
+
+// Window attributes at the int64 extremes: an error naming the problem, not
+// an overflowed size (UBSan, in the sanitizer build, fails on the
+// overflow; the fuzzer found ConvTranspose's).
+TEST(Nn, Window_ExtremeAttributes_AreErrors) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max(), kMin = std::numeric_limits<int64_t>::min();
+  auto x = make_tensor<float>({1, 1, 4}, {1, 2, 3, 4});
+  auto w = make_tensor<float>({1, 1, 2}, {1, 1});
+  auto expect_error = [](const testing::KernelRun& r, const char* what) {
+    EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument) << what << ": " << r.status.to_string();
+  };
+  expect_error(run_kernel("Conv", {x, w}, 1, {attr_ints("dilations", {kMax})}), "Conv dilations");
+  expect_error(run_kernel("Conv", {x, w}, 1, {attr_ints("pads", {kMax, kMax})}), "Conv pads");
+  expect_error(run_kernel("Conv", {x, w}, 1, {attr_ints("strides", {kMax}), attr_string("auto_pad", "SAME_UPPER")}),
+               "Conv strides, SAME");
+  expect_error(run_kernel("MaxPool", {x}, 1, {attr_ints("kernel_shape", {2}), attr_ints("pads", {kMax, 1})}),
+               "MaxPool pads");
+  expect_error(run_kernel("ConvTranspose", {x, w}, 1, {attr_ints("strides", {kMax})}), "ConvTranspose strides");
+  expect_error(run_kernel("ConvTranspose", {x, w}, 1, {attr_ints("output_shape", {kMin})}), "ConvTranspose output_shape");
+  expect_error(run_kernel("ConvTranspose", {x, w}, 1, {attr_ints("output_shape", {kMax}), attr_ints("strides", {kMax})}),
+               "ConvTranspose output_shape and strides");
+  expect_error(run_kernel("ConvTranspose", {x, w}, 1, {attr_ints("strides", {-3})}), "ConvTranspose negative stride");
 }
 
 TEST(Nn, GlobalPools_AndLpPool) {
