@@ -112,6 +112,7 @@ StatusOr<Window> resolve_window(const WindowAttrs& a, const Dims& x_dims, std::s
         if (pb < 0 || pe < 0) return InvalidArgument(op, ": pads must be non-negative");
       }
       const Wide padded = in + pb + pe;
+      if (!fits(padded)) return too_large(op);  // the loops index up to here
       if (padded < dk)
         return InvalidArgument(op, ": kernel extent ", narrow(dk), " is larger than the padded input size ",
                                narrow(padded), " (input ", x_dims.to_string(), ")");

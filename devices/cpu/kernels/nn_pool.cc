@@ -36,6 +36,23 @@ bool visit_pool_type(DataType t, F&& f) {
   }
 }
 
+// Of one spatial dimension of a window starting at index `start`: the
+// offsets [lo, hi) whose index start + kk * dilation lies in the input,
+// and how many offsets come before the end padding. In 128 bits, since
+// attributes may be anywhere in int64.
+struct Span {
+  int64_t lo = 0, hi = 0, padded = 0;
+};
+Span span(const Window& w, int j, int64_t start) {
+  using Wide = __int128;
+  const Wide s = start, d = w.dil[j], k = w.k[j], in = w.in[j];
+  const Wide lo = s >= 0 ? 0 : (-s + d - 1) / d;
+  const Wide hi = s >= in ? 0 : std::min(k, (in - 1 - s) / d + 1);
+  const Wide padded = std::clamp<Wide>((in + w.pad_e[j] - s + d - 1) / d, 0, k);
+  const Wide first = std::min(lo, k);
+  return {static_cast<int64_t>(first), static_cast<int64_t>(std::max(first, hi)), static_cast<int64_t>(padded)};
+}
+
 class PoolKernel : public Kernel {
  public:
   explicit PoolKernel(PoolKind kind) : kind_(kind) {}
@@ -96,18 +113,18 @@ class PoolKernel : public Kernel {
             Acc best = -std::numeric_limits<Acc>::infinity();
             int64_t best_i = -1;
             Acc sum = 0;
-            int64_t count = 0, padded_count = 0;
-            for (int64_t kd = 0; kd < w.k[0]; ++kd) {
+            int64_t count = 0;
+            // Per dimension, the window positions inside the input, and
+            // those before the end of the padding, which AveragePool with
+            // count_include_pad counts: a window far larger than the input
+            // (a model may ask for 2^31) costs only its overlap.
+            const Span d0 = span(w, 0, s0), d1 = span(w, 1, s1), d2 = span(w, 2, s2);
+            for (int64_t kd = d0.lo; kd < d0.hi; ++kd) {
               const int64_t id = s0 + kd * w.dil[0];
-              if (id >= w.in[0] + w.pad_e[0]) break;
-              for (int64_t kh = 0; kh < w.k[1]; ++kh) {
+              for (int64_t kh = d1.lo; kh < d1.hi; ++kh) {
                 const int64_t ih = s1 + kh * w.dil[1];
-                if (ih >= w.in[1] + w.pad_e[1]) break;
-                for (int64_t kw = 0; kw < w.k[2]; ++kw) {
+                for (int64_t kw = d2.lo; kw < d2.hi; ++kw) {
                   const int64_t iw = s2 + kw * w.dil[2];
-                  if (iw >= w.in[2] + w.pad_e[2]) break;
-                  ++padded_count;
-                  if (id < 0 || ih < 0 || iw < 0 || id >= w.in[0] || ih >= w.in[1] || iw >= w.in[2]) continue;
                   const int64_t i = (id * w.in[1] + ih) * w.in[2] + iw;
                   const Acc v = static_cast<Acc>(xp[i]);
                   ++count;
@@ -129,8 +146,10 @@ class PoolKernel : public Kernel {
               r = best;
               if (idx) idx[nc * osz + o] = nc * insz + std::max<int64_t>(best_i, 0);
             } else if (kind_ == PoolKind::kAvg) {
-              const int64_t div = count_include_pad_ ? padded_count : count;
-              r = div > 0 ? sum / static_cast<Acc>(div) : Acc{0};
+              const double div = count_include_pad_ ? static_cast<double>(d0.padded) * static_cast<double>(d1.padded) *
+                                                          static_cast<double>(d2.padded)
+                                                    : static_cast<double>(count);
+              r = div > 0 ? static_cast<Acc>(static_cast<double>(sum) / div) : Acc{0};
             } else {
               r = static_cast<Acc>(std::pow(static_cast<double>(sum), 1.0 / p_));
             }
@@ -157,6 +176,10 @@ class PoolKernel : public Kernel {
     bool exact_pads = true, dilated = false;
     for (int i = 0; i < nsp; ++i) {
       const int o = kMaxSpatial - nsp + i;
+      // Ordinary windows only: one larger than the input, or padded or
+      // dilated past it, is left to the loops, which visit only its overlap
+      // with the input and whose sizes cannot overflow.
+      if (w.k[o] > w.in[o] || w.dil[o] > w.in[o] || w.pad_b[o] > w.in[o] || w.pad_e[o] > w.in[o]) return false;
       const int64_t dk = (w.k[o] - 1) * w.dil[o] + 1;
       int64_t right = w.pad_e[o];
       if ((w.in[o] + w.pad_b[o] + right - dk) / w.stride[o] + 1 != w.out[o]) {

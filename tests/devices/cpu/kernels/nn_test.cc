@@ -333,6 +333,29 @@ TEST(Nn, Window_ExtremeAttributes_AreErrors) {
   expect_error(run_kernel("ConvTranspose", {x, w}, 1, {attr_ints("strides", {-3})}), "ConvTranspose negative stride");
 }
 
+// A pooling window far wider than its input (the fuzzer's 2^31, which the
+// loops used to walk in full: a hang) visits only its overlap, and pads
+// count as ONNX says.
+TEST(Nn, Pool_HugeWindow_VisitsOnlyTheInput) {
+  constexpr int64_t kHuge = 2147483647;
+  auto x = make_tensor<float>({1, 1, 2, 3}, {1, 2, 3, 4, 5, 6});
+  auto r = run_kernel("MaxPool", {x}, 1, {attr_ints("kernel_shape", {1, kHuge}), attr_string("auto_pad", "SAME_UPPER")});
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{1, 1, 2, 3}));
+  EXPECT_EQ(to_vector<float>(r.outputs[0].tensor()), (std::vector<float>{3, 3, 3, 6, 6, 6}));
+  // Explicit pads of 2 on each side of width 3, window 5: every window
+  // holds all 3 inputs and 2 pads, so count_include_pad divides by 5.
+  r = run_kernel("AveragePool", {x}, 1,
+                 {attr_ints("kernel_shape", {1, 5}), attr_ints("pads", {0, 2, 0, 2}), attr_int("count_include_pad", 1),
+                  attr_ints("strides", {1, 100})});
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {6.f / 5, 15.f / 5});
+  r = run_kernel("AveragePool", {x}, 1,
+                 {attr_ints("kernel_shape", {1, kHuge}), attr_string("auto_pad", "SAME_LOWER"), attr_int("count_include_pad", 0)});
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {2, 2, 2, 5, 5, 5});
+}
+
 TEST(Nn, GlobalPools_AndLpPool) {
   auto x = make_tensor<float>({1, 2, 2}, {1, 3, -4, 2});
   auto a = run_kernel("GlobalAveragePool", {x}, 1);
