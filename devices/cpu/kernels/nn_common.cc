@@ -112,7 +112,6 @@ StatusOr<Window> resolve_window(const WindowAttrs& a, const Dims& x_dims, std::s
         if (pb < 0 || pe < 0) return InvalidArgument(op, ": pads must be non-negative");
       }
       const Wide padded = in + pb + pe;
-      if (!fits(padded)) return too_large(op);  // the loops index up to here
       if (padded < dk)
         return InvalidArgument(op, ": kernel extent ", narrow(dk), " is larger than the padded input size ",
                                narrow(padded), " (input ", x_dims.to_string(), ")");
@@ -124,7 +123,8 @@ StatusOr<Window> resolve_window(const WindowAttrs& a, const Dims& x_dims, std::s
       }
     }
     if (in <= 0 || out <= 0) return InvalidArgument(op, ": empty spatial dimension in input ", x_dims.to_string());
-    if (!fits(dk) || !fits(out) || !fits(pb) || !fits(pe)) return too_large(op);
+    // The pooling loops index up to the padded size.
+    if (!fits(dk) || !fits(out) || !fits(pb) || !fits(pe) || !fits(in + pb + pe)) return too_large(op);
     w.in[o] = in;
     w.k[o] = k;
     w.out[o] = narrow(out);

@@ -44,12 +44,19 @@ struct Span {
   int64_t lo = 0, hi = 0, padded = 0;
 };
 Span span(const Window& w, int j, int64_t start) {
+  const int64_t k = w.k[j], in = w.in[j];
+  if (w.dil[j] == 1) {
+    // The usual case, with no division. No overflow: in - start is at
+    // most the padded input size, which resolve_window() checked fits.
+    const int64_t lo = std::clamp<int64_t>(-start, 0, k);
+    return {lo, std::clamp<int64_t>(in - start, lo, k), std::clamp<int64_t>(in + w.pad_e[j] - start, 0, k)};
+  }
   using Wide = __int128;
-  const Wide s = start, d = w.dil[j], k = w.k[j], in = w.in[j];
+  const Wide s = start, d = w.dil[j];
   const Wide lo = s >= 0 ? 0 : (-s + d - 1) / d;
-  const Wide hi = s >= in ? 0 : std::min(k, (in - 1 - s) / d + 1);
+  const Wide hi = s >= in ? 0 : std::min<Wide>(k, (in - 1 - s) / d + 1);
   const Wide padded = std::clamp<Wide>((in + w.pad_e[j] - s + d - 1) / d, 0, k);
-  const Wide first = std::min(lo, k);
+  const Wide first = std::min<Wide>(lo, k);
   return {static_cast<int64_t>(first), static_cast<int64_t>(std::max(first, hi)), static_cast<int64_t>(padded)};
 }
 
