@@ -38,8 +38,8 @@ bool visit_pool_type(DataType t, F&& f) {
 
 // Of one spatial dimension of a window starting at index `start`: the
 // offsets [lo, hi) whose index start + kk * dilation lies in the input,
-// and how many offsets come before the end padding. In 128 bits, since
-// attributes may be anywhere in int64.
+// and how many offsets come before the end padding. A dilated window is
+// worked out in 128 bits: the dilation may be anywhere in int64.
 struct Span {
   int64_t lo = 0, hi = 0, padded = 0;
 };
