@@ -274,15 +274,14 @@ C pow_value(C base, E e) {
       if (e < 0) return cvt<C>(std::pow(static_cast<double>(base), static_cast<double>(e)));
     }
     // Exact integer power by squaring (wraps like numpy on overflow).
-    using U = std::make_unsigned_t<C>;
-    U result = 1, b = static_cast<U>(base);
+    C result = 1, b = base;
     auto n = static_cast<std::make_unsigned_t<E>>(e);
     while (n) {
-      if (n & 1) result = static_cast<U>(result * b);
-      b = static_cast<U>(b * b);
+      if (n & 1) result = wrap_mul(result, b);
+      b = wrap_mul(b, b);
       n >>= 1;
     }
-    return static_cast<C>(result);
+    return result;
   } else if constexpr (std::is_same_v<C, float> && std::is_same_v<E, float>) {
     return std::pow(base, e);
   } else {

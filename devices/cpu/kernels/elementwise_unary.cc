@@ -2,8 +2,9 @@
 // Shrink and Clip. Each op is a small functor on Compute<T> values; one
 // templated UnaryKernel runs it over the tensor (in parallel when large);
 // float32 Exp, Log, Erf, Sigmoid and the trigonometric and hyperbolic
-// functions run on libmvec's vector math instead (vector_math.h). Built with -fno-math-errno (CMakeLists.txt), so
-// that loops over sqrt, floor and the like vectorise: no kernel reads errno.
+// functions run on libmvec's vector math instead (vector_math.h). Built
+// with -fno-math-errno (CMakeLists.txt), so that loops over sqrt, floor
+// and the like vectorise: no kernel reads errno.
 //
 // Thread-safety: compute() is const; attributes are parsed in init().
 #include "devices/cpu/kernels/elementwise_common.h"
@@ -73,7 +74,7 @@ struct AbsOp : UnaryBase {
     if constexpr (std::is_unsigned_v<C>)
       return x;
     else if constexpr (std::is_integral_v<C>)
-      return x < 0 ? static_cast<C>(-static_cast<std::make_unsigned_t<C>>(x)) : x;
+      return x < 0 ? wrap_neg(x) : x;
     else
       return std::abs(x);
   }
@@ -81,12 +82,7 @@ struct AbsOp : UnaryBase {
 
 struct NegOp : UnaryBase {
   static constexpr uint32_t kTypes = kFloatTypes | kSignedInts;
-  template <typename C> C operator()(C x) const {
-    if constexpr (std::is_integral_v<C>)
-      return static_cast<C>(-static_cast<std::make_unsigned_t<C>>(x));
-    else
-      return -x;
-  }
+  template <typename C> C operator()(C x) const { return wrap_neg(x); }
 };
 
 struct SignOp : UnaryBase {

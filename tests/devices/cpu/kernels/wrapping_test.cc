@@ -71,6 +71,11 @@ TEST(Wrapping, Int64Overflow_WrapsInTheKernels) {
             (std::vector<int64_t>{kMax, plus(kMax, 2), sum}));
   EXPECT_EQ(run_int64("Einsum", {col, col}, {attr_string("equation", "i,i->")}, 12),
             (std::vector<int64_t>{plus(plus(times(kMax, kMax), 4), times(kMin, kMin))}));
+  // Power by squaring: (-1)^2 squares 0xFFFF, which promoted to int overflows.
+  auto pow = run_kernel("Pow", {make_tensor<int16_t>({2}, {-1, 181}), make_tensor<int64_t>({2}, {2, 3})}, 1, {}, 15);
+  ASSERT_TRUE(pow.status.ok()) << pow.status.to_string();
+  EXPECT_EQ(to_vector<int16_t>(pow.outputs[0].tensor()),
+            (std::vector<int16_t>{1, static_cast<int16_t>(uint16_t(181u * 181u * 181u % 65536u))}));
   EXPECT_EQ(run_int64("MatMul", {make_tensor<int64_t>({1, 3}, {kMax, 2, kMin}), make_tensor<int64_t>({3, 1}, {3, kMax, 1})}),
             (std::vector<int64_t>{plus(plus(times(kMax, 3), times(2, kMax)), kMin)}));
 }
