@@ -196,8 +196,8 @@ StatusOr<ConvTransposeShape> conv_transpose_shape(const WindowAttrs& a, int64_t 
       return InvalidArgument("ConvTranspose: kernel_shape does not match W ", wt.describe());
     const int64_t s = spatial(a.strides, nsp, i, 1), d = spatial(a.dilations, nsp, i, 1);
     const int64_t op = output_padding.empty() ? 0 : output_padding[i];
-    if (s <= 0 || d <= 0 || op < 0)
-      return InvalidArgument("ConvTranspose: strides and dilations must be positive, output_padding non-negative");
+    // (WindowAttrs::parse() already holds strides and dilations to 1 and up.)
+    if (op < 0) return InvalidArgument("ConvTranspose: output_padding must be non-negative");
     const Wide dk = Wide{k - 1} * d + 1;
     Wide pb = 0, pe = 0, out = 0;
     const bool explicit_pads = a.auto_pad == "NOTSET" && !a.pads.empty();
