@@ -306,15 +306,11 @@ StatusOr<MatMulPlan> plan_matmul(const Dims& ad, const Dims& bd, const std::stri
 Status sgemm(char ta, char tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
              const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
   if (M <= 0 || N <= 0) return OkStatus();
-  constexpr int64_t kSmall = 1 << 15;  // multiply-adds below which a loop wins
-  if (K <= 0 || M * N * K <= kSmall) {
-    const bool tra = ta == 'T', trb = tb == 'T';
+  if (K <= 0) {  // an empty sum: C = beta * C
     for (int64_t i = 0; i < M; ++i)
       for (int64_t j = 0; j < N; ++j) {
-        float acc = 0.f;
-        for (int64_t k = 0; k < K; ++k) acc += (tra ? A[k * lda + i] : A[i * lda + k]) * (trb ? B[j * ldb + k] : B[k * ldb + j]);
         float& c = C[i * ldc + j];
-        c = alpha * acc + (beta == 0.f ? 0.f : beta * c);
+        c = beta == 0.f ? 0.f : beta * c;
       }
     return OkStatus();
   }

@@ -20,12 +20,50 @@ using namespace reduce_detail;
 
 enum class SoftmaxKind { kSoftmax, kLogSoftmax, kHardmax };
 
+// Softmax or LogSoftmax of one contiguous row of a full-precision type, the
+// usual case (the last axis). The block path below keeps its running max
+// and sum in vectors that may alias y as far as the compiler knows, so each
+// element paid a load and a store there: 10 us for 1024 floats.
+// The max and the sum run in kLanes independent chains, which the compiler
+// turns into vector instructions (one chain is a dependency per element).
+template <typename T>
+void softmax_row(bool log, const T* x, T* y, int64_t d) {
+  constexpr int kLanes = 8;
+  T lane[kLanes];
+  std::fill(lane, lane + kLanes, -std::numeric_limits<T>::infinity());
+  int64_t k = 0;
+  for (; k + kLanes <= d; k += kLanes)
+    for (int l = 0; l < kLanes; ++l) lane[l] = x[k + l] > lane[l] ? x[k + l] : lane[l];
+  T m = *std::max_element(lane, lane + kLanes);
+  for (; k < d; ++k) m = x[k] > m ? x[k] : m;
+  for (k = 0; k < d; ++k) y[k] = x[k] - m;
+  bool vectorised = false;
+  if constexpr (std::is_same_v<T, float>) vectorised = elementwise::vector_math(elementwise::VecFn::kExp, y, y, d);
+  if (!vectorised)
+    for (k = 0; k < d; ++k) y[k] = std::exp(y[k]);
+  std::fill(lane, lane + kLanes, T(0));
+  for (k = 0; k + kLanes <= d; k += kLanes)
+    for (int l = 0; l < kLanes; ++l) lane[l] += y[k + l];
+  T s = std::accumulate(lane, lane + kLanes, T(0));
+  for (; k < d; ++k) s += y[k];
+  if (log) {
+    const T shift = std::log(s) + m;
+    for (k = 0; k < d; ++k) y[k] = x[k] - shift;
+  } else {
+    const T r = T(1) / s;
+    for (k = 0; k < d; ++k) y[k] *= r;
+  }
+}
+
 // Computes one [D, inner] block. `inner` rows are processed together so the
 // inner loops run over contiguous memory.
 template <typename T>
 void softmax_block(SoftmaxKind kind, const T* x, T* y, int64_t d, int64_t inner, std::vector<ComputeT<T>>& mx,
                    std::vector<ComputeT<T>>& sum, std::vector<int64_t>& arg) {
   using C = ComputeT<T>;
+  if constexpr (std::is_same_v<T, C>) {
+    if (inner == 1 && kind != SoftmaxKind::kHardmax) return softmax_row(kind == SoftmaxKind::kLogSoftmax, x, y, d);
+  }
   const auto n = static_cast<size_t>(inner);
   mx.assign(n, -std::numeric_limits<C>::infinity());
   arg.assign(n, 0);

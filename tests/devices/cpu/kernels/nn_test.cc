@@ -78,7 +78,8 @@ TEST(Nn, Sgemm_RowAndColumnBlocks_MatchReference) {
   struct Shape {
     int64_t M, N, K;
   };
-  for (Shape sh : {Shape{3, 5, 7}, Shape{100, 70, 300}, Shape{3, 300, 400}, Shape{1, 1000, 300}}) {
+  for (Shape sh : {Shape{1, 1, 1}, Shape{3, 5, 7}, Shape{2, 3, 0}, Shape{100, 70, 300}, Shape{3, 300, 400},
+                   Shape{1, 1000, 300}}) {
     for (char ta : {'N', 'T'}) {
       for (char tb : {'N', 'T'}) {
         const int64_t M = sh.M, N = sh.N, K = sh.K;

@@ -3,8 +3,10 @@
 // from numpy and hard-coded.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "tests/devices/kernel_test_util.h"
@@ -324,6 +326,46 @@ TEST(ReduceSoftmax, LargeNumbers) {
   auto r = run_kernel("Softmax", {x}, 1, {}, 13);
   ASSERT_TRUE(r.status.ok());
   expect_near(to_vector<float>(r.outputs[0].tensor()), {0.5f, 0.5f});
+}
+
+// Rows along the last axis take a path of their own (8 lanes plus a tail):
+// lengths around the lane count, against a double-precision reference.
+TEST(ReduceSoftmax, LastAxisRows_MatchReference) {
+  for (int64_t d : {1, 7, 8, 9, 37, 1024}) {
+    std::vector<float> x(static_cast<size_t>(2 * d));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int64_t>(i * 7919 % 61) - 30) / 4;
+    for (const char* op : {"Softmax", "LogSoftmax"}) {
+      auto r = run_kernel(op, {make_tensor<float>({2, d}, x)}, 1, {}, 13);
+      ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+      std::vector<float> want(x.size());
+      for (int64_t row = 0; row < 2; ++row) {
+        const float* in = x.data() + row * d;
+        const double m = *std::max_element(in, in + d);
+        double sum = 0;
+        for (int64_t k = 0; k < d; ++k) sum += std::exp(double(in[k]) - m);
+        for (int64_t k = 0; k < d; ++k)
+          want[static_cast<size_t>(row * d + k)] = static_cast<float>(
+              std::string(op) == "Softmax" ? std::exp(double(in[k]) - m) / sum : double(in[k]) - m - std::log(sum));
+      }
+      expect_near(to_vector<float>(r.outputs[0].tensor()), want, 1e-5f);
+    }
+  }
+}
+
+TEST(ReduceSoftmax, LastAxisRows_NonFiniteInputs) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  // 9 elements a row, so the special values fall in the lanes and the tail.
+  std::vector<float> x = {0, -inf, 0, 0, 0, 0, 0, 0, -inf,  // -inf gives 0
+                          0, 0, 0, nan, 0, 0, 0, 0, 0,      // NaN spreads over the row
+                          0, 0, 0, 0, 0, 0, 0, 0, nan,
+                          -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf};
+  auto r = run_kernel("Softmax", {make_tensor<float>({4, 9}, x)}, 1, {}, 13);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  const std::vector<float> y = to_vector<float>(r.outputs[0].tensor());
+  for (int k = 0; k < 9; ++k) {
+    EXPECT_FLOAT_EQ(y[static_cast<size_t>(k)], k == 1 || k == 8 ? 0.f : 1.f / 7) << k;
+    for (int row = 1; row < 4; ++row) EXPECT_TRUE(std::isnan(y[static_cast<size_t>(row * 9 + k)])) << row << "," << k;
+  }
 }
 
 TEST(ReduceSoftmax, AxisOutOfRange) {
