@@ -2,6 +2,7 @@
 // Expected values are small hand-computed (or numpy-checked) arrays.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -163,6 +164,35 @@ TEST(TensorOps, Transpose_PermAndDefault) {
   EXPECT_EQ(to_vector<float>(out0(r3)), (std::vector<float>{0, 4, 1, 5, 2, 6, 3, 7}));
   auto bad = run_kernel("Transpose", {y}, 1, {attr_ints("perm", {0, 0, 1})});
   EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+}
+
+// Odd sizes, so that tiles are cut at every edge, and every permutation;
+// the second shape is big enough for the parallel tiled path.
+TEST(TensorOps, Transpose_EveryPermOfOddShapes_MatchesReference) {
+  for (const Dims& dims : {Dims{3, 37, 21, 5}, Dims{2, 300, 130, 1}}) {
+    const int64_t n = dims.numel();
+    std::vector<float> v(static_cast<size_t>(n));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = float(i);
+    std::vector<int64_t> perm = {0, 1, 2, 3};
+    do {
+      auto r = run_kernel("Transpose", {f32(dims, v)}, 1, {attr_ints("perm", perm)});
+      ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+      const float* o = out0(r).data<float>();
+      int64_t mismatches = 0, idx[4] = {0, 0, 0, 0};  // output index, last axis fastest
+      for (int64_t e = 0; e < n; ++e) {
+        int64_t src = 0;
+        for (size_t k = 0; k < 4; ++k) {
+          int64_t stride = 1;
+          for (size_t j = static_cast<size_t>(perm[k]) + 1; j < 4; ++j) stride *= dims[j];
+          src += idx[k] * stride;
+        }
+        mismatches += o[e] != v[static_cast<size_t>(src)];
+        for (size_t k = 4; k-- > 0;)
+          if (++idx[k] < dims[static_cast<size_t>(perm[k])]) break; else idx[k] = 0;
+      }
+      EXPECT_EQ(mismatches, 0) << dims.to_string() << " perm " << perm[0] << perm[1] << perm[2] << perm[3];
+    } while (std::next_permutation(perm.begin(), perm.end()));
+  }
 }
 
 TEST(TensorOps, Transpose_Strings) {
