@@ -186,6 +186,24 @@ inline void for_each_offset(const std::vector<ReducePlan::Group>& groups, int64_
   }
 }
 
+// Folds a contiguous run into `a`. Long runs go through kLanes independent
+// accumulators, merged at the end, which the compiler turns into vector
+// instructions for sums; with one accumulator every add waits for the
+// previous one (a LayerNorm's ReduceMean over [64, 448]: 21 us, now 4).
+template <typename Op, typename T>
+void accumulate_run(typename Op::Acc& a, const T* r, int64_t n) {
+  constexpr int64_t kLanes = 8;
+  int64_t j = 0;
+  if (n >= 2 * kLanes) {
+    typename Op::Acc lane[kLanes];
+    for (auto& l : lane) l = Op::init();
+    for (; j + kLanes <= n; j += kLanes)
+      for (int64_t l = 0; l < kLanes; ++l) Op::add(lane[l], r[j + l]);
+    for (const auto& l : lane) Op::merge(a, l);
+  }
+  for (; j < n; ++j) Op::add(a, r[j]);
+}
+
 template <typename Op, typename T>
 void run_reduce(const ReducePlan& p, const T* x, T* y) {
   using Acc = typename Op::Acc;
@@ -195,10 +213,7 @@ void run_reduce(const ReducePlan& p, const T* x, T* y) {
     // Each output: strided outer reduced groups, contiguous inner run.
     auto reduce_one = [&](int64_t base) {
       Acc a = Op::init();
-      for_each_offset(p.reduced, base, [&](int64_t off) {
-        const T* r = x + off;
-        for (int64_t j = 0; j < inner; ++j) Op::add(a, r[j]);
-      });
+      for_each_offset(p.reduced, base, [&](int64_t off) { accumulate_run<Op>(a, x + off, inner); });
       return a;
     };
     if (p.out_numel == 1 && p.reduced.empty() && inner >= 2 * kParallelWork) {
@@ -209,8 +224,8 @@ void run_reduce(const ReducePlan& p, const T* x, T* y) {
       std::vector<Acc> parts(static_cast<size_t>(nchunks), Op::init());
       tbb::parallel_for(int64_t{0}, nchunks, [&](int64_t c) {
         Acc a = Op::init();
-        int64_t end = std::min(inner, (c + 1) * chunk);
-        for (int64_t j = c * chunk; j < end; ++j) Op::add(a, x[j]);
+        const int64_t begin = c * chunk, end = std::min(inner, begin + chunk);
+        accumulate_run<Op>(a, x + begin, end - begin);
         parts[static_cast<size_t>(c)] = a;
       });
       Acc a = Op::init();

@@ -278,6 +278,52 @@ TEST(ReduceArgMax, AxisOutOfRange) {
   EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
 }
 
+// Contiguous runs of 16 or more go through 8 accumulators: lengths around
+// that, against a double reference, and NaN placed in the lanes and in the
+// tail for Max and Min.
+TEST(Reduce, LongRuns_MatchReference) {
+  for (int64_t d : {15, 16, 17, 37, 1000}) {
+    std::vector<float> x(static_cast<size_t>(3 * d));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int64_t>(i * 7919 % 61) - 30) / 16;
+    for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceL2", "ReduceLogSumExp"}) {
+      // Opset 18: axes is an input for every Reduce op.
+      auto r = run_kernel(op, {make_tensor<float>({3, d}, x), make_tensor<int64_t>({1}, {1})}, 1,
+                          {attr_int("keepdims", 0)}, 18);
+      ASSERT_TRUE(r.status.ok()) << op << ": " << r.status.to_string();
+      std::vector<float> want;
+      for (int64_t row = 0; row < 3; ++row) {
+        const float* in = x.data() + row * d;
+        double sum = 0, sq = 0, mx = in[0], mn = in[0], lse = 0;
+        for (int64_t k = 0; k < d; ++k) {
+          sum += in[k];
+          sq += double(in[k]) * in[k];
+          mx = std::max<double>(mx, in[k]);
+          mn = std::min<double>(mn, in[k]);
+        }
+        for (int64_t k = 0; k < d; ++k) lse += std::exp(in[k] - mx);
+        const std::string o = op;
+        want.push_back(static_cast<float>(o == "ReduceSum"    ? sum
+                                          : o == "ReduceMean" ? sum / d
+                                          : o == "ReduceMax"  ? mx
+                                          : o == "ReduceMin"  ? mn
+                                          : o == "ReduceL2"   ? std::sqrt(sq)
+                                                              : mx + std::log(lse)));
+      }
+      expect_near(to_vector<float>(r.outputs[0].tensor()), want, 1e-5f);
+    }
+  }
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t at : {0, 5, 17, 19}) {  // 20 elements: 16 in lanes, 4 in the tail
+    std::vector<float> x(20, 1.f);
+    x[static_cast<size_t>(at)] = nan;
+    for (const char* op : {"ReduceMax", "ReduceMin", "ReduceSum"}) {
+      auto r = run_kernel(op, {make_tensor<float>({20}, x)}, 1, {attr_int("keepdims", 0)}, 18);
+      ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+      EXPECT_TRUE(std::isnan(to_vector<float>(r.outputs[0].tensor())[0])) << op << " NaN at " << at;
+    }
+  }
+}
+
 // ----------------------------------------------------------------- Softmax
 
 TEST(ReduceSoftmax, LastAxis) {
