@@ -230,9 +230,13 @@ class ConvTransposeKernel final : public Kernel {
       std::vector<T> col(static_cast<size_t>(rows * insz), T{});
       const T* Wg = W + g * Cg * rows;
       const T* Xg = X + (n * C + g * Cg) * insz;
-      if constexpr (std::is_same_v<T, float>) {
-        if (Cg > 0) (void)sgemm('T', 'N', rows, insz, Cg, 1.f, Wg, rows, Xg, insz, 0.f, col.data(), insz);
-      } else {
+      // oneDNN fails only on bad arguments or memory; the plain loop then
+      // computes the product instead of leaving col half written.
+      bool done = false;
+      if constexpr (std::is_same_v<T, float>)
+        done = Cg > 0 && sgemm('T', 'N', rows, insz, Cg, 1.f, Wg, rows, Xg, insz, 0.f, col.data(), insz).ok();
+      if (!done) {
+        std::fill(col.begin(), col.end(), T{});
         for (int64_t c = 0; c < Cg; ++c)
           for (int64_t r = 0; r < rows; ++r) {
             const T wv = Wg[c * rows + r];
