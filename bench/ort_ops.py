@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Single-op latency of ONNX Runtime and Switchyard on the same CPU, side by side.
+
+Each case is a one-node model (opset 17) of a common op at a typical size. Both runtimes run it
+on the same random inputs: ONNX Runtime (CPU provider, default threads, all optimisations) in this
+process, Switchyard through `switchyard run --devices cpu --policy single`. A case's figure is the
+median of --runs timed runs after --warmup untimed ones. Each runtime's fixed cost of a run (its
+median on a one-element Identity model: Python and session overhead for ONNX Runtime, the run loop
+for Switchyard) is subtracted before the ratio, so that the ratio compares the kernels; the raw
+medians are printed too. This is the tool that finds slow CPU kernels: whole models
+(bench/ort_workloads.py) tell that something is slow, this tells which op.
+
+  python3 bench/ort_ops.py [--switchyard build/switchyard] [--runs 300] [--only Softmax,MatMul]
+
+Needs `pip install onnxruntime numpy onnx`.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+F32, I64, BOOL = "float32", "int64", "bool"
+
+
+def cases():
+    """(name, op, inputs [(name, dtype, shape)], attrs, constant inputs {name: array}, output count)."""
+    import numpy as np
+
+    i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
+    rng = np.random.default_rng(7)
+    big = [256, 1024]
+    return [
+        ("Add [64,448]+[448]", "Add", [("a", F32, [64, 448]), ("b", F32, [448])], {}, {}, 1),
+        ("Mul [256,1024]", "Mul", [("a", F32, big), ("b", F32, big)], {}, {}, 1),
+        ("Div [64,448]/[64,1]", "Div", [("a", F32, [64, 448]), ("b", F32, [64, 1])], {}, {}, 1),
+        ("Relu [256,1024]", "Relu", [("x", F32, big)], {}, {}, 1),
+        ("Sigmoid [256,1024]", "Sigmoid", [("x", F32, big)], {}, {}, 1),
+        ("Tanh [256,1024]", "Tanh", [("x", F32, big)], {}, {}, 1),
+        ("Exp [256,1024]", "Exp", [("x", F32, big)], {}, {}, 1),
+        ("Erf [256,1024]", "Erf", [("x", F32, big)], {}, {}, 1),
+        ("Sqrt [256,1024]", "Sqrt", [("x", F32, big)], {}, {}, 1),
+        ("Clip [256,1024]", "Clip", [("x", F32, big)], {}, {"lo": np.float32(0), "hi": np.float32(0.5)}, 1),
+        ("Where [256,1024]", "Where", [("c", BOOL, big), ("a", F32, big), ("b", F32, big)], {}, {}, 1),
+        ("Cast f32->f16 [256,1024]", "Cast", [("x", F32, big)], {"to": 10}, {}, 1),
+        ("ReduceMean last [256,1024]", "ReduceMean", [("x", F32, big)], {"axes": [-1]}, {}, 1),
+        ("ReduceSum first [256,1024]", "ReduceSum", [("x", F32, big)], {}, {"axes": i64(0)}, 1),
+        ("ReduceMax last [256,1024]", "ReduceMax", [("x", F32, big)], {"axes": [-1]}, {}, 1),
+        ("ArgMax last [64,1000]", "ArgMax", [("x", F32, [64, 1000])], {"axis": -1}, {}, 1),
+        ("Softmax [64,1000]", "Softmax", [("x", F32, [64, 1000])], {}, {}, 1),
+        ("LogSoftmax [64,1000]", "LogSoftmax", [("x", F32, [64, 1000])], {}, {}, 1),
+        ("TopK k=5 [64,1000]", "TopK", [("x", F32, [64, 1000])], {}, {"k": i64(5)}, 2),
+        ("CumSum [64,1000]", "CumSum", [("x", F32, [64, 1000])], {}, {"axis": i64(1)}, 1),
+        ("LayerNorm [64,768]", "LayerNormalization", [("x", F32, [64, 768])], {"axis": -1},
+         {"g": rng.random(768, dtype=np.float32), "b": rng.random(768, dtype=np.float32)}, 1),
+        ("BatchNorm [8,64,56,56]", "BatchNormalization", [("x", F32, [8, 64, 56, 56])], {},
+         {"s": rng.random(64, dtype=np.float32), "b": rng.random(64, dtype=np.float32),
+          "m": rng.random(64, dtype=np.float32), "v": rng.random(64, dtype=np.float32) + 0.5}, 1),
+        ("InstanceNorm [8,64,56,56]", "InstanceNormalization", [("x", F32, [8, 64, 56, 56])], {},
+         {"s": rng.random(64, dtype=np.float32), "b": rng.random(64, dtype=np.float32)}, 1),
+        ("MatMul [64,768]x[768,768]", "MatMul", [("a", F32, [64, 768]), ("b", F32, [768, 768])], {}, {}, 1),
+        ("MatMul [1,768]x[768,3072]", "MatMul", [("a", F32, [1, 768]), ("b", F32, [768, 3072])], {}, {}, 1),
+        ("MatMul [8,64,64]x[8,64,64]", "MatMul", [("a", F32, [8, 64, 64]), ("b", F32, [8, 64, 64])], {}, {}, 1),
+        ("Gemm transB [64,768]x[768,768]'", "Gemm", [("a", F32, [64, 768]), ("b", F32, [768, 768]),
+                                                      ("c", F32, [768])], {"transB": 1}, {}, 1),
+        ("Conv 3x3 [1,64,56,56]", "Conv", [("x", F32, [1, 64, 56, 56])], {"pads": [1, 1, 1, 1]},
+         {"w": rng.random((64, 64, 3, 3), dtype=np.float32)}, 1),
+        ("Conv 1x1 [1,256,28,28]", "Conv", [("x", F32, [1, 256, 28, 28])], {},
+         {"w": rng.random((128, 256, 1, 1), dtype=np.float32)}, 1),
+        ("Conv depthwise [1,128,56,56]", "Conv", [("x", F32, [1, 128, 56, 56])], {"group": 128, "pads": [1, 1, 1, 1]},
+         {"w": rng.random((128, 1, 3, 3), dtype=np.float32)}, 1),
+        ("MaxPool 3x3/2 [1,64,112,112]", "MaxPool", [("x", F32, [1, 64, 112, 112])],
+         {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}, {}, 1),
+        ("AveragePool 2x2/2 [1,64,112,112]", "AveragePool", [("x", F32, [1, 64, 112, 112])],
+         {"kernel_shape": [2, 2], "strides": [2, 2]}, {}, 1),
+        ("GlobalAveragePool [8,512,7,7]", "GlobalAveragePool", [("x", F32, [8, 512, 7, 7])], {}, {}, 1),
+        ("Transpose 2-D [768,768]", "Transpose", [("x", F32, [768, 768])], {"perm": [1, 0]}, {}, 1),
+        ("Transpose 0213 [8,12,64,64]", "Transpose", [("x", F32, [8, 12, 64, 64])], {"perm": [0, 2, 1, 3]}, {}, 1),
+        ("Transpose 0312 [8,56,56,64]", "Transpose", [("x", F32, [8, 56, 56, 64])], {"perm": [0, 3, 1, 2]}, {}, 1),
+        ("Concat axis 1 [64,448]x3", "Concat", [("a", F32, [64, 448]), ("b", F32, [64, 448]), ("c", F32, [64, 448])],
+         {"axis": 1}, {}, 1),
+        ("Split axis 1 [64,1536]", "Split", [("x", F32, [64, 1536])], {"axis": 1}, {}, 3),
+        ("Slice step 2 [256,1024]", "Slice", [("x", F32, big)], {},
+         {"st": i64(0, 0), "en": i64(256, 1024), "ax": i64(0, 1), "sp": i64(1, 2)}, 1),
+        ("Gather rows [30000,256]", "Gather", [("x", F32, [30000, 256])], {"axis": 0},
+         {"i": rng.integers(0, 30000, 64).astype(np.int64)}, 1),
+        ("GatherElements [256,1024]", "GatherElements", [("x", F32, big)], {"axis": 1},
+         {"i": rng.integers(0, 1024, big).astype(np.int64)}, 1),
+        ("Expand [1,1024]->[256,1024]", "Expand", [("x", F32, [1, 1024])], {}, {"sh": i64(256, 1024)}, 1),
+        ("Tile x4 [64,256]", "Tile", [("x", F32, [64, 256])], {}, {"r": i64(4, 4)}, 1),
+        ("Pad 2 [8,64,56,56]", "Pad", [("x", F32, [8, 64, 56, 56])], {}, {"p": i64(0, 0, 2, 2, 0, 0, 2, 2)}, 1),
+        ("Resize nearest x2 [1,64,56,56]", "Resize", [("x", F32, [1, 64, 56, 56])], {"mode": "nearest"},
+         {"roi": np.zeros(0, np.float32), "sc": np.array([1, 1, 2, 2], np.float32)}, 1),
+    ]
+
+
+def build_model(op, inputs, attrs, consts, n_out, path):
+    import onnx
+    from onnx import helper, numpy_helper
+
+    types = {F32: onnx.TensorProto.FLOAT, I64: onnx.TensorProto.INT64, BOOL: onnx.TensorProto.BOOL}
+    node_inputs = [n for n, _, _ in inputs] + list(consts)
+    outs = [f"y{i}" for i in range(n_out)]
+    node = helper.make_node(op, node_inputs, outs, **attrs)
+    graph = helper.make_graph(
+        [node], op, [helper.make_tensor_value_info(n, types[t], s) for n, t, s in inputs],
+        [helper.make_empty_tensor_value_info(o) for o in outs],
+        [numpy_helper.from_array(v, k) for k, v in consts.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    # Output types and shapes from ONNX's own inference, which the checker wants.
+    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+    by_name = {v.name: v for v in list(inferred.graph.value_info) + list(inferred.graph.output)}
+    del model.graph.output[:]
+    model.graph.output.extend(by_name[o] for o in outs)
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+
+
+def feeds_for(inputs, rng, tmp):
+    import numpy as np
+
+    feeds, args = {}, []
+    for name, dtype, shape in inputs:
+        if dtype == BOOL:
+            v = rng.random(shape) < 0.5
+        else:
+            v = rng.uniform(-1, 1, shape).astype(dtype)
+        feeds[name] = v
+        path = os.path.join(tmp, name + ".npy")
+        np.save(path, v)
+        args += ["-i", f"{name}={path}"]
+    return feeds, args
+
+
+def ort_us(path, feeds, a):
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    for _ in range(a.warmup):
+        sess.run(None, feeds)
+    times = []
+    for _ in range(a.runs):
+        t0 = time.perf_counter()
+        sess.run(None, feeds)
+        times.append((time.perf_counter() - t0) * 1e6)
+    return statistics.median(times)
+
+
+def switchyard_us(path, args, a, tmp):
+    report = os.path.join(tmp, "report.json")
+    cmd = [a.switchyard, "run", path, *args, "-n", str(a.warmup + a.runs), "--devices", "cpu", "--policy", "single",
+           "--report", report, "-q"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"error: {' '.join(cmd)}: exit {r.returncode}: {(r.stderr or r.stdout).strip()[:500]}")
+    with open(report) as f:
+        return statistics.median(json.load(f)["latency_ms"][a.warmup:]) * 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--switchyard", default="build/switchyard", help="the switchyard binary")
+    ap.add_argument("--runs", type=int, default=300, help="timed runs per case")
+    ap.add_argument("--warmup", type=int, default=30, help="untimed runs per case")
+    ap.add_argument("--only", default="", help="comma-separated substrings of case names to keep")
+    ap.add_argument("--seed", type=int, default=12345)
+    a = ap.parse_args()
+    if a.runs < 1 or a.warmup < 0:
+        sys.exit("error: --runs must be at least 1, --warmup at least 0")
+    if not os.access(a.switchyard, os.X_OK):
+        sys.exit(f"error: {a.switchyard} not found; build first (scripts/build.sh)")
+    try:
+        import numpy as np
+        import onnx  # noqa: F401
+        import onnxruntime as ort
+    except ImportError as e:
+        sys.exit(f"error: {e} (pip install onnxruntime onnx numpy)")
+    keep = [s for s in a.only.split(",") if s]
+    todo = [c for c in cases() if not keep or any(k in c[0] for k in keep)]
+    if not todo:
+        sys.exit(f"error: no case matches --only {a.only}")
+    rng = np.random.default_rng(a.seed)
+    print(f"ONNX Runtime {ort.__version__} (CPU, default threads) vs Switchyard (--devices cpu --policy single); "
+          f"median of {a.runs} runs, microseconds")
+    with tempfile.TemporaryDirectory() as tmp:
+        base = os.path.join(tmp, "identity.onnx")
+        build_model("Identity", [("x", F32, [1])], {}, {}, 1, base)
+        feeds, args = feeds_for([("x", F32, [1])], rng, tmp)
+        o0, s0 = ort_us(base, feeds, a), switchyard_us(base, args, a, tmp)
+        print(f"fixed cost of a run (one-element Identity): ONNX Runtime {o0:.1f}, Switchyard {s0:.1f}; "
+              "ratio = (Switchyard - its fixed cost) / (ONNX Runtime - its fixed cost), below 1: Switchyard faster")
+        print(f"{'case':<34}{'ORT':>10}{'Switchyard':>12}{'ratio':>8}")
+        ratios = []
+        for name, op, inputs, attrs, consts, n_out in todo:
+            path = os.path.join(tmp, "case.onnx")
+            build_model(op, inputs, attrs, consts, n_out, path)
+            feeds, args = feeds_for(inputs, rng, tmp)
+            o, s = ort_us(path, feeds, a), switchyard_us(path, args, a, tmp)
+            ratio = max(s - s0, 0.1) / max(o - o0, 0.1)
+            ratios.append(ratio)
+            flag = "  <-- slower" if ratio > 1.5 else ""
+            print(f"{name:<34}{o:>10.1f}{s:>12.1f}{ratio:>8.2f}{flag}")
+    print(f"geometric mean of the ratios {statistics.geometric_mean(ratios):.2f}")
+
+
+if __name__ == "__main__":
+    main()
