@@ -20,10 +20,52 @@
 #include <string>
 #include <string_view>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace sy::elementwise {
 namespace {
 
 constexpr uint32_t kCastTypes = kNumericBool | kStringType;
+
+// float <-> float16 with the F16C instructions, where the CPU has them: the
+// portable conversion is an out-of-line, branchy function of about 8 ns an
+// element (a [256, 1024] Cast took 1 ms, ONNX Runtime 35 us). Both round to
+// nearest even and keep infinities and NaN (the payload may differ).
+#if defined(__x86_64__)
+bool has_f16c() {
+  static const bool yes = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  return yes;
+}
+__attribute__((target("avx,f16c"))) void f32_to_f16(const float* in, Float16* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));
+  for (; i < n; ++i) out[i] = Float16(in[i]);
+}
+__attribute__((target("avx,f16c"))) void f16_to_f32(const Float16* in, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i))));
+  for (; i < n; ++i) out[i] = static_cast<float>(in[i]);
+}
+#endif
+
+// Converts in[0, n) with the F16C instructions if this pair of types has
+// them here; false otherwise.
+template <typename From, typename To>
+bool convert_f16c(const From* in, To* out, int64_t n) {
+#if defined(__x86_64__)
+  if constexpr (std::is_same_v<From, float> && std::is_same_v<To, Float16>) {
+    if (has_f16c()) return f32_to_f16(in, out, n), true;
+  } else if constexpr (std::is_same_v<From, Float16> && std::is_same_v<To, float>) {
+    if (has_f16c()) return f16_to_f32(in, out, n), true;
+  }
+#endif
+  (void)in, (void)out, (void)n;
+  return false;
+}
 
 // Formats `sci` ("d.ddde+XX", shortest digits of value) numpy-style.
 std::string numpy_style(double value, const char* sci) {
@@ -179,6 +221,7 @@ Status cast_tensor(KernelContext& ctx, const Tensor& x, DataType to) {
         for (int64_t i = 0; i < n; ++i) o[i] = to_string_value<From>(in[i]);
       } else {
         parallel_ranges(n, [&](int64_t b, int64_t e) {
+          if (convert_f16c(in + b, o + b, e - b)) return;
           for (int64_t i = b; i < e; ++i) o[i] = cvt<To>(in[i]);
         });
       }

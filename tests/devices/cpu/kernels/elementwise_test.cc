@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -504,6 +505,52 @@ TEST(Elementwise, Cast_HalfTypesRoundTrip) {
   auto bf = run_kernel("Cast", {T(F<float>({1}, {3.0f}))}, 1, {attr_int("to", static_cast<int>(DataType::kBFloat16))});
   ASSERT_TRUE(bf.status.ok());
   EXPECT_EQ(bf.outputs[0].tensor().data<BFloat16>()[0].bits, 0x4040);
+}
+
+// The Cast kernel converts float <-> float16 with F16C instructions where the
+// CPU has them; it must agree bit for bit with the portable Float16 type
+// (NaN payloads aside): every float16, and floats around every float16
+// boundary (ties, subnormals, overflow), 8-aligned and in the scalar tail.
+TEST(Elementwise, Cast_Float16_MatchesPortableConversion) {
+  std::vector<Float16> halves(65536);
+  for (uint32_t b = 0; b < 65536; ++b) halves[b].bits = static_cast<uint16_t>(b);
+  auto up = run_kernel("Cast", {T(F<Float16>({65536}, halves))}, 1, {attr_int("to", static_cast<int>(DataType::kFloat))});
+  ASSERT_TRUE(up.status.ok()) << up.status.to_string();
+  const std::vector<float> wide = out<float>(up);
+  int64_t bad = 0;
+  for (uint32_t b = 0; b < 65536; ++b) {
+    const float want = static_cast<float>(halves[b]);
+    bad += std::isnan(want) ? !std::isnan(wide[b]) : std::memcmp(&want, &wide[b], 4) != 0;
+  }
+  EXPECT_EQ(bad, 0) << "float16 -> float";
+
+  std::vector<float> floats;
+  for (uint32_t b = 0; b < 65536; b += 7) {
+    uint32_t f;
+    const float v = static_cast<float>(halves[b]);
+    std::memcpy(&f, &v, 4);
+    for (uint32_t d : {0u, 1u, 0xfffu, 0x1000u, 0x1001u}) {  // 0x1000: halfway to the next float16
+      const uint32_t g = f + d;
+      float x;
+      std::memcpy(&x, &g, 4);
+      floats.push_back(x);
+    }
+  }
+  floats.push_back(1e-8f);  // float16 subnormal range and below
+  floats.push_back(7e-8f);
+  floats.push_back(65519.f);  // rounds down to 65504
+  floats.push_back(65520.f);  // rounds up to infinity
+  const auto n = static_cast<int64_t>(floats.size());
+  auto down = run_kernel("Cast", {T(F<float>({n}, floats))}, 1, {attr_int("to", static_cast<int>(DataType::kFloat16))});
+  ASSERT_TRUE(down.status.ok()) << down.status.to_string();
+  const Float16* got = down.outputs[0].tensor().data<Float16>();
+  bad = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const Float16 want(floats[static_cast<size_t>(i)]);
+    const bool nan = (want.bits & 0x7c00) == 0x7c00 && (want.bits & 0x3ff);
+    bad += nan ? !((got[i].bits & 0x7c00) == 0x7c00 && (got[i].bits & 0x3ff)) : got[i].bits != want.bits;
+  }
+  EXPECT_EQ(bad, 0) << "float -> float16";
 }
 
 TEST(Elementwise, Cast_NumberToStringLikeNumpy) {
