@@ -55,6 +55,63 @@ void conv_direct(const TX* X, const TW* W, int64_t N, int64_t C, int64_t M, int6
   });
 }
 
+// Floor and ceiling of a / b for b > 0 and any sign of a.
+int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -(-a / b); }
+
+// A depthwise float convolution of 1 or 2 spatial dims: one input and one
+// output channel per group (MobileNet's). oneDNN's plain-layout path ran it
+// about 20x slower than ONNX Runtime ([1, 128, 56, 56], 3x3: 1.9 ms against
+// 0.1). Each output row is a sum of input rows scaled by one weight each,
+// over the columns where the window is inside the input, so the inner loop
+// runs over contiguous columns and vectorises (stride 1); an AVX2 clone is
+// picked at load time where the CPU has it.
+struct DepthwisePlane {
+  int64_t H, W, OH, OW, KH, KW, sh, sw, dh, ph;
+  const int64_t* off;  // per kw: input column under output column 0
+  const int64_t* lo;   // per kw: the output columns whose input is inside
+  const int64_t* hi;
+};
+
+__attribute__((target_clones("avx2", "default"))) void depthwise_plane(const DepthwisePlane& p, const float* x,
+                                                                      const float* k, float bias, float* y) {
+  for (int64_t oh = 0; oh < p.OH; ++oh) {
+    float* yr = y + oh * p.OW;
+    std::fill(yr, yr + p.OW, bias);
+    for (int64_t kh = 0; kh < p.KH; ++kh) {
+      const int64_t ih = oh * p.sh - p.ph + kh * p.dh;
+      if (ih < 0 || ih >= p.H) continue;
+      const float* xr = x + ih * p.W;
+      for (int64_t kw = 0; kw < p.KW; ++kw) {
+        const float wv = k[kh * p.KW + kw];
+        const int64_t off = p.off[kw];
+        if (p.sw == 1) {
+          for (int64_t ow = p.lo[kw]; ow < p.hi[kw]; ++ow) yr[ow] += wv * xr[ow + off];
+        } else {
+          for (int64_t ow = p.lo[kw]; ow < p.hi[kw]; ++ow) yr[ow] += wv * xr[ow * p.sw + off];
+        }
+      }
+    }
+  }
+}
+
+void depthwise_conv(const float* X, const float* W, const float* B, float* Y, int64_t N, int64_t C, const Window& w) {
+  const int64_t KW = w.k[2], sw = w.stride[2];
+  std::vector<int64_t> off(static_cast<size_t>(KW)), lo(off.size()), hi(off.size());
+  for (int64_t kw = 0; kw < KW; ++kw) {
+    const auto i = static_cast<size_t>(kw);
+    off[i] = kw * w.dil[2] - w.pad_b[2];
+    lo[i] = std::max<int64_t>(0, ceil_div(-off[i], sw));
+    hi[i] = std::max(lo[i], std::min(w.out[2], floor_div(w.in[2] - 1 - off[i], sw) + 1));
+  }
+  const DepthwisePlane p{w.in[1], w.in[2], w.out[1], w.out[2], w.k[1], KW,        w.stride[1],
+                         sw,      w.dil[1], w.pad_b[1], off.data(), lo.data(), hi.data()};
+  tbb::parallel_for(int64_t{0}, N * C, [&](int64_t nc) {
+    const int64_t c = nc % C;
+    depthwise_plane(p, X + nc * p.H * p.W, W + c * p.KH * p.KW, B ? B[c] : 0.f, Y + nc * p.OH * p.OW);
+  });
+}
+
 // A oneDNN forward convolution with its primitive descriptor.
 struct DnnlConv {
   dnnl::convolution_forward::primitive_desc pd;
@@ -79,6 +136,11 @@ class ConvKernel final : public Kernel {
       return InvalidArgument("Conv: bias must be 1-D of size ", s.M, ", got ", b->describe());
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), s.out));
     if (s.N == 0 || s.M == 0) return OkStatus();
+    if (x.dtype() == DataType::kFloat && s.w.nsp <= 2 && group_ == s.C && s.M == s.C) {
+      depthwise_conv(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s.N, s.C,
+                     s.w);
+      return OkStatus();
+    }
     if (x.dtype() == DataType::kFloat && s.C > 0 && run_dnnl(x, wt, b, y, s)) return OkStatus();
     bool ok = false;
     auto run = [&](auto tag) {

@@ -192,6 +192,42 @@ TEST(Nn, Conv_AsymmetricPadsGroupBiasDouble) {
   expect_near(to_vector<float>(rf.outputs[0].tensor()), {1.5f, 3.5f, 5.5f, -4.5f, -1.5f, -1.5f});
 }
 
+// Float depthwise convolutions take a path of their own; the double ones
+// take the generic direct loop, which is the reference here. Odd sizes,
+// strides, dilations, pads wider than the window and the input.
+TEST(Nn, Conv_Depthwise_MatchesGenericLoop) {
+  struct Case {
+    Dims x, w;
+    std::vector<int64_t> pads, strides, dilations;
+  };
+  const std::vector<Case> cases = {
+      {{2, 3, 9, 11}, {3, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
+      {{1, 4, 13, 10}, {4, 1, 5, 2}, {1, 0, 2, 1}, {2, 3}, {2, 1}},
+      {{1, 2, 4, 5}, {2, 1, 3, 3}, {6, 5, 4, 7}, {1, 1}, {1, 1}},
+      {{1, 2, 6, 7}, {2, 1, 3, 3}, {0, 0, 0, 0}, {3, 3}, {1, 2}},
+      {{3, 5, 17}, {5, 1, 3}, {2, 1}, {3}, {1}},
+  };
+  for (const Case& c : cases) {
+    const int64_t C = c.x[1];
+    std::vector<double> xd(static_cast<size_t>(c.x.numel())), wd(static_cast<size_t>(c.w.numel())), bd(C);
+    for (size_t i = 0; i < xd.size(); ++i) xd[i] = static_cast<double>(static_cast<int64_t>(i * 37 % 23) - 11) / 8;
+    for (size_t i = 0; i < wd.size(); ++i) wd[i] = static_cast<double>(static_cast<int64_t>(i * 11 % 7) - 3) / 4;
+    for (size_t i = 0; i < bd.size(); ++i) bd[i] = static_cast<double>(i) - 1;
+    std::vector<float> xf(xd.begin(), xd.end()), wf(wd.begin(), wd.end()), bf(bd.begin(), bd.end());
+    std::vector<Attribute> attrs = {attr_int("group", C), attr_ints("pads", c.pads), attr_ints("strides", c.strides),
+                                    attr_ints("dilations", c.dilations)};
+    auto ref = run_kernel("Conv", {make_tensor<double>(c.x, xd), make_tensor<double>(c.w, wd), make_tensor<double>({C}, bd)},
+                          1, attrs);
+    auto got = run_kernel("Conv", {make_tensor<float>(c.x, xf), make_tensor<float>(c.w, wf), make_tensor<float>({C}, bf)},
+                          1, attrs);
+    ASSERT_TRUE(ref.status.ok()) << ref.status.to_string();
+    ASSERT_TRUE(got.status.ok()) << got.status.to_string();
+    ASSERT_EQ(got.outputs[0].tensor().dims(), ref.outputs[0].tensor().dims()) << c.x.to_string();
+    const std::vector<double> want = to_vector<double>(ref.outputs[0].tensor());
+    expect_near(to_vector<float>(got.outputs[0].tensor()), std::vector<float>(want.begin(), want.end()));
+  }
+}
+
 TEST(Nn, Conv_SameUpperDilations) {
   std::vector<float> x = {1, 2, 3, 4, 5};
   auto r = run_kernel("Conv", {make_tensor<float>({1, 1, 5}, x), make_tensor<float>({1, 1, 2}, {1, 1})}, 1,
