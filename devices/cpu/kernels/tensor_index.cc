@@ -111,28 +111,47 @@ bool visit_for_reduction(DataType dt, Reduction r, F&& f) {
   return visit_numeric(dt, [&](auto tag) { f(Tag<decltype(tag)>{}); });
 }
 
-// Shared walk for GatherElements and Scatter(Elements): the data offset of
-// every element of `ind` (shapes already checked by check_elements_indices),
-// after range-checking all of them.
-Status walk_elements(const Tensor& x, const Tensor& ind, int64_t axis, const char* op,
-                     std::vector<int64_t>* offsets) {
+// Shared walk for GatherElements and Scatter(Elements): calls
+// visit(i, offset) with the data offset of every element i of `ind` (shapes
+// already checked by check_elements_indices), in order, and stops with
+// OutOfRange at the first bad index. Row by row over the last axis, with
+// the index type fixed per call: a StatusOr, a type switch and a vector of
+// offsets per element cost about 7 ns an element (GatherElements over
+// [256, 1024]: 1.9 ms).
+template <typename Visit>
+Status walk_elements(const Tensor& x, const Tensor& ind, int64_t axis, const char* op, Visit&& visit) {
   const size_t r = x.rank();
-  Dims strides = contiguous_strides(x.dims());
-  int64_t n = ind.numel();
-  offsets->resize(static_cast<size_t>(n));
-  Dims idx = Dims::of_rank(r, 0);
-  int64_t base = 0;  // offset of the current position with the axis coordinate at 0
-  for (int64_t i = 0; i < n; ++i) {
-    ASSIGN_OR_RETURN(int64_t a, checked_index(index_at(ind, i), x.dim(axis), op, i));
-    (*offsets)[i] = base + a * strides[axis];
-    for (size_t k = r; k-- > 0;) {
-      if (static_cast<int64_t>(k) != axis) base += strides[k];
-      if (++idx[k] < ind.dim(k)) break;
-      if (static_cast<int64_t>(k) != axis) base -= idx[k] * strides[k];
-      idx[k] = 0;
+  const Dims strides = contiguous_strides(x.dims());
+  const int64_t n = ind.numel();
+  if (n == 0) return OkStatus();
+  const int64_t last = ind.dim(r - 1), rows = n / last;
+  const int64_t dim = x.dim(axis), axis_stride = strides[axis];
+  const int64_t column_stride = static_cast<size_t>(axis) == r - 1 ? 0 : 1;
+  Status st;
+  auto walk = [&](const auto* in) {
+    Dims idx = Dims::of_rank(r, 0);
+    int64_t base = 0;  // offset of the row's start, with the axis coordinate at 0
+    for (int64_t row = 0; row < rows; ++row, in += last) {
+      for (int64_t j = 0; j < last; ++j) {
+        const auto a = static_cast<int64_t>(in[j]);
+        const int64_t at = a < 0 ? a + dim : a;
+        if (at < 0 || at >= dim) {
+          st = checked_index(a, dim, op, row * last + j).status();
+          return;
+        }
+        visit(row * last + j, base + at * axis_stride + j * column_stride);
+      }
+      for (size_t k = r - 1; k-- > 0;) {  // the next row
+        if (static_cast<int64_t>(k) != axis) base += strides[k];
+        if (++idx[k] < ind.dim(k)) break;
+        if (static_cast<int64_t>(k) != axis) base -= idx[k] * strides[k];
+        idx[k] = 0;
+      }
     }
-  }
-  return OkStatus();
+  };
+  if (ind.dtype() == DataType::kInt64) walk(ind.data<int64_t>());
+  else walk(ind.data<int32_t>());
+  return st;
 }
 
 class GatherElementsKernel final : public Kernel {
@@ -149,16 +168,15 @@ class GatherElementsKernel final : public Kernel {
     if (x.rank() == 0) return InvalidArgument("GatherElements: data must have rank >= 1");
     ASSIGN_OR_RETURN(int64_t axis, normalize_axis(axis_, x.rank(), "GatherElements axis"));
     RETURN_IF_ERROR(check_elements_indices(x, ind, axis, "GatherElements"));
-    std::vector<int64_t> offsets;
-    RETURN_IF_ERROR(walk_elements(x, ind, axis, "GatherElements", &offsets));
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), ind.dims()));
+    Status st;
     visit_storage(x.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* s = x.data<T>();
       T* d = out->data<T>();
-      for (size_t i = 0; i < offsets.size(); ++i) d[i] = s[offsets[i]];
+      st = walk_elements(x, ind, axis, "GatherElements", [&](int64_t i, int64_t off) { d[i] = s[off]; });
     });
-    return OkStatus();
+    return st;
   }
 
  private:
@@ -177,8 +195,10 @@ class ScatterElementsKernel final : public Kernel {
     const Tensor& ind = ctx.input(1);
     const Tensor& upd = ctx.input(2);
     ASSIGN_OR_RETURN(int64_t axis, check_scatter_elements(x, ind, upd, reduction_, axis_));
-    std::vector<int64_t> offsets;
-    RETURN_IF_ERROR(walk_elements(x, ind, axis, "ScatterElements", &offsets));
+    // Every index is checked before the output is touched.
+    std::vector<int64_t> offsets(static_cast<size_t>(ind.numel()));
+    RETURN_IF_ERROR(walk_elements(x, ind, axis, "ScatterElements",
+                                  [&](int64_t i, int64_t off) { offsets[static_cast<size_t>(i)] = off; }));
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), x.dims()));
     copy_elements(x.dtype(), out->raw(), 0, x.raw(), 0, x.numel());
     Reduction red = reduction_;

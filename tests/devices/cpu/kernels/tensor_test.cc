@@ -369,6 +369,37 @@ TEST(TensorOps, GatherElements_AxisAndRangeCheck) {
   EXPECT_EQ(bad.status.code(), StatusCode::kOutOfRange);
 }
 
+// Indices smaller than the data on the other axes, negative ones, both
+// index types, every axis of a 3-D tensor: against the spec's formula.
+TEST(TensorOps, GatherElements_3DEveryAxis_MatchesReference) {
+  const Dims xd{2, 3, 4}, id{2, 2, 3};
+  std::vector<float> xv(24);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = float(i);
+  for (int64_t axis = 0; axis < 3; ++axis) {
+    std::vector<int64_t> iv(12);
+    for (size_t i = 0; i < iv.size(); ++i) {
+      const int64_t n = xd[static_cast<size_t>(axis)];
+      iv[i] = static_cast<int64_t>(i * 5 % n) - (i % 3 == 0 ? n : 0);  // some negative
+    }
+    std::vector<int32_t> iv32(iv.begin(), iv.end());
+    for (bool wide : {true, false}) {
+      Tensor ind = wide ? i64(id, iv) : make_tensor<int32_t>(id, iv32);
+      auto r = run_kernel("GatherElements", {f32(xd, xv), ind}, 1, {attr_int("axis", axis)});
+      ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+      const std::vector<float> got = to_vector<float>(out0(r));
+      for (int64_t a = 0; a < 2; ++a)
+        for (int64_t b = 0; b < 2; ++b)
+          for (int64_t c = 0; c < 3; ++c) {
+            int64_t at[3] = {a, b, c};
+            const int64_t k = (a * 2 + b) * 3 + c, n = xd[static_cast<size_t>(axis)];
+            at[axis] = (iv[static_cast<size_t>(k)] + n) % n;
+            EXPECT_EQ(got[static_cast<size_t>(k)], xv[static_cast<size_t>((at[0] * 3 + at[1]) * 4 + at[2])])
+                << "axis " << axis << " wide " << wide << " at " << k;
+          }
+    }
+  }
+}
+
 TEST(TensorOps, GatherND_BatchDims) {
   Tensor x = f32(Dims{2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
   auto r = run_kernel("GatherND", {x, i64(Dims{2, 1}, {1, 0})}, 1, {attr_int("batch_dims", 1)});
