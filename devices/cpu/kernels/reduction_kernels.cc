@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "devices/cpu/cpu_kernels.h"
@@ -99,6 +100,8 @@ struct MaxOp {
     if (v > a || v != v) a = a != a ? a : v;
   }
   static T finish(const Acc& a, int64_t) { return store<T>(a); }
+  // For accumulate_run's vector lanes: `v` replaces `a` (NaN aside).
+  static bool better(Acc v, Acc a) { return v > a; }
 };
 template <typename T>
 struct MinOp {
@@ -115,6 +118,7 @@ struct MinOp {
     if (b < a || b != b) a = a != a ? a : b;
   }
   static T finish(const Acc& a, int64_t) { return store<T>(a); }
+  static bool better(Acc v, Acc a) { return v < a; }  // as MaxOp's
 };
 template <typename T>
 struct LogSumExpOp {
@@ -194,6 +198,32 @@ template <typename Op, typename T>
 void accumulate_run(typename Op::Acc& a, const T* r, int64_t n) {
   constexpr int64_t kLanes = 8;
   int64_t j = 0;
+  if constexpr (requires { Op::better(T{}, T{}); } && std::is_floating_point_v<T> &&
+                std::is_same_v<T, typename Op::Acc>) {
+    // Max and Min of float or double: a plain select per lane, which the
+    // compiler vectorises (the NaN-propagating select of add() kept
+    // ReduceMax scalar, 7x slower than ONNX Runtime), and a probe that
+    // sums v * 0, NaN if v was NaN or infinite. Runs it flags are redone
+    // with add(), which orders NaN and infinities exactly.
+    if (n >= 2 * kLanes) {
+      T lane[kLanes], probe[kLanes] = {};
+      for (auto& l : lane) l = Op::init();
+      for (; j + kLanes <= n; j += kLanes)
+        for (int64_t l = 0; l < kLanes; ++l) {
+          const T v = r[j + l];
+          lane[l] = Op::better(v, lane[l]) ? v : lane[l];
+          probe[l] += v * T(0);
+        }
+      const T p = std::accumulate(probe, probe + kLanes, T(0));
+      if (p == p) {
+        for (const T& l : lane) Op::merge(a, l);
+      } else {
+        j = 0;
+      }
+    }
+    for (; j < n; ++j) Op::add(a, r[j]);
+    return;
+  }
   if (n >= 2 * kLanes) {
     typename Op::Acc lane[kLanes];
     for (auto& l : lane) l = Op::init();

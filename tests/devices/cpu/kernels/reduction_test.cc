@@ -312,14 +312,25 @@ TEST(Reduce, LongRuns_MatchReference) {
       expect_near(to_vector<float>(r.outputs[0].tensor()), want, 1e-5f);
     }
   }
-  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // NaN and infinities (which send Max and Min down their exact path), in
+  // the lanes and in the tail.
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   for (int64_t at : {0, 5, 17, 19}) {  // 20 elements: 16 in lanes, 4 in the tail
-    std::vector<float> x(20, 1.f);
-    x[static_cast<size_t>(at)] = nan;
-    for (const char* op : {"ReduceMax", "ReduceMin", "ReduceSum"}) {
-      auto r = run_kernel(op, {make_tensor<float>({20}, x)}, 1, {attr_int("keepdims", 0)}, 18);
-      ASSERT_TRUE(r.status.ok()) << r.status.to_string();
-      EXPECT_TRUE(std::isnan(to_vector<float>(r.outputs[0].tensor())[0])) << op << " NaN at " << at;
+    for (float special : {nan, inf, -inf}) {
+      std::vector<float> x(20, 1.f);
+      x[static_cast<size_t>(at)] = special;
+      for (const char* op : {"ReduceMax", "ReduceMin", "ReduceSum"}) {
+        auto r = run_kernel(op, {make_tensor<float>({20}, x)}, 1, {attr_int("keepdims", 0)}, 18);
+        ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+        const float got = to_vector<float>(r.outputs[0].tensor())[0];
+        const std::string o = op;
+        const float want = special != special ? nan
+                           : o == "ReduceSum" ? special
+                           : o == "ReduceMax" ? std::max(special, 1.f)
+                                              : std::min(special, 1.f);
+        if (want != want) EXPECT_TRUE(std::isnan(got)) << op << " NaN at " << at;
+        else EXPECT_EQ(got, want) << op << " " << special << " at " << at;
+      }
     }
   }
 }
