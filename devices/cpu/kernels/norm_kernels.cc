@@ -86,21 +86,16 @@ class LayerNormKernel final : public Kernel {
         for (int64_t r = b; r < e; ++r) {
           const T* xr = in + r * cols;
           T* yr = out + r * cols;
-          C sum = 0;
-          for (int64_t j = 0; j < cols; ++j) sum += load(xr[j]);
-          const C mean = cols > 0 ? sum / static_cast<C>(cols) : C(0);
-          C var = 0;
-          for (int64_t j = 0; j < cols; ++j) {
-            C dlt = C(load(xr[j])) - mean;
-            var += dlt * dlt;
-          }
-          var = cols > 0 ? var / static_cast<C>(cols) : C(0);
+          C mean, var;
+          mean_variance(xr, cols, &mean, &var);
           const C inv = C(1) / std::sqrt(var + eps);
-          for (int64_t j = 0; j < cols; ++j) {
-            const auto jj = static_cast<size_t>(j);
-            C v = (C(load(xr[j])) - mean) * inv * sc[jj];
-            if (!bias.empty()) v += bias[jj];
-            yr[j] = store<T>(v);
+          if (bias.empty()) {
+            for (int64_t j = 0; j < cols; ++j) yr[j] = store<T>((C(load(xr[j])) - mean) * inv * sc[static_cast<size_t>(j)]);
+          } else {
+            for (int64_t j = 0; j < cols; ++j) {
+              const auto jj = static_cast<size_t>(j);
+              yr[j] = store<T>((C(load(xr[j])) - mean) * inv * sc[jj] + bias[jj]);
+            }
           }
           visit_float(stash, [&](auto stag) {
             using S = decltype(stag);
@@ -257,15 +252,8 @@ class InstanceNormKernel final : public Kernel {
           const auto ch = static_cast<size_t>(r % c);
           const T* p = in + r * spatial;
           T* q = out + r * spatial;
-          C s = 0;
-          for (int64_t j = 0; j < spatial; ++j) s += load(p[j]);
-          const C m = spatial > 0 ? s / static_cast<C>(spatial) : C(0);
-          C v = 0;
-          for (int64_t j = 0; j < spatial; ++j) {
-            C dlt = C(load(p[j])) - m;
-            v += dlt * dlt;
-          }
-          v = spatial > 0 ? v / static_cast<C>(spatial) : C(0);
+          C m, v;
+          mean_variance(p, spatial, &m, &v);
           const C mul = scale[ch] / std::sqrt(v + eps);
           for (int64_t j = 0; j < spatial; ++j) q[j] = store<T>((C(load(p[j])) - m) * mul + bias[ch]);
         }

@@ -64,6 +64,38 @@ inline T store(A v) {
     return static_cast<T>(v);
 }
 
+// Mean and population variance of n contiguous values (0 and 0 for none),
+// each summed in 8 independent chains that the compiler vectorises: one
+// chain waits for every add (InstanceNormalization over [8, 64, 56, 56]
+// took 4x ONNX Runtime's time).
+template <typename T>
+void mean_variance(const T* x, int64_t n, ComputeT<T>* mean, ComputeT<T>* var) {
+  using C = ComputeT<T>;
+  constexpr int64_t kLanes = 8;
+  C lane[kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l) lane[l] += load(x[j + l]);
+  C s = 0;
+  for (C v : lane) s += v;
+  for (; j < n; ++j) s += load(x[j]);
+  const C m = n > 0 ? s / static_cast<C>(n) : C(0);
+  std::fill(lane, lane + kLanes, C(0));
+  for (j = 0; j + kLanes <= n; j += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l) {
+      const C d = C(load(x[j + l])) - m;
+      lane[l] += d * d;
+    }
+  C q = 0;
+  for (C v : lane) q += v;
+  for (; j < n; ++j) {
+    const C d = C(load(x[j])) - m;
+    q += d * d;
+  }
+  *mean = m;
+  *var = n > 0 ? q / static_cast<C>(n) : C(0);
+}
+
 // A CPU kernel definition for the default ONNX domain.
 inline KernelDef cpu_def(const char* op, int since, int end, KernelFactory factory, std::vector<DataType> types = {},
                          uint64_t host_inputs = 0) {
