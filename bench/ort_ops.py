@@ -140,7 +140,6 @@ def ort_us(path, feeds, a):
 
     so = ort.SessionOptions()
     so.log_severity_level = 3
-    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
     sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
     for _ in range(a.warmup):
         sess.run(None, feeds)
