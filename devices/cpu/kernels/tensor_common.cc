@@ -88,7 +88,9 @@ void strided_copy_t(T* dst, const T* src, const Dims& dims, const Dims& strides)
   }
   const int64_t inner = dims[r - 1];
   const int64_t istride = strides[r - 1];
-  if (r >= 2 && istride != 0 && std::abs(strides[r - 2]) < std::abs(istride))
+  // Tiles pay only when source rows are strided and the next axis runs
+  // faster in the source; not for contiguous or broadcast rows (Expand).
+  if (r >= 2 && std::abs(istride) > 1 && strides[r - 2] != 0 && std::abs(strides[r - 2]) < std::abs(istride))
     return strided_copy_tiled(dst, src, dims, strides);
   int64_t rows = 1;
   for (size_t k = 0; k + 1 < r; ++k) rows *= dims[k];
@@ -106,7 +108,7 @@ void strided_copy_t(T* dst, const T* src, const Dims& dims, const Dims& strides)
       const T* s = src + off;
       T* d = dst + row * inner;
       if (istride == 1) {
-        for (int64_t i = 0; i < inner; ++i) d[i] = s[i];
+        std::copy(s, s + inner, d);  // memmove for plain types; the loop stayed scalar
       } else {
         for (int64_t i = 0; i < inner; ++i) d[i] = s[i * istride];
       }
