@@ -438,6 +438,32 @@ TEST(Elementwise, Where_BroadcastsAllThree) {
   EXPECT_EQ(out_dims(r), (Dims{2, 2}));
 }
 
+// Same shapes take a branch-free path, for every element size; a bool
+// condition read from a file may hold any nonzero byte for true.
+TEST(Elementwise, Where_SameShapes_EveryWidthAndAnyTrueByte) {
+  const int64_t n = 37;
+  Tensor c = F<bool>({n}, std::vector<bool>(static_cast<size_t>(n), false));
+  auto* bytes = static_cast<uint8_t*>(c.raw());
+  for (int64_t i = 0; i < n; ++i) bytes[i] = static_cast<uint8_t>(i % 3 == 0 ? 0 : i % 3 == 1 ? 1 : 2);
+  auto check = [&](auto tag) {
+    using V = decltype(tag);
+    std::vector<V> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      a[static_cast<size_t>(i)] = static_cast<V>(i + 1);
+      b[static_cast<size_t>(i)] = static_cast<V>(-(i + 1));
+    }
+    auto r = run_kernel("Where", {T(c), T(F<V>({n}, a)), T(F<V>({n}, b))}, 1);
+    ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+    const std::vector<V> got = out<V>(r);
+    for (int64_t i = 0; i < n; ++i)
+      EXPECT_EQ(got[static_cast<size_t>(i)], i % 3 == 0 ? b[static_cast<size_t>(i)] : a[static_cast<size_t>(i)]) << i;
+  };
+  check(double{});
+  check(float{});
+  check(int16_t{});
+  check(int8_t{});
+}
+
 TEST(Elementwise, Where_Strings) {
   auto r = run_kernel("Where", {T(F<bool>({2}, {true, false})), T(F<std::string>({2}, {"a", "b"})),
                                 T(F<std::string>({2}, {"c", "d"}))},
