@@ -14,6 +14,7 @@
 
 #include "devices/cpu/cpu_kernels.h"
 #include "devices/cpu/kernels/reduction_common.h"
+#include "devices/cpu/kernels/vector_math.h"
 
 namespace sy {
 namespace {
@@ -200,12 +201,21 @@ void accumulate_run(typename Op::Acc& a, const T* r, int64_t n) {
   int64_t j = 0;
   if constexpr (requires { Op::better(T{}, T{}); } && std::is_floating_point_v<T> &&
                 std::is_same_v<T, typename Op::Acc>) {
-    // Max and Min of float or double: a plain select per lane, which the
-    // compiler vectorises (the NaN-propagating select of add() kept
-    // ReduceMax scalar, 7x slower than ONNX Runtime), and a probe that
-    // sums v * 0, NaN if v was NaN or infinite. Runs it flags are redone
-    // with add(), which orders NaN and infinities exactly.
-    if (n >= 2 * kLanes) {
+    // Max and Min of float or double. The NaN-propagating select of add()
+    // stays scalar (ReduceMax was 7x slower than ONNX Runtime), so: float
+    // with SSE, NaNs skipped and noted; double with a plain select per
+    // lane and a probe that sums v * 0, NaN if a v was NaN or infinite.
+    // Runs with a NaN (or, for double, an infinity) are redone with add(),
+    // which orders them exactly.
+    if constexpr (std::is_same_v<T, float>) {
+      bool nan = false;
+      const bool max = Op::better(T(1), T(0));
+      const T e = max ? elementwise::max_skipping_nan(r, n, &nan) : elementwise::min_skipping_nan(r, n, &nan);
+      if (!nan) {
+        Op::merge(a, e);
+        return;
+      }
+    } else if (n >= 2 * kLanes) {
       T lane[kLanes], probe[kLanes] = {};
       for (auto& l : lane) l = Op::init();
       for (; j + kLanes <= n; j += kLanes)

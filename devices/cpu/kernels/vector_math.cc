@@ -2,6 +2,11 @@
 
 #include "devices/cpu/kernels/elementwise_common.h"
 
+#include <limits>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
 #if defined(__x86_64__) && defined(__GLIBC__)
 #include <dlfcn.h>
 #include <immintrin.h>
@@ -108,5 +113,46 @@ bool vector_math(VecFn f, const float* in, float* out, int64_t n) {
 bool vector_math(VecFn, const float*, float*, int64_t) { return false; }
 
 #endif
+
+namespace {
+
+// `pick(v, acc)` is _mm_max_ps or _mm_min_ps: where v is NaN they return
+// acc, which skips it; the scalar tail does the same with v > m ? v : m.
+template <bool kMax>
+float extreme_skipping_nan(const float* x, int64_t n, bool* saw_nan) {
+  float m = kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+  bool nan = false;
+  int64_t i = 0;
+#if defined(__x86_64__)
+  auto pick = [](__m128 v, __m128 acc) { return kMax ? _mm_max_ps(v, acc) : _mm_min_ps(v, acc); };
+  if (n >= 16) {
+    __m128 a0 = _mm_set1_ps(m), a1 = a0, a2 = a0, a3 = a0, bad = _mm_setzero_ps();
+    for (; i + 16 <= n; i += 16) {
+      const __m128 v0 = _mm_loadu_ps(x + i), v1 = _mm_loadu_ps(x + i + 4), v2 = _mm_loadu_ps(x + i + 8),
+                   v3 = _mm_loadu_ps(x + i + 12);
+      a0 = pick(v0, a0);
+      a1 = pick(v1, a1);
+      a2 = pick(v2, a2);
+      a3 = pick(v3, a3);
+      bad = _mm_or_ps(bad, _mm_or_ps(_mm_cmpunord_ps(v0, v1), _mm_cmpunord_ps(v2, v3)));
+    }
+    float lanes[4];
+    _mm_storeu_ps(lanes, pick(pick(a0, a1), pick(a2, a3)));
+    for (float v : lanes) m = (kMax ? v > m : v < m) ? v : m;
+    nan = _mm_movemask_ps(bad) != 0;
+  }
+#endif
+  for (; i < n; ++i) {
+    m = (kMax ? x[i] > m : x[i] < m) ? x[i] : m;
+    nan |= x[i] != x[i];
+  }
+  if (saw_nan) *saw_nan = nan;
+  return m;
+}
+
+}  // namespace
+
+float max_skipping_nan(const float* x, int64_t n, bool* saw_nan) { return extreme_skipping_nan<true>(x, n, saw_nan); }
+float min_skipping_nan(const float* x, int64_t n, bool* saw_nan) { return extreme_skipping_nan<false>(x, n, saw_nan); }
 
 }  // namespace sy::elementwise

@@ -32,4 +32,11 @@ enum class VecFn {
 // Thread-safe.
 bool vector_math(VecFn f, const float* in, float* out, int64_t n);
 
+// The largest (smallest) element of x[0, n) with NaNs skipped; -inf (+inf)
+// if there is none. `saw_nan`, if given, tells whether any was NaN. SSE on
+// x86-64: the compiler kept the select of a plain loop scalar, a quarter
+// of the speed. Thread-safe.
+float max_skipping_nan(const float* x, int64_t n, bool* saw_nan = nullptr);
+float min_skipping_nan(const float* x, int64_t n, bool* saw_nan = nullptr);
+
 }  // namespace sy::elementwise

@@ -450,7 +450,7 @@ TEST(Elementwise, Where_SameShapes_EveryWidthAndAnyTrueByte) {
     std::vector<V> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
       a[static_cast<size_t>(i)] = static_cast<V>(i + 1);
-      b[static_cast<size_t>(i)] = static_cast<V>(100 - 2 * i);  // parity unlike a's, for the mask's low bit
+      b[static_cast<size_t>(i)] = static_cast<V>(100 - 2 * i);  // even, where a alternates: a wrong mask's low bit shows
     }
     auto r = run_kernel("Where", {T(c), T(F<V>({n}, a)), T(F<V>({n}, b))}, 1);
     ASSERT_TRUE(r.status.ok()) << r.status.to_string();

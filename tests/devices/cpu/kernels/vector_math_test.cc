@@ -98,5 +98,28 @@ TEST(VectorMath, InPlace_MatchesStdMath) {
   EXPECT_EQ(mismatch(sigmoid, in, v), "");
 }
 
+// Every length up to 40 (the SSE blocks of 16 and the scalar tail), with
+// the extreme and a NaN at every position.
+TEST(VectorMath, MaxMinSkippingNan_MatchScalarScan) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  for (int64_t n = 0; n <= 40; ++n) {
+    for (int64_t at = -1; at < n; ++at) {  // at: where the NaN goes (-1: none)
+      std::vector<float> x(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = static_cast<float>((i * 7) % 11) - 5.f;
+      if (at >= 0) x[static_cast<size_t>(at)] = nan;
+      float want_max = -inf, want_min = inf;
+      for (float v : x) {
+        if (v > want_max) want_max = v;
+        if (v < want_min) want_min = v;
+      }
+      bool saw_max = !(at >= 0), saw_min = !(at >= 0);  // flipped so a missed write shows
+      EXPECT_EQ(elementwise::max_skipping_nan(x.data(), n, &saw_max), want_max) << n << " " << at;
+      EXPECT_EQ(elementwise::min_skipping_nan(x.data(), n, &saw_min), want_min) << n << " " << at;
+      EXPECT_EQ(saw_max, at >= 0) << n << " " << at;
+      EXPECT_EQ(saw_min, at >= 0) << n << " " << at;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sy
