@@ -1,6 +1,9 @@
 // CPU data-movement kernels: Transpose, Concat, Split, Slice, Tile, Pad,
 // DepthToSpace, SpaceToDepth, Trilu, ReverseSequence. Most reduce to
 // strided_copy with a computed view; all work for every element type.
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <limits>
 
@@ -264,38 +267,65 @@ Status PadKernel::compute(KernelContext& ctx) const {
   Dims in_strides = contiguous_strides(x.dims());
   int64_t inner_out = out_dims[r - 1], inner_in = x.dim(r - 1), before_inner = pads[r - 1];
   int64_t rows = out->numel() / inner_out;
-  // The inner-dimension source map is the same for every row.
-  std::vector<int64_t> inner_map(static_cast<size_t>(inner_out));
-  for (int64_t j = 0; j < inner_out; ++j) inner_map[j] = pad_source(j, before_inner, inner_in, mode_);
+  // The inner-dimension source map is the same for every row; it is kept
+  // as segments: runs of consecutive source elements, copied in one go, and
+  // runs of the constant. Element by element and on one core, a Pad of
+  // [8, 64, 56, 56] took 2.5x ONNX Runtime's time.
+  struct Segment {
+    int64_t begin, end, src;  // output columns [begin, end) from src, src + 1, ...; src < 0: the constant
+  };
+  std::vector<Segment> segments;
+  for (int64_t j = 0; j < inner_out; ++j) {
+    const int64_t m = pad_source(j, before_inner, inner_in, mode_);
+    Segment* last = segments.empty() ? nullptr : &segments.back();
+    if (last && ((m < 0 && last->src < 0) || (m >= 0 && last->src >= 0 && m == last->src + (j - last->begin))))
+      last->end = j + 1;
+    else
+      segments.push_back({j, j + 1, m < 0 ? -1 : m});
+  }
   DataType dt = x.dtype();
   visit_storage(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* src = x.data<T>();
     T* dst = out->data<T>();
     const T c = *static_cast<const T*>(cval.ptr(dt));
-    Dims idx = Dims::of_rank(r - 1, 0);
-    for (int64_t row = 0; row < rows; ++row) {
-      T* d = dst + row * inner_out;
-      int64_t off = 0;
-      bool constant_row = false;
-      for (size_t k = 0; k + 1 < r; ++k) {
-        int64_t s = pad_source(idx[k], pads[k], x.dim(k), mode_);
-        if (s < 0) {
-          constant_row = true;
-          break;
+    auto run_rows = [&](int64_t begin, int64_t end) {
+      Dims idx = Dims::of_rank(r - 1, 0);
+      for (size_t k = r - 1, rem = static_cast<size_t>(begin); k-- > 0;) {
+        idx[k] = static_cast<int64_t>(rem % static_cast<size_t>(out_dims[k]));
+        rem /= static_cast<size_t>(out_dims[k]);
+      }
+      for (int64_t row = begin; row < end; ++row) {
+        T* d = dst + row * inner_out;
+        int64_t off = 0;
+        bool constant_row = false;
+        for (size_t k = 0; k + 1 < r; ++k) {
+          int64_t si = pad_source(idx[k], pads[k], x.dim(k), mode_);
+          if (si < 0) {
+            constant_row = true;
+            break;
+          }
+          off += si * in_strides[k];
         }
-        off += s * in_strides[k];
+        if (constant_row) {
+          std::fill(d, d + inner_out, c);
+        } else {
+          for (const Segment& g : segments) {
+            if (g.src < 0) std::fill(d + g.begin, d + g.end, c);
+            else std::copy(src + off + g.src, src + off + g.src + (g.end - g.begin), d + g.begin);
+          }
+        }
+        for (size_t k = r - 1; k-- > 0;) {
+          if (++idx[k] < out_dims[k]) break;
+          idx[k] = 0;
+        }
       }
-      if (constant_row) {
-        for (int64_t j = 0; j < inner_out; ++j) d[j] = c;
-      } else {
-        const T* s = src + off;
-        for (int64_t j = 0; j < inner_out; ++j) d[j] = inner_map[j] < 0 ? c : s[inner_map[j]];
-      }
-      for (size_t k = r - 1; k-- > 0;) {
-        if (++idx[k] < out_dims[k]) break;
-        idx[k] = 0;
-      }
+    };
+    if (rows > 1 && out->numel() >= kParallelElements) {
+      tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows, std::max<int64_t>(1, kParallelElements / inner_out / 4)),
+                        [&](const tbb::blocked_range<int64_t>& br) { run_rows(br.begin(), br.end()); });
+    } else {
+      run_rows(0, rows);
     }
   });
   return OkStatus();

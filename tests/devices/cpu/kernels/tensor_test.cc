@@ -268,6 +268,39 @@ TEST(TensorOps, Tile_RepeatsAndRejectsOverflow) {
   EXPECT_FALSE(big.status.ok());
 }
 
+// Every mode (wrap from opset 19), pads and crops on each axis, on a tensor
+// big enough for the parallel path: against the spec's index rules.
+TEST(TensorOps, Pad_EveryMode_MatchesReference) {
+  const Dims xd{4, 130, 131};
+  std::vector<float> xv(static_cast<size_t>(xd.numel()));
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = float(i);
+  const std::vector<int64_t> pads = {1, -2, 3, 0, 5, -4};  // begins, then ends
+  auto source = [](int64_t c, int64_t dim, const std::string& mode) -> int64_t {
+    if (c >= 0 && c < dim) return c;
+    if (mode == "constant") return -1;
+    if (mode == "edge") return c < 0 ? 0 : dim - 1;
+    if (mode == "wrap") return ((c % dim) + dim) % dim;
+    const int64_t period = 2 * (dim - 1), m = ((c % period) + period) % period;  // reflect
+    return m < dim ? m : period - m;
+  };
+  for (const std::string mode : {"constant", "edge", "reflect", "wrap"}) {
+    auto r = run_kernel("Pad", {f32(xd, xv), i64v(pads), f32(Dims{}, {-7})}, 1, {attr_string("mode", mode)}, 19);
+    ASSERT_TRUE(r.status.ok()) << mode << ": " << r.status.to_string();
+    const Dims od{4 + 1 + 0, 130 - 2 + 5, 131 + 3 - 4};
+    ASSERT_EQ(out0(r).dims(), od) << mode;
+    const std::vector<float> got = to_vector<float>(out0(r));
+    int64_t bad = 0;
+    for (int64_t a = 0; a < od[0]; ++a)
+      for (int64_t b = 0; b < od[1]; ++b)
+        for (int64_t c = 0; c < od[2]; ++c) {
+          const int64_t sa = source(a - 1, xd[0], mode), sb = source(b + 2, xd[1], mode), sc = source(c - 3, xd[2], mode);
+          const float want = sa < 0 || sb < 0 || sc < 0 ? -7.f : xv[static_cast<size_t>((sa * xd[1] + sb) * xd[2] + sc)];
+          bad += got[static_cast<size_t>((a * od[1] + b) * od[2] + c)] != want;
+        }
+    EXPECT_EQ(bad, 0) << mode;
+  }
+}
+
 TEST(TensorOps, Pad_ReflectEdgeConstant) {
   Tensor x = f32(Dims{1, 3}, {1, 2, 3});
   auto rf = run_kernel("Pad", {x, i64v({0, 2, 0, 2})}, 1, {attr_string("mode", "reflect")});
