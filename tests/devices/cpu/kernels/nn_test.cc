@@ -228,6 +228,43 @@ TEST(Nn, Conv_Depthwise_MatchesGenericLoop) {
   }
 }
 
+// Float convolutions go to oneDNN split over the cores (by images, or a
+// 1x1 one by output channels); the double ones take the generic loop,
+// the reference here. Run in a 4-thread arena so that the splits happen.
+TEST(Nn, Conv_SplitOverCores_MatchesGenericLoop) {
+  struct Case {
+    Dims x, w;
+    int64_t group;
+  };
+  const std::vector<Case> cases = {
+      {{3, 5, 7, 6}, {8, 5, 3, 3}, 1},     // 3 images: by images
+      {{1, 24, 5, 6}, {40, 24, 1, 1}, 1},  // 1x1, 40 channels: by channels, uneven
+      {{1, 6, 9, 9}, {4, 3, 3, 3}, 2},     // grouped, one image: whole
+  };
+  tbb::task_arena arena(4);
+  for (const Case& c : cases) {
+    const int64_t M = c.w[0];
+    std::vector<double> xd(static_cast<size_t>(c.x.numel())), wd(static_cast<size_t>(c.w.numel())), bd(M);
+    for (size_t i = 0; i < xd.size(); ++i) xd[i] = static_cast<double>(static_cast<int64_t>(i * 37 % 23) - 11) / 8;
+    for (size_t i = 0; i < wd.size(); ++i) wd[i] = static_cast<double>(static_cast<int64_t>(i * 11 % 7) - 3) / 4;
+    for (size_t i = 0; i < bd.size(); ++i) bd[i] = static_cast<double>(i) / 2 - 1;
+    std::vector<float> xf(xd.begin(), xd.end()), wf(wd.begin(), wd.end()), bf(bd.begin(), bd.end());
+    std::vector<Attribute> attrs = {attr_int("group", c.group), attr_ints("pads", {1, 0, 1, 0})};
+    auto ref = run_kernel("Conv", {make_tensor<double>(c.x, xd), make_tensor<double>(c.w, wd), make_tensor<double>({M}, bd)},
+                          1, attrs);
+    testing::KernelRun got;
+    arena.execute([&] {
+      got = run_kernel("Conv", {make_tensor<float>(c.x, xf), make_tensor<float>(c.w, wf), make_tensor<float>({M}, bf)}, 1,
+                       attrs);
+    });
+    ASSERT_TRUE(ref.status.ok()) << ref.status.to_string();
+    ASSERT_TRUE(got.status.ok()) << got.status.to_string();
+    ASSERT_EQ(got.outputs[0].tensor().dims(), ref.outputs[0].tensor().dims()) << c.x.to_string();
+    const std::vector<double> want = to_vector<double>(ref.outputs[0].tensor());
+    expect_near(to_vector<float>(got.outputs[0].tensor()), std::vector<float>(want.begin(), want.end()));
+  }
+}
+
 TEST(Nn, Conv_SameUpperDilations) {
   std::vector<float> x = {1, 2, 3, 4, 5};
   auto r = run_kernel("Conv", {make_tensor<float>({1, 1, 5}, x), make_tensor<float>({1, 1, 2}, {1, 1})}, 1,
