@@ -8,6 +8,7 @@
 // are accumulated elementwise (vectorisable, cache friendly).
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -401,6 +402,20 @@ class ArgKernel final : public Kernel {
         for (int64_t o = b; o < e; ++o) {
           const int64_t oi = o / inner, ii = o % inner;
           const T* p = in + oi * d * inner + ii;
+          if constexpr (std::is_same_v<T, float>) {
+            // A float row without NaN: the extreme with SSE, then its first
+            // (last) position; the compare-and-branch loop below took 2x
+            // ONNX Runtime's time. With a NaN, the loop's rules apply.
+            bool nan = true;
+            if (inner == 1 && d >= 16) {
+              const float m = is_max ? elementwise::max_skipping_nan(p, d, &nan) : elementwise::min_skipping_nan(p, d, &nan);
+              if (!nan) {
+                out[o] = last ? std::find(std::make_reverse_iterator(p + d), std::make_reverse_iterator(p), m).base() - p - 1
+                              : std::find(p, p + d, m) - p;
+                continue;
+              }
+            }
+          }
           auto best = load(p[0]);
           int64_t bi = 0;
           for (int64_t k = 1; k < d; ++k) {

@@ -256,6 +256,40 @@ TEST(ReduceArgMax, KeepDimsDefaultAxis) {
   EXPECT_EQ(to_vector<int64_t>(r.outputs[0].tensor()), (std::vector<int64_t>{1, 1}));
 }
 
+// Float rows of 16 or more without NaN take a vectorised path: ties (the
+// extreme several times, zeros of both signs), both index rules, both ops,
+// and a row with a NaN, against the loop's rules (the first element, then
+// strictly better ones; NaN never better).
+TEST(ReduceArgMax, LongFloatRows_MatchTheLoopRules) {
+  const int64_t d = 37;
+  std::vector<float> x(static_cast<size_t>(4 * d));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int64_t>(i * 7 % 5) - 2);  // many ties
+  x[static_cast<size_t>(2 * d + 3)] = -0.f;
+  x[static_cast<size_t>(3 * d + 5)] = std::numeric_limits<float>::quiet_NaN();
+  for (const char* op : {"ArgMax", "ArgMin"}) {
+    for (int64_t last : {0, 1}) {
+      auto r = run_kernel(op, {make_tensor<float>({4, d}, x)}, 1,
+                          {attr_int("axis", 1), attr_int("keepdims", 0), attr_int("select_last_index", last)}, 13);
+      ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+      const std::vector<int64_t> got = to_vector<int64_t>(r.outputs[0].tensor());
+      for (int64_t row = 0; row < 4; ++row) {
+        const float* p = x.data() + row * d;
+        const bool is_max = std::string(op) == "ArgMax";
+        float best = p[0];
+        int64_t want = 0;
+        for (int64_t k = 1; k < d; ++k) {
+          const float v = p[k];
+          if (is_max ? (last ? v >= best : v > best) : (last ? v <= best : v < best)) {
+            best = v;
+            want = k;
+          }
+        }
+        EXPECT_EQ(got[static_cast<size_t>(row)], want) << op << " last " << last << " row " << row;
+      }
+    }
+  }
+}
+
 TEST(ReduceArgMax, SelectLastIndex_Ties) {
   Tensor x = make_tensor<float>({2, 3}, {2, 2, 1, 5, 1, 5});
   auto first = run_kernel("ArgMax", {x}, 1, {attr_int("axis", 1), attr_int("keepdims", 0)}, 13);
