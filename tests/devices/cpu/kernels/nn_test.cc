@@ -192,8 +192,32 @@ TEST(Nn, Conv_AsymmetricPadsGroupBiasDouble) {
   expect_near(to_vector<float>(rf.outputs[0].tensor()), {1.5f, 3.5f, 5.5f, -4.5f, -1.5f, -1.5f});
 }
 
-// Float depthwise convolutions take a path of their own; the double ones
-// take the generic direct loop, which is the reference here. Odd sizes,
+// Runs Conv with `attrs` on x and w shaped as given, with a bias, in float
+// (within `arena`) and in double, whose generic direct loop is the
+// reference, and compares.
+void expect_float_conv_matches_double(const Dims& xs, const Dims& ws, const std::vector<Attribute>& attrs,
+                                      tbb::task_arena& arena) {
+  const int64_t M = ws[0];
+  std::vector<double> xd(static_cast<size_t>(xs.numel())), wd(static_cast<size_t>(ws.numel())), bd(M);
+  for (size_t i = 0; i < xd.size(); ++i) xd[i] = static_cast<double>(static_cast<int64_t>(i * 37 % 23) - 11) / 8;
+  for (size_t i = 0; i < wd.size(); ++i) wd[i] = static_cast<double>(static_cast<int64_t>(i * 11 % 7) - 3) / 4;
+  for (size_t i = 0; i < bd.size(); ++i) bd[i] = static_cast<double>(i) / 2 - 1;
+  std::vector<float> xf(xd.begin(), xd.end()), wf(wd.begin(), wd.end()), bf(bd.begin(), bd.end());
+  auto ref = run_kernel("Conv", {make_tensor<double>(xs, xd), make_tensor<double>(ws, wd), make_tensor<double>({M}, bd)},
+                        1, attrs);
+  testing::KernelRun got;
+  arena.execute([&] {
+    got = run_kernel("Conv", {make_tensor<float>(xs, xf), make_tensor<float>(ws, wf), make_tensor<float>({M}, bf)}, 1,
+                     attrs);
+  });
+  ASSERT_TRUE(ref.status.ok()) << ref.status.to_string();
+  ASSERT_TRUE(got.status.ok()) << got.status.to_string();
+  ASSERT_EQ(got.outputs[0].tensor().dims(), ref.outputs[0].tensor().dims()) << xs.to_string();
+  const std::vector<double> want = to_vector<double>(ref.outputs[0].tensor());
+  expect_near(to_vector<float>(got.outputs[0].tensor()), std::vector<float>(want.begin(), want.end()));
+}
+
+// Float depthwise convolutions take a path of their own. Odd sizes,
 // strides, dilations, pads wider than the window and the input.
 TEST(Nn, Conv_Depthwise_MatchesGenericLoop) {
   struct Case {
@@ -207,30 +231,19 @@ TEST(Nn, Conv_Depthwise_MatchesGenericLoop) {
       {{1, 2, 6, 7}, {2, 1, 3, 3}, {0, 0, 0, 0}, {3, 3}, {1, 2}},
       {{3, 5, 17}, {5, 1, 3}, {2, 1}, {3}, {1}},
   };
+  tbb::task_arena arena;
   for (const Case& c : cases) {
-    const int64_t C = c.x[1];
-    std::vector<double> xd(static_cast<size_t>(c.x.numel())), wd(static_cast<size_t>(c.w.numel())), bd(C);
-    for (size_t i = 0; i < xd.size(); ++i) xd[i] = static_cast<double>(static_cast<int64_t>(i * 37 % 23) - 11) / 8;
-    for (size_t i = 0; i < wd.size(); ++i) wd[i] = static_cast<double>(static_cast<int64_t>(i * 11 % 7) - 3) / 4;
-    for (size_t i = 0; i < bd.size(); ++i) bd[i] = static_cast<double>(i) - 1;
-    std::vector<float> xf(xd.begin(), xd.end()), wf(wd.begin(), wd.end()), bf(bd.begin(), bd.end());
-    std::vector<Attribute> attrs = {attr_int("group", C), attr_ints("pads", c.pads), attr_ints("strides", c.strides),
-                                    attr_ints("dilations", c.dilations)};
-    auto ref = run_kernel("Conv", {make_tensor<double>(c.x, xd), make_tensor<double>(c.w, wd), make_tensor<double>({C}, bd)},
-                          1, attrs);
-    auto got = run_kernel("Conv", {make_tensor<float>(c.x, xf), make_tensor<float>(c.w, wf), make_tensor<float>({C}, bf)},
-                          1, attrs);
-    ASSERT_TRUE(ref.status.ok()) << ref.status.to_string();
-    ASSERT_TRUE(got.status.ok()) << got.status.to_string();
-    ASSERT_EQ(got.outputs[0].tensor().dims(), ref.outputs[0].tensor().dims()) << c.x.to_string();
-    const std::vector<double> want = to_vector<double>(ref.outputs[0].tensor());
-    expect_near(to_vector<float>(got.outputs[0].tensor()), std::vector<float>(want.begin(), want.end()));
+    SCOPED_TRACE(c.x.to_string());
+    expect_float_conv_matches_double(c.x, c.w,
+                                     {attr_int("group", c.x[1]), attr_ints("pads", c.pads), attr_ints("strides", c.strides),
+                                      attr_ints("dilations", c.dilations)},
+                                     arena);
   }
 }
 
 // Float convolutions go to oneDNN split over the cores (by images, or a
-// 1x1 one by output channels); the double ones take the generic loop,
-// the reference here. Run in a 4-thread arena so that the splits happen.
+// 1x1 one by output channels). Run in a 4-thread arena so that the splits
+// happen.
 TEST(Nn, Conv_SplitOverCores_MatchesGenericLoop) {
   struct Case {
     Dims x, w;
@@ -243,25 +256,8 @@ TEST(Nn, Conv_SplitOverCores_MatchesGenericLoop) {
   };
   tbb::task_arena arena(4);
   for (const Case& c : cases) {
-    const int64_t M = c.w[0];
-    std::vector<double> xd(static_cast<size_t>(c.x.numel())), wd(static_cast<size_t>(c.w.numel())), bd(M);
-    for (size_t i = 0; i < xd.size(); ++i) xd[i] = static_cast<double>(static_cast<int64_t>(i * 37 % 23) - 11) / 8;
-    for (size_t i = 0; i < wd.size(); ++i) wd[i] = static_cast<double>(static_cast<int64_t>(i * 11 % 7) - 3) / 4;
-    for (size_t i = 0; i < bd.size(); ++i) bd[i] = static_cast<double>(i) / 2 - 1;
-    std::vector<float> xf(xd.begin(), xd.end()), wf(wd.begin(), wd.end()), bf(bd.begin(), bd.end());
-    std::vector<Attribute> attrs = {attr_int("group", c.group), attr_ints("pads", {1, 0, 1, 0})};
-    auto ref = run_kernel("Conv", {make_tensor<double>(c.x, xd), make_tensor<double>(c.w, wd), make_tensor<double>({M}, bd)},
-                          1, attrs);
-    testing::KernelRun got;
-    arena.execute([&] {
-      got = run_kernel("Conv", {make_tensor<float>(c.x, xf), make_tensor<float>(c.w, wf), make_tensor<float>({M}, bf)}, 1,
-                       attrs);
-    });
-    ASSERT_TRUE(ref.status.ok()) << ref.status.to_string();
-    ASSERT_TRUE(got.status.ok()) << got.status.to_string();
-    ASSERT_EQ(got.outputs[0].tensor().dims(), ref.outputs[0].tensor().dims()) << c.x.to_string();
-    const std::vector<double> want = to_vector<double>(ref.outputs[0].tensor());
-    expect_near(to_vector<float>(got.outputs[0].tensor()), std::vector<float>(want.begin(), want.end()));
+    SCOPED_TRACE(c.x.to_string());
+    expect_float_conv_matches_double(c.x, c.w, {attr_int("group", c.group), attr_ints("pads", {1, 0, 1, 0})}, arena);
   }
 }
 
