@@ -53,10 +53,10 @@ thread_local ThreadCache t_cache;
 // Blocks of more than 1 MiB: one process-wide cache under a mutex (such
 // allocations are few), by size rounded up to one of four steps per power
 // of two, holding at most 1 GiB or a sixteenth of memory. Without it each
-// came from mmap
-// and went back at free, so a run touched fresh pages every time: a 768x768
-// Transpose took 0.8 ms instead of 0.2 in page faults, depending on whether
-// glibc's adaptive mmap threshold had risen above the size yet.
+// came from mmap and went back at free, so a run touched fresh pages every
+// time: a 768x768 Transpose took 0.8 ms instead of 0.2 in page faults,
+// depending on whether glibc's adaptive mmap threshold had risen above the
+// size yet.
 struct BigCache {
   std::mutex mu;
   std::unordered_map<size_t, std::vector<void*>> free;
