@@ -136,6 +136,10 @@ class RecurrentKernel : public Kernel {
     s.I = x.dim(2);
     s.H = hidden_ > 0 ? hidden_ : w.dim(1) / G;
     s.G = G;
+    // W is [D, G * H, I]: a hidden_size W cannot hold is an error here,
+    // before G * H and the state sizes are computed (they could overflow).
+    if (s.H > w.dim(1) / G)
+      return InvalidArgument(op, ": hidden_size ", s.H, " does not match W ", w.describe(), " (", G, " gates)");
     const int64_t D = dirs_, H = s.H;
     if (w.dims() != Dims{D, G * H, s.I})
       return InvalidArgument(op, ": W ", w.describe(), " does not match [", D, ",", G * H, ",", s.I, "]");

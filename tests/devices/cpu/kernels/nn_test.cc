@@ -497,6 +497,18 @@ TEST(Nn, GRU_LinearBeforeReset) {
   expect_near(to_vector<float>(b.outputs[1].tensor()), {0.2775446f, 0.322048f});
 }
 
+// A hidden_size W cannot hold (here near INT64_MAX, where G * H overflowed:
+// fuzzing seed 1132) is a clear error.
+TEST(Nn, GRU_HiddenSizeBeyondW_IsAnError) {
+  auto X = make_tensor<float>({2, 1, 1}, {1.f, -0.5f});
+  auto W = make_tensor<float>({1, 6, 1}, std::vector<float>(6, 0.1f));
+  auto R = make_tensor<float>({1, 6, 2}, std::vector<float>(12, 0.1f));
+  for (int64_t h : {int64_t{3}, std::numeric_limits<int64_t>::max()}) {
+    auto r = run_kernel("GRU", {X, W, R}, 2, {attr_int("hidden_size", h)});
+    EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument) << h;
+  }
+}
+
 TEST(Nn, LSTM_BidirectionalPeepholes) {
   auto X = make_tensor<float>({2, 2, 1}, {1.f, 0.5f, -1.f, 2.f});
   auto W = make_tensor<float>({2, 4, 1}, {0.1f, 0.2f, 0.3f, 0.4f, -0.1f, 0.2f, -0.3f, 0.4f});
