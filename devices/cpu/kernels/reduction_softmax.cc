@@ -25,34 +25,27 @@ enum class SoftmaxKind { kSoftmax, kLogSoftmax, kHardmax };
 // and sum in vectors that may alias y as far as the compiler knows, so each
 // element paid a load and a store there: 10 us for 1024 floats.
 // The max of float rows is taken with SSE (max_skipping_nan), and the sum
-// runs in kLanes independent chains, which the compiler vectorises (one
-// chain is a dependency per element).
+// in vectorised lanes (lane_sum).
 template <typename T>
 void softmax_row(bool log, const T* x, T* y, int64_t d) {
-  constexpr int kLanes = 8;
   T m = -std::numeric_limits<T>::infinity();  // NaNs skipped: they turn the sum NaN below
   if constexpr (std::is_same_v<T, float>) {
     m = elementwise::max_skipping_nan(x, d);
   } else {
     for (int64_t k = 0; k < d; ++k) m = x[k] > m ? x[k] : m;
   }
-  int64_t k = 0;
-  for (; k < d; ++k) y[k] = x[k] - m;
+  for (int64_t k = 0; k < d; ++k) y[k] = x[k] - m;
   bool vectorised = false;
   if constexpr (std::is_same_v<T, float>) vectorised = elementwise::vector_math(elementwise::VecFn::kExp, y, y, d);
   if (!vectorised)
-    for (k = 0; k < d; ++k) y[k] = std::exp(y[k]);
-  T lane[kLanes] = {};
-  for (k = 0; k + kLanes <= d; k += kLanes)
-    for (int l = 0; l < kLanes; ++l) lane[l] += y[k + l];
-  T s = std::accumulate(lane, lane + kLanes, T(0));
-  for (; k < d; ++k) s += y[k];
+    for (int64_t k = 0; k < d; ++k) y[k] = std::exp(y[k]);
+  const T s = lane_sum<T>(d, [&](int64_t k) { return y[k]; });
   if (log) {
     const T shift = std::log(s) + m;
-    for (k = 0; k < d; ++k) y[k] = x[k] - shift;
+    for (int64_t k = 0; k < d; ++k) y[k] = x[k] - shift;
   } else {
     const T r = T(1) / s;
-    for (k = 0; k < d; ++k) y[k] *= r;
+    for (int64_t k = 0; k < d; ++k) y[k] *= r;
   }
 }
 
