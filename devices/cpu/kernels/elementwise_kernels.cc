@@ -476,9 +476,7 @@ class WhereKernel final : public Kernel {
             return;
           }
         }
-        {
-          for (int64_t i = 0; i < len; ++i) po[i] = cc[i * s[0]] ? xx[i * s[1]] : yy[i * s[2]];
-        }
+        for (int64_t i = 0; i < len; ++i) po[i] = cc[i * s[0]] ? xx[i * s[1]] : yy[i * s[2]];
       });
     });
     if (!known) return unsupported_type(ctx, x.dtype(), kNumericBool | kStringType);

@@ -261,9 +261,8 @@ class ConvKernel final : public Kernel {
       dnnl::engine& eng = cpu_engine();
       dnnl::stream strm(eng);
       std::vector<char> scratch(conv->pd.scratchpad_desc().get_size() + 64);
-      const int64_t wslice = group_ > 1 ? 0 : m0 * (wt.numel() / s.M);
       memory src_m(conv->pd.src_desc(), eng, const_cast<float*>(x.data<float>()) + n0 * (x.numel() / s.N));
-      memory wei_m(conv->pd.weights_desc(), eng, const_cast<float*>(wt.data<float>()) + wslice);
+      memory wei_m(conv->pd.weights_desc(), eng, const_cast<float*>(wt.data<float>()) + m0 * (wt.numel() / s.M));
       memory dst_m(conv->pd.dst_desc(), eng, y->data<float>() + (n0 * s.M + m0) * osz);
       memory scr_m(conv->pd.scratchpad_desc(), eng, scratch.data());
       std::unordered_map<int, memory> args = {
