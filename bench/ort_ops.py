@@ -3,11 +3,11 @@
 
 Each case is a one-node model (opset 17) of a common op at a typical size. Both runtimes run it
 on the same random inputs: ONNX Runtime (CPU provider, default threads, all optimisations) in this
-process, Switchyard through `switchyard run --devices cpu --policy single`. A case's figure is the
-median of --runs timed runs after --warmup untimed ones. Each runtime's fixed cost of a run (its
-median on a one-element Identity model: Python and session overhead for ONNX Runtime, the run loop
-for Switchyard) is subtracted before the ratio, so that the ratio compares the kernels; the raw
-medians are printed too. This is the tool that finds slow CPU kernels: whole models
+process, Switchyard through `switchyard run` with the given --devices and --policy (default: cpu,
+single). A case's figure is the median of --runs timed runs after --warmup untimed ones. Each
+runtime's fixed cost of a run (its median on a one-element Identity model: Python and session
+overhead for ONNX Runtime, the run loop for Switchyard) is subtracted before the ratio, so that
+the ratio compares the kernels; the raw medians are printed too. This is the tool that finds slow CPU kernels: whole models
 (bench/ort_workloads.py) tell that something is slow, this tells which op.
 
   python3 bench/ort_ops.py [--switchyard build/switchyard] [--runs 300] [--only Softmax,MatMul]
@@ -15,13 +15,12 @@ medians are printed too. This is the tool that finds slow CPU kernels: whole mod
 Needs `pip install onnxruntime numpy onnx`.
 """
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
+
+from ort_workloads import ort_median_ms, require_setup, switchyard_median_ms
 
 F32, I64, BOOL = "float32", "int64", "bool"
 
@@ -119,20 +118,11 @@ def build_model(op, inputs, attrs, consts, n_out, path):
     onnx.save(model, path)
 
 
-def feeds_for(inputs, rng, tmp):
-    import numpy as np
-
-    feeds, args = {}, []
+def random_feeds(inputs, rng):
+    feeds = {}
     for name, dtype, shape in inputs:
-        if dtype == BOOL:
-            v = rng.random(shape) < 0.5
-        else:
-            v = rng.uniform(-1, 1, shape).astype(dtype)
-        feeds[name] = v
-        path = os.path.join(tmp, name + ".npy")
-        np.save(path, v)
-        args += ["-i", f"{name}={path}"]
-    return feeds, args
+        feeds[name] = rng.random(shape) < 0.5 if dtype == BOOL else rng.uniform(-1, 1, shape).astype(dtype)
+    return feeds
 
 
 def ort_us(path, feeds, a):
@@ -141,30 +131,14 @@ def ort_us(path, feeds, a):
     so = ort.SessionOptions()
     so.log_severity_level = 3
     sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
-    for _ in range(a.warmup):
-        sess.run(None, feeds)
-    times = []
-    for _ in range(a.runs):
-        t0 = time.perf_counter()
-        sess.run(None, feeds)
-        times.append((time.perf_counter() - t0) * 1e6)
-    return statistics.median(times)
-
-
-def switchyard_us(path, args, a, tmp):
-    report = os.path.join(tmp, "report.json")
-    cmd = [a.switchyard, "run", path, *args, "-n", str(a.warmup + a.runs), "--devices", "cpu", "--policy", "single",
-           "--report", report, "-q"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(f"error: {' '.join(cmd)}: exit {r.returncode}: {(r.stderr or r.stdout).strip()[:500]}")
-    with open(report) as f:
-        return statistics.median(json.load(f)["latency_ms"][a.warmup:]) * 1e3
+    return ort_median_ms(sess, feeds, a.warmup, a.runs) * 1e3
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--switchyard", default="build/switchyard", help="the switchyard binary")
+    ap.add_argument("--devices", default="cpu")
+    ap.add_argument("--policy", default="single")
     ap.add_argument("--runs", type=int, default=300, help="timed runs per case")
     ap.add_argument("--warmup", type=int, default=30, help="untimed runs per case")
     ap.add_argument("--only", default="", help="comma-separated substrings of case names to keep")
@@ -172,26 +146,23 @@ def main():
     a = ap.parse_args()
     if a.runs < 1 or a.warmup < 0:
         sys.exit("error: --runs must be at least 1, --warmup at least 0")
-    if not os.access(a.switchyard, os.X_OK):
-        sys.exit(f"error: {a.switchyard} not found; build first (scripts/build.sh)")
-    try:
-        import numpy as np
-        import onnx  # noqa: F401
-        import onnxruntime as ort
-    except ImportError as e:
-        sys.exit(f"error: {e} (pip install onnxruntime onnx numpy)")
+    require_setup(a.switchyard)
+    import numpy as np
+    import onnxruntime as ort
+
     keep = [s for s in a.only.split(",") if s]
     todo = [c for c in cases() if not keep or any(k in c[0] for k in keep)]
     if not todo:
         sys.exit(f"error: no case matches --only {a.only}")
     rng = np.random.default_rng(a.seed)
-    print(f"ONNX Runtime {ort.__version__} (CPU, default threads) vs Switchyard (--devices cpu --policy single); "
+    print(f"ONNX Runtime {ort.__version__} (CPU, default threads) vs Switchyard (--devices {a.devices} "
+          f"--policy {a.policy}); "
           f"median of {a.runs} runs, microseconds")
     with tempfile.TemporaryDirectory() as tmp:
         base = os.path.join(tmp, "identity.onnx")
         build_model("Identity", [("x", F32, [1])], {}, {}, 1, base)
-        feeds, args = feeds_for([("x", F32, [1])], rng, tmp)
-        o0, s0 = ort_us(base, feeds, a), switchyard_us(base, args, a, tmp)
+        feeds = random_feeds([("x", F32, [1])], rng)
+        o0, s0 = ort_us(base, feeds, a), switchyard_median_ms(a.switchyard, base, feeds, a, tmp) * 1e3
         print(f"fixed cost of a run (one-element Identity): ONNX Runtime {o0:.1f}, Switchyard {s0:.1f}; "
               "ratio = (Switchyard - its fixed cost) / (ONNX Runtime - its fixed cost), below 1: Switchyard faster")
         print(f"{'case':<34}{'ORT':>10}{'Switchyard':>12}{'ratio':>8}")
@@ -199,8 +170,8 @@ def main():
         for name, op, inputs, attrs, consts, n_out in todo:
             path = os.path.join(tmp, "case.onnx")
             build_model(op, inputs, attrs, consts, n_out, path)
-            feeds, args = feeds_for(inputs, rng, tmp)
-            o, s = ort_us(path, feeds, a), switchyard_us(path, args, a, tmp)
+            feeds = random_feeds(inputs, rng)
+            o, s = ort_us(path, feeds, a), switchyard_median_ms(a.switchyard, path, feeds, a, tmp) * 1e3
             ratio = max(s - s0, 0.1) / max(o - o0, 0.1)
             ratios.append(ratio)
             flag = "  <-- slower" if ratio > 1.5 else ""

@@ -60,6 +60,18 @@ def switchyard_median_ms(binary, model, feeds, a, tmp):
     return statistics.median(lat)
 
 
+def require_setup(switchyard):
+    """Exits with a clear error unless the binary and the Python packages are there."""
+    if not os.access(switchyard, os.X_OK):
+        sys.exit(f"error: {switchyard} not found; build first (scripts/build.sh)")
+    try:
+        import numpy  # noqa: F401
+        import onnx  # noqa: F401
+        import onnxruntime  # noqa: F401
+    except ImportError as e:
+        sys.exit(f"error: {e} (pip install onnxruntime onnx numpy)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("models", nargs="*", help="ONNX models (default: models/workloads/*.onnx)")
@@ -73,14 +85,10 @@ def main():
     a = ap.parse_args()
     if a.inputs < 1 or a.runs < 1 or a.warmup < 0:
         sys.exit("error: --inputs and --runs must be at least 1, --warmup at least 0")
-    if not os.access(a.switchyard, os.X_OK):
-        sys.exit(f"error: {a.switchyard} not found; build first (scripts/build.sh)")
-    try:
-        import numpy as np
-        import onnx
-        import onnxruntime as ort
-    except ImportError as e:
-        sys.exit(f"error: {e} (pip install onnxruntime onnx numpy)")
+    require_setup(a.switchyard)
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
     from workload_check import random_inputs
 
     models = a.models or sorted(glob.glob(os.path.join(HERE, "..", "models", "workloads", "*.onnx")))
