@@ -2,6 +2,7 @@
 // calculations or numpy results hard-coded here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -462,6 +463,17 @@ TEST(Elementwise, Where_SameShapes_EveryWidthAndAnyTrueByte) {
   check(float{});
   check(int16_t{});
   check(int8_t{});
+}
+
+// Broadcast operands take the same branch-free select, strided.
+TEST(Elementwise, Where_Broadcast_AnyTrueByte) {
+  Tensor c = F<bool>({2, 3}, std::vector<bool>(6, false));
+  auto* bytes = static_cast<uint8_t*>(c.raw());
+  const uint8_t cond[6] = {0, 1, 2, 255, 0, 7};
+  std::copy(cond, cond + 6, bytes);
+  auto r = run_kernel("Where", {T(c), T(F<int32_t>({1, 3}, {1, 2, 3})), T(F<int32_t>({}, {-8}))}, 1);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(out<int32_t>(r), (std::vector<int32_t>{-8, 2, 3, 1, -8, 3}));
 }
 
 TEST(Elementwise, Where_Strings) {
