@@ -26,6 +26,7 @@ namespace {
 
 using V4 = __m128 (*)(__m128);
 using V8 = __m256 (*)(__m256);
+using V16 = __m512 (*)(__m512);
 
 // The libm functions behind each VecFn but the sigmoid, in its order.
 constexpr const char* kNames[] = {"expf",  "logf",  "erff",   "sinf",   "cosf",   "tanf",  "asinf", "acosf",
@@ -34,9 +35,10 @@ constexpr int kBase = static_cast<int>(std::size(kNames));
 static_assert(kBase == static_cast<int>(VecFn::kSigmoid));
 
 struct Mvec {
-  bool avx2 = false;
+  bool avx2 = false, avx512 = false;
   V4 f4[kBase] = {};
   V8 f8[kBase] = {};
+  V16 f16[kBase] = {};
 };
 
 const Mvec& mvec() {
@@ -45,10 +47,13 @@ const Mvec& mvec() {
     void* lib = dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL);  // never closed: the pointers outlive any caller
     if (!lib) return m;
     m.avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    m.avx512 = m.avx2 && __builtin_cpu_supports("avx512f");
     for (int i = 0; i < kBase; ++i) {
-      // The x86-64 vector ABI names: b = SSE, 4 lanes; d = AVX2, 8 lanes.
+      // The x86-64 vector ABI names: b = SSE, 4 lanes; d = AVX2, 8 lanes;
+      // e = AVX-512, 16 lanes.
       m.f4[i] = reinterpret_cast<V4>(dlsym(lib, (std::string("_ZGVbN4v_") + kNames[i]).c_str()));
       m.f8[i] = reinterpret_cast<V8>(dlsym(lib, (std::string("_ZGVdN8v_") + kNames[i]).c_str()));
+      m.f16[i] = reinterpret_cast<V16>(dlsym(lib, (std::string("_ZGVeN16v_") + kNames[i]).c_str()));
     }
     return m;
   }();
@@ -57,6 +62,16 @@ const Mvec& mvec() {
 
 // The tail (fewer elements than lanes) goes through a padded block, so
 // every element comes from the same implementation.
+__attribute__((target("avx512f"))) void run16(V16 f, const float* in, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(out + i, f(_mm512_loadu_ps(in + i)));
+  if (i == n) return;
+  float pad[16] = {};
+  std::memcpy(pad, in + i, static_cast<size_t>(n - i) * sizeof(float));
+  _mm512_storeu_ps(pad, f(_mm512_loadu_ps(pad)));
+  std::memcpy(out + i, pad, static_cast<size_t>(n - i) * sizeof(float));
+}
+
 __attribute__((target("avx2,fma"))) void run8(V8 f, const float* in, float* out, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, f(_mm256_loadu_ps(in + i)));
@@ -82,9 +97,16 @@ void run4(V4 f, const float* in, float* out, int64_t n) {
 bool vector_math(VecFn f, const float* in, float* out, int64_t n) {
   const Mvec& m = mvec();
   const int base = f == VecFn::kSigmoid ? static_cast<int>(VecFn::kExp) : static_cast<int>(f);
+  // The widest variant the CPU runs, but erf's 16 lanes: on AMD Zen 4
+  // they took 159 us for 256K elements against 139 for 8 lanes, where every
+  // other function gained 12-60% (tanh 238 us to 115).
+  const V16 f16 = m.avx512 && f != VecFn::kErf ? m.f16[base] : nullptr;
   const V8 f8 = m.avx2 ? m.f8[base] : nullptr;
   const V4 f4 = m.f4[base];
-  if (!f8 && !f4) return false;
+  if (!f16 && !f8 && !f4) return false;
+  auto apply = [&](const float* x, float* y, int64_t len) {
+    f16 ? run16(f16, x, y, len) : f8 ? run8(f8, x, y, len) : run4(f4, x, y, len);
+  };
   parallel_ranges(n, [&](int64_t b, int64_t e) {
     const float* x = in + b;
     float* y = out + b;
@@ -98,11 +120,11 @@ bool vector_math(VecFn f, const float* in, float* out, int64_t n) {
       for (int64_t c = 0; c < len; c += kChunk) {
         const int64_t k = std::min(kChunk, len - c);
         for (int64_t i = 0; i < k; ++i) t[i] = -std::fabs(x[c + i]);
-        f8 ? run8(f8, t, t, k) : run4(f4, t, t, k);
+        apply(t, t, k);
         for (int64_t i = 0; i < k; ++i) y[c + i] = (x[c + i] >= 0 ? 1.f : t[i]) / (1.f + t[i]);
       }
     } else {
-      f8 ? run8(f8, x, y, len) : run4(f4, x, y, len);
+      apply(x, y, len);
     }
   });
   return true;
@@ -150,9 +172,37 @@ float extreme_skipping_nan(const float* x, int64_t n, bool* saw_nan) {
   return m;
 }
 
+// Four SSE compares a step; the scalar scan then finds the element in the
+// step that stopped the loop, or runs the tail.
+template <bool kAbove, bool kNanCounts>
+int64_t find_beyond_impl(const float* x, int64_t n, float t) {
+  auto hit = [t](float v) { return (kAbove ? v > t : v < t) || (kNanCounts && v != v); };
+  int64_t i = 0;
+#if defined(__x86_64__)
+  const __m128 tv = _mm_set1_ps(t);
+  for (; i + 16 <= n; i += 16) {
+    __m128 any = _mm_setzero_ps();
+    for (int q = 0; q < 16; q += 4) {
+      const __m128 v = _mm_loadu_ps(x + i + q);
+      any = _mm_or_ps(any, kAbove ? _mm_cmpgt_ps(v, tv) : _mm_cmplt_ps(v, tv));
+      if (kNanCounts) any = _mm_or_ps(any, _mm_cmpunord_ps(v, v));
+    }
+    if (_mm_movemask_ps(any)) break;
+  }
+#endif
+  for (; i < n; ++i)
+    if (hit(x[i])) return i;
+  return n;
+}
+
 }  // namespace
 
 float max_skipping_nan(const float* x, int64_t n, bool* saw_nan) { return extreme_skipping_nan<true>(x, n, saw_nan); }
 float min_skipping_nan(const float* x, int64_t n, bool* saw_nan) { return extreme_skipping_nan<false>(x, n, saw_nan); }
+
+int64_t find_beyond(const float* x, int64_t n, float t, bool above, bool nan_counts) {
+  if (above) return nan_counts ? find_beyond_impl<true, true>(x, n, t) : find_beyond_impl<true, false>(x, n, t);
+  return nan_counts ? find_beyond_impl<false, true>(x, n, t) : find_beyond_impl<false, false>(x, n, t);
+}
 
 }  // namespace sy::elementwise

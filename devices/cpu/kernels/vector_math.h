@@ -1,7 +1,8 @@
 // Vectorised float32 math for the unary kernels: exp, log, erf, the
 // trigonometric and hyperbolic functions and their inverses, and the
 // logistic sigmoid over arrays, through glibc's libmvec (its x86-64
-// vector variants: 8 lanes with AVX2, else 4 with SSE), opened at run time.
+// vector variants: 16 lanes with AVX-512, 8 with AVX2, else 4 with SSE),
+// opened at run time.
 // The scalar libm loops of the kernels take 5-25x longer (tanhf about 20 ns
 // an element); ONNX Runtime's MLAS is vectorised too. libmvec's results are
 // within about 2e-7 relative of the exact values, NaN and infinities
@@ -38,5 +39,10 @@ bool vector_math(VecFn f, const float* in, float* out, int64_t n);
 // of the speed. Thread-safe.
 float max_skipping_nan(const float* x, int64_t n, bool* saw_nan = nullptr);
 float min_skipping_nan(const float* x, int64_t n, bool* saw_nan = nullptr);
+
+// The first i in [0, n) with x[i] > t (`above`) or x[i] < t (not `above`),
+// or with x[i] NaN when `nan_counts`; n if there is none. SSE on x86-64:
+// TopK skips with it the elements that cannot enter its selection.
+int64_t find_beyond(const float* x, int64_t n, float t, bool above, bool nan_counts);
 
 }  // namespace sy::elementwise

@@ -75,11 +75,11 @@ std::string mismatch(const Case& c, const std::vector<float>& in, const std::vec
   return "";
 }
 
-// Through the kernels: lane remainders (1, 7, 9), a size past the parallel
+// Through the kernels: lane remainders (1, 7, 9, 17), a size past the parallel
 // split with a tail, and the scalar loops where there is no libmvec.
 TEST(VectorMath, UnaryKernels_MatchStdMath_AtEverySize) {
   for (const Case& c : kCases) {
-    for (int64_t n : {int64_t{1}, int64_t{7}, int64_t{9}, int64_t{1000}, (int64_t{1} << 17) + 3}) {
+    for (int64_t n : {int64_t{1}, int64_t{7}, int64_t{9}, int64_t{17}, int64_t{1000}, (int64_t{1} << 17) + 3}) {
       const std::vector<float> in = inputs(c, static_cast<size_t>(n), static_cast<uint32_t>(n));
       auto r = run_kernel(c.op, {make_tensor<float>({n}, in)}, 1, {}, 13);
       ASSERT_TRUE(r.status.ok()) << c.op << ": " << r.status.to_string();
