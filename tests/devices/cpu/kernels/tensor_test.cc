@@ -433,6 +433,40 @@ TEST(TensorOps, GatherElements_3DEveryAxis_MatchesReference) {
   }
 }
 
+// Large enough that the rows split over the cores: each range starts its
+// row walk mid-tensor (indices smaller than the data on the other axes),
+// and of two bad indices in different ranges the first in order is named.
+TEST(TensorOps, GatherElements_ParallelRows_MatchReferenceAndNameFirstBadIndex) {
+  const Dims xd{64, 40, 50}, id{60, 38, 48};
+  std::vector<float> xv(static_cast<size_t>(xd.numel()));
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = float(i);
+  const int64_t n = id.numel();
+  for (int64_t axis = 0; axis < 3; ++axis) {
+    const int64_t len = xd[static_cast<size_t>(axis)];
+    std::vector<int64_t> iv(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) iv[static_cast<size_t>(i)] = (i * 7919) % (2 * len) - len;  // both signs
+    auto r = run_kernel("GatherElements", {f32(xd, xv), i64(id, iv)}, 1, {attr_int("axis", axis)});
+    ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+    const std::vector<float> got = to_vector<float>(out0(r));
+    int64_t wrong = 0;
+    for (int64_t a = 0; a < id[0]; ++a)
+      for (int64_t b = 0; b < id[1]; ++b)
+        for (int64_t c = 0; c < id[2]; ++c) {
+          int64_t at[3] = {a, b, c};
+          const int64_t k = (a * id[1] + b) * id[2] + c;
+          at[axis] = (iv[static_cast<size_t>(k)] + len) % len;
+          wrong += got[static_cast<size_t>(k)] != xv[static_cast<size_t>((at[0] * xd[1] + at[1]) * xd[2] + at[2])];
+        }
+    EXPECT_EQ(wrong, 0) << "axis " << axis;
+    iv[static_cast<size_t>(n - 5)] = len;
+    iv[static_cast<size_t>(n / 3)] = -len - 1;
+    auto bad = run_kernel("GatherElements", {f32(xd, xv), i64(id, iv)}, 1, {attr_int("axis", axis)});
+    EXPECT_EQ(bad.status.code(), StatusCode::kOutOfRange);
+    EXPECT_NE(bad.status.to_string().find("position " + std::to_string(n / 3) + " "), std::string::npos)
+        << bad.status.to_string();
+  }
+}
+
 TEST(TensorOps, GatherND_BatchDims) {
   Tensor x = f32(Dims{2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
   auto r = run_kernel("GatherND", {x, i64(Dims{2, 1}, {1, 0})}, 1, {attr_int("batch_dims", 1)});
