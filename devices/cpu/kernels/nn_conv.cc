@@ -2,12 +2,14 @@
 // types and oneDNN rejections via a direct loop), ConvTranspose (GEMM +
 // col2im), ConvInteger and QLinearConv (direct loop, int32 accumulation).
 #include <oneapi/dnnl/dnnl.h>
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <memory>
@@ -97,6 +99,56 @@ __attribute__((target_clones("avx2", "default"))) void depthwise_plane(const Dep
   }
 }
 
+// Stride 1 along the rows: the plane is first copied into a zero-padded
+// buffer, so that every tap of every window is inside, and output columns
+// are summed in vector registers (GCC's vector type: one AVX2 register in
+// the AVX2 clone, two SSE ones else) and stored once: 32 at a time, so that
+// four independent sums hide the adds' latency, then 8, then 8 ending at
+// the row's end over columns already done. depthwise_plane's pass over the
+// row per tap, with the edge columns apart, took twice as long ([1, 128, 56,
+// 56], 3x3: 300 us to 150).
+constexpr int64_t kMaxPaddedPlane = int64_t{1} << 22;  // floats: 16 MiB a thread at most
+
+struct PaddedPlane {
+  int64_t PW, OH, OW, KH, KW, sh, dh, dw;  // PW: the padded row's length
+};
+
+using Floats8 = float __attribute__((vector_size(32)));
+
+template <int kVecs>
+[[gnu::always_inline]] inline void padded_columns(const PaddedPlane& p, const float* src, const float* k, float bias,
+                                                  float* out) {
+  Floats8 acc[kVecs];
+  for (int v = 0; v < kVecs; ++v) acc[v] = Floats8{} + bias;
+  for (int64_t kh = 0; kh < p.KH; ++kh) {
+    const float* row = src + kh * p.dh * p.PW;
+    for (int64_t kw = 0; kw < p.KW; ++kw) {
+      const Floats8 wv = Floats8{} + k[kh * p.KW + kw];
+      const float* at = row + kw * p.dw;
+#pragma GCC unroll 4
+      for (int v = 0; v < kVecs; ++v) {
+        Floats8 in;
+        std::memcpy(&in, at + 8 * v, sizeof in);
+        acc[v] += wv * in;
+      }
+    }
+  }
+  for (int v = 0; v < kVecs; ++v) std::memcpy(out + 8 * v, &acc[v], sizeof acc[v]);
+}
+
+// Needs OW >= 8.
+__attribute__((target_clones("avx2", "default"))) void depthwise_plane_padded(const PaddedPlane& p, const float* xp,
+                                                                             const float* k, float bias, float* y) {
+  for (int64_t oh = 0; oh < p.OH; ++oh) {
+    const float* src = xp + oh * p.sh * p.PW;
+    float* yr = y + oh * p.OW;
+    int64_t ow = 0;
+    for (; ow + 32 <= p.OW; ow += 32) padded_columns<4>(p, src + ow, k, bias, yr + ow);
+    for (; ow + 8 <= p.OW; ow += 8) padded_columns<1>(p, src + ow, k, bias, yr + ow);
+    if (ow < p.OW) padded_columns<1>(p, src + p.OW - 8, k, bias, yr + p.OW - 8);
+  }
+}
+
 void depthwise_conv(const float* X, const float* W, const float* B, float* Y, int64_t N, int64_t C, const Window& w) {
   const int64_t KW = w.k[2], sw = w.stride[2];
   std::vector<int64_t> off(static_cast<size_t>(KW)), lo(off.size()), hi(off.size());
@@ -108,6 +160,22 @@ void depthwise_conv(const float* X, const float* W, const float* B, float* Y, in
   }
   const DepthwisePlane p{w.in[1], w.in[2], w.out[1], w.out[2], w.k[1], KW,        w.stride[1],
                          sw,      w.dil[1], w.pad_b[1], off.data(), lo.data(), hi.data()};
+  const int64_t PH = w.in[1] + w.pad_b[1] + w.pad_e[1], PW = w.in[2] + w.pad_b[2] + w.pad_e[2];
+  if (sw == 1 && w.out[2] >= 8 && PH <= kMaxPaddedPlane / PW) {
+    const PaddedPlane pp{PW, w.out[1], w.out[2], w.k[1], KW, w.stride[1], w.dil[1], w.dil[2]};
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, N * C), [&](const tbb::blocked_range<int64_t>& r) {
+      std::vector<float> xp(static_cast<size_t>(PH * PW), 0.f);  // the padding stays zero
+      for (int64_t nc = r.begin(); nc < r.end(); ++nc) {
+        const float* x = X + nc * p.H * p.W;
+        for (int64_t h = 0; h < p.H; ++h)
+          std::memcpy(&xp[static_cast<size_t>((h + w.pad_b[1]) * PW + w.pad_b[2])], x + h * p.W,
+                      static_cast<size_t>(p.W) * sizeof(float));
+        const int64_t c = nc % C;
+        depthwise_plane_padded(pp, xp.data(), W + c * p.KH * p.KW, B ? B[c] : 0.f, Y + nc * p.OH * p.OW);
+      }
+    });
+    return;
+  }
   tbb::parallel_for(int64_t{0}, N * C, [&](int64_t nc) {
     const int64_t c = nc % C;
     depthwise_plane(p, X + nc * p.H * p.W, W + c * p.KH * p.KW, B ? B[c] : 0.f, Y + nc * p.OH * p.OW);
