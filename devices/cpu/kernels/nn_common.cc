@@ -13,6 +13,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "devices/broadcast.h"
+#include "devices/host_allocator.h"
 
 namespace sy::nn {
 
@@ -365,6 +366,10 @@ void use_single_threaded_omp() {
     return true;
   }();
   (void)done;
+}
+
+StatusOr<BufferRef> dnnl_scratchpad(size_t bytes) {
+  return HostAllocator::host().allocate(std::max<size_t>(bytes, 1));
 }
 
 float float_at(const Tensor& t, int64_t i) {

@@ -108,6 +108,11 @@ StatusOr<GemmPlan> plan_gemm(const Tensor& a, const Tensor& b, const Tensor* c, 
 // threaded; call before any oneDNN call. Cheap after the first call.
 void use_single_threaded_omp();
 
+// Memory for one oneDNN execution's scratchpad (user mode): uninitialised,
+// from the host allocator's caches. A zeroed std::vector per call cost
+// pooling a third of its time: [1, 64, 112, 112] asks for 2.4 MB.
+StatusOr<BufferRef> dnnl_scratchpad(size_t bytes);
+
 // Row-major C = alpha * op(A) * op(B) + beta * C (ta/tb: 'N' or 'T'), by
 // oneDNN's sgemm at every size: with OpenMP single-threaded its call costs
 // well under a microsecond, and a plain loop below 32K multiply-adds was

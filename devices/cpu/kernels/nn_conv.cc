@@ -328,11 +328,12 @@ class ConvKernel final : public Kernel {
       }
       dnnl::engine& eng = cpu_engine();
       dnnl::stream strm(eng);
-      std::vector<char> scratch(conv->pd.scratchpad_desc().get_size() + 64);
+      auto scratch = dnnl_scratchpad(conv->pd.scratchpad_desc().get_size());
+      if (!scratch.ok()) return false;
       memory src_m(conv->pd.src_desc(), eng, const_cast<float*>(x.data<float>()) + n0 * (x.numel() / s.N));
       memory wei_m(conv->pd.weights_desc(), eng, const_cast<float*>(wt.data<float>()) + m0 * (wt.numel() / s.M));
       memory dst_m(conv->pd.dst_desc(), eng, y->data<float>() + (n0 * s.M + m0) * osz);
-      memory scr_m(conv->pd.scratchpad_desc(), eng, scratch.data());
+      memory scr_m(conv->pd.scratchpad_desc(), eng, (*scratch)->data);
       std::unordered_map<int, memory> args = {
           {DNNL_ARG_SRC, src_m}, {DNNL_ARG_WEIGHTS, wei_m}, {DNNL_ARG_DST, dst_m}, {DNNL_ARG_SCRATCHPAD, scr_m}};
       if (b) args.emplace(DNNL_ARG_BIAS, memory(conv->pd.bias_desc(), eng, const_cast<float*>(b->data<float>()) + m0));

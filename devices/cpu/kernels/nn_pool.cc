@@ -234,10 +234,11 @@ class PoolKernel : public Kernel {
       }
       dnnl::engine& eng = cpu_engine();
       dnnl::stream strm(eng);
-      std::vector<char> scratch(pool->pd.scratchpad_desc().get_size() + 64);
+      auto scratch = dnnl_scratchpad(pool->pd.scratchpad_desc().get_size());
+      if (!scratch.ok()) return false;
       memory src_m(pool->pd.src_desc(), eng, const_cast<void*>(x.raw()));
       memory dst_m(pool->pd.dst_desc(), eng, y->raw());
-      memory scr_m(pool->pd.scratchpad_desc(), eng, scratch.data());
+      memory scr_m(pool->pd.scratchpad_desc(), eng, (*scratch)->data);
       use_single_threaded_omp();
       pool->prim.execute(strm, {{DNNL_ARG_SRC, src_m}, {DNNL_ARG_DST, dst_m}, {DNNL_ARG_SCRATCHPAD, scr_m}});
       strm.wait();
