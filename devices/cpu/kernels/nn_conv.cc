@@ -163,15 +163,19 @@ void depthwise_conv(const float* X, const float* W, const float* B, float* Y, in
   const int64_t PH = w.in[1] + w.pad_b[1] + w.pad_e[1], PW = w.in[2] + w.pad_b[2] + w.pad_e[2];
   if (sw == 1 && w.out[2] >= 8 && PH <= kMaxPaddedPlane / PW) {
     const PaddedPlane pp{PW, w.out[1], w.out[2], w.k[1], KW, w.stride[1], w.dil[1], w.dil[2]};
+    const bool padded = PH != p.H || PW != p.W;  // else the input is read in place
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, N * C), [&](const tbb::blocked_range<int64_t>& r) {
-      std::vector<float> xp(static_cast<size_t>(PH * PW), 0.f);  // the padding stays zero
+      std::vector<float> xp(padded ? static_cast<size_t>(PH * PW) : 0, 0.f);  // the padding stays zero
       for (int64_t nc = r.begin(); nc < r.end(); ++nc) {
         const float* x = X + nc * p.H * p.W;
-        for (int64_t h = 0; h < p.H; ++h)
-          std::memcpy(&xp[static_cast<size_t>((h + w.pad_b[1]) * PW + w.pad_b[2])], x + h * p.W,
-                      static_cast<size_t>(p.W) * sizeof(float));
+        if (padded) {
+          for (int64_t h = 0; h < p.H; ++h)
+            std::memcpy(&xp[static_cast<size_t>((h + w.pad_b[1]) * PW + w.pad_b[2])], x + h * p.W,
+                        static_cast<size_t>(p.W) * sizeof(float));
+          x = xp.data();
+        }
         const int64_t c = nc % C;
-        depthwise_plane_padded(pp, xp.data(), W + c * p.KH * p.KW, B ? B[c] : 0.f, Y + nc * p.OH * p.OW);
+        depthwise_plane_padded(pp, x, W + c * p.KH * p.KW, B ? B[c] : 0.f, Y + nc * p.OH * p.OW);
       }
     });
     return;
