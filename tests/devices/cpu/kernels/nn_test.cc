@@ -268,6 +268,27 @@ TEST(Nn, Conv_SplitOverCores_MatchesGenericLoop) {
   }
 }
 
+// One image with a spatial window, cut into at least as many chunks of
+// output rows as cores, goes through im2col and sgemm chunk by chunk: an
+// uneven last chunk, strides, dilations, asymmetric pads, bias.
+TEST(Nn, Conv_Im2colChunks_MatchGenericLoop) {
+  struct Case {
+    Dims x, w;
+    std::vector<int64_t> pads, strides, dilations;
+  };
+  const std::vector<Case> cases = {
+      {{1, 16, 64, 30}, {8, 16, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},           // 3 chunks of 30, 30, 4 rows
+      {{1, 64, 200, 21}, {5, 64, 3, 2}, {1, 0, 2, 1}, {2, 3}, {2, 1}},          // 3 chunks
+  };
+  tbb::task_arena arena(2);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.x.to_string());
+    expect_float_conv_matches_double(
+        c.x, c.w, {attr_ints("pads", c.pads), attr_ints("strides", c.strides), attr_ints("dilations", c.dilations)},
+        arena);
+  }
+}
+
 TEST(Nn, Conv_SameUpperDilations) {
   std::vector<float> x = {1, 2, 3, 4, 5};
   auto r = run_kernel("Conv", {make_tensor<float>({1, 1, 5}, x), make_tensor<float>({1, 1, 2}, {1, 1})}, 1,
