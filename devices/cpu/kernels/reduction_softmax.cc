@@ -211,6 +211,41 @@ class CumSumKernel final : public Kernel {
       using Acc = ComputeT<T>;
       const T* in = x.data<T>();
       T* out = y->data<T>();
+      // Along the last axis each row is one chain of dependent adds, with
+      // its sum kept in memory (the stores to y might alias it as far as the
+      // compiler knows): 3.6 ns an element. Eight rows at a time, each sum
+      // in a register of its own, overlap the chains; every row still adds
+      // in its own order.
+      auto step = [this](Acc& a, const T* x, T* y) {
+        if (exclusive_) {
+          *y = store<T>(a);
+          a = wrap_add(a, static_cast<Acc>(load(*x)));
+        } else {
+          a = wrap_add(a, static_cast<Acc>(load(*x)));
+          *y = store<T>(a);
+        }
+      };
+      if (inner == 1) {
+        parallel_rows(outer, d, [&](int64_t b, int64_t e) {
+          constexpr int64_t kRows = 8;
+          int64_t o = b;
+          for (; o + kRows <= e; o += kRows) {
+            Acc a[kRows] = {};
+            for (int64_t s = 0; s < d; ++s) {
+              const int64_t k = reverse_ ? d - 1 - s : s;
+              for (int64_t r = 0; r < kRows; ++r) step(a[r], in + (o + r) * d + k, out + (o + r) * d + k);
+            }
+          }
+          for (; o < e; ++o) {
+            Acc a = Acc(0);
+            for (int64_t s = 0; s < d; ++s) {
+              const int64_t k = reverse_ ? d - 1 - s : s;
+              step(a, in + o * d + k, out + o * d + k);
+            }
+          }
+        });
+        return;
+      }
       parallel_rows(outer, d * inner, [&](int64_t b, int64_t e) {
         std::vector<Acc> acc(static_cast<size_t>(inner));
         for (int64_t o = b; o < e; ++o) {
@@ -219,16 +254,7 @@ class CumSumKernel final : public Kernel {
             const int64_t k = reverse_ ? d - 1 - s : s;
             const T* row = in + (o * d + k) * inner;
             T* dst = out + (o * d + k) * inner;
-            for (int64_t i = 0; i < inner; ++i) {
-              auto& a_i = acc[static_cast<size_t>(i)];
-              if (exclusive_) {
-                dst[i] = store<T>(a_i);
-                a_i = wrap_add(a_i, static_cast<Acc>(load(row[i])));
-              } else {
-                a_i = wrap_add(a_i, static_cast<Acc>(load(row[i])));
-                dst[i] = store<T>(a_i);
-              }
-            }
+            for (int64_t i = 0; i < inner; ++i) step(acc[static_cast<size_t>(i)], row + i, dst + i);
           }
         }
       });

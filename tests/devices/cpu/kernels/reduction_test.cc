@@ -489,6 +489,31 @@ TEST(ReduceCumSum, ExclusiveReverse) {
   EXPECT_EQ(to_vector<double>(both.outputs[0].tensor()), (std::vector<double>{14, 12, 9, 5, 0}));
 }
 
+// Along the last axis rows go eight at a time, then one by one: 19 rows
+// cover both, each compared with its own sequential sum (same order, so
+// exactly equal), in every mode.
+TEST(ReduceCumSum, LastAxisRowGroups_MatchSequentialSums) {
+  const int64_t rows = 19, d = 37;
+  std::vector<float> v(static_cast<size_t>(rows * d));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 7919) % 101) / 7.f - 6.f;
+  for (int64_t reverse : {0, 1})
+    for (int64_t exclusive : {0, 1}) {
+      auto r = run_kernel("CumSum", {make_tensor<float>({rows, d}, v), make_tensor<int64_t>({}, {1})}, 1,
+                          {attr_int("reverse", reverse), attr_int("exclusive", exclusive)}, 14);
+      ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+      const std::vector<float> got = to_vector<float>(r.outputs[0].tensor());
+      for (int64_t o = 0; o < rows; ++o) {
+        float a = 0;
+        for (int64_t s = 0; s < d; ++s) {
+          const size_t k = static_cast<size_t>(o * d + (reverse ? d - 1 - s : s));
+          if (!exclusive) a += v[k];
+          EXPECT_EQ(got[k], a) << "row " << o << " reverse " << reverse << " exclusive " << exclusive;
+          if (exclusive) a += v[k];
+        }
+      }
+    }
+}
+
 TEST(ReduceCumSum, Axis0Of2D) {
   Tensor x = make_tensor<int64_t>({2, 3}, {1, 2, 3, 4, 5, 6});
   auto r = run_kernel("CumSum", {x, make_tensor<int64_t>({1}, {-2})}, 1, {}, 14);
