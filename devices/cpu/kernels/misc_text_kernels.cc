@@ -11,6 +11,7 @@
 //
 // All kernels are stateless after init(); compute() is const and thread-safe.
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -167,8 +168,12 @@ class TfIdfVectorizerKernel final : public Kernel {
     indexes_ = node.attr_ints("ngram_indexes");
     weights_ = node.attr_floats("weights");
     if (indexes_.empty()) return InvalidArgument(where, ": ngram_indexes must not be empty");
+    // The output has max(ngram_indexes) + 1 columns: the largest int64
+    // would overflow that sum (fuzz seed 1133).
     for (int64_t v : indexes_)
-      if (v < 0) return InvalidArgument(where, ": ngram_indexes must be >= 0");
+      if (v < 0 || v == std::numeric_limits<int64_t>::max())
+        return InvalidArgument(where, ": ngram_indexes must be in [0, ", std::numeric_limits<int64_t>::max(), "), got ",
+                               v);
     output_size_ = *std::max_element(indexes_.begin(), indexes_.end()) + 1;
     if (!weights_.empty() && static_cast<int64_t>(weights_.size()) < output_size_)
       return InvalidArgument(where, ": weights has ", weights_.size(), " entries but the output has ", output_size_);

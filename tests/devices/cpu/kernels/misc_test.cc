@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -338,6 +339,9 @@ TEST(Misc, TfIdfVectorizer_BadInputs) {
   EXPECT_EQ(run_kernel("TfIdfVectorizer", {ints}, 1, attrs, 9).status.code(), StatusCode::kInvalidArgument);
   attrs = tfidf_int_attrs(1, 0);
   attrs[5] = attr_ints("ngram_indexes", {0, 1});
+  EXPECT_EQ(run_kernel("TfIdfVectorizer", {ints}, 1, attrs, 9).status.code(), StatusCode::kInvalidArgument);
+  attrs = tfidf_int_attrs(1, 0);  // max + 1 columns would overflow
+  attrs[5] = attr_ints("ngram_indexes", {0, 1, 2, 3, 4, 5, std::numeric_limits<int64_t>::max()});
   EXPECT_EQ(run_kernel("TfIdfVectorizer", {ints}, 1, attrs, 9).status.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(run_kernel("TfIdfVectorizer", {make_tensor<int64_t>({1, 1, 2}, {1, 2})}, 1, tfidf_int_attrs(1, 0), 9)
                 .status.code(),
