@@ -385,11 +385,13 @@ class EyeLikeKernel final : public Kernel {
     size_t es = dtype_size(dt);
     if (out->nbytes()) std::memset(out->raw(), 0, out->nbytes());
     ScalarValue one = scalar_from_double(dt, 1.0);
-    for (int64_t i = 0; i < rows; ++i) {
-      int64_t j = i + k_;
-      if (j < 0 || j >= cols) continue;
-      std::memcpy(static_cast<char*>(out->raw()) + (i * cols + j) * es, one.bytes, es);
-    }
+    // Row i holds its one at column i + k, for i in [max(0, -k), cols - k)
+    // within the rows. A k outside (-rows, cols) leaves every row empty and
+    // is ruled out first: k may be any int64, and i + k overflowed (fuzz
+    // seed 1135).
+    if (k_ > -rows && k_ < cols)
+      for (int64_t i = std::max<int64_t>(0, -k_); i < std::min(rows, cols - k_); ++i)
+        std::memcpy(static_cast<char*>(out->raw()) + (i * cols + i + k_) * es, one.bytes, es);
     return OkStatus();
   }
 

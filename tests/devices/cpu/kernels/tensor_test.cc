@@ -574,6 +574,15 @@ TEST(TensorOps, EyeLike_OffDiagonalAndDtype) {
   EXPECT_OK(r);
   EXPECT_EQ(out0(r).dtype(), DataType::kInt32);
   EXPECT_EQ(to_vector<int32_t>(out0(r)), (std::vector<int32_t>{0, 1, 0, 0, 0, 1}));
+  auto below = run_kernel("EyeLike", {f32(Dims{3, 2}, std::vector<float>(6))}, 1, {attr_int("k", -2)});
+  EXPECT_OK(below);
+  EXPECT_EQ(to_vector<float>(out0(below)), (std::vector<float>{0, 0, 0, 0, 1, 0}));
+  // Diagonals far outside: all zeros, with no overflow of i + k.
+  for (int64_t k : {INT64_MAX, INT64_MIN, int64_t{3}, int64_t{-3}}) {
+    auto far = run_kernel("EyeLike", {f32(Dims{3, 2}, std::vector<float>(6))}, 1, {attr_int("k", k)});
+    EXPECT_OK(far);
+    EXPECT_EQ(to_vector<float>(out0(far)), std::vector<float>(6, 0.f)) << k;
+  }
 }
 
 // --- resize ------------------------------------------------------------------
