@@ -160,13 +160,7 @@ void strided_copy_t(T* dst, const T* src, const Dims& dims, const Dims& strides)
       }
     }
   };
-  if (rows > 1 && rows * inner >= kParallelElements) {
-    int64_t grain = std::max<int64_t>(1, kParallelElements / std::max<int64_t>(inner, 1) / 4);
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows, grain),
-                      [&](const tbb::blocked_range<int64_t>& br) { run_rows(br.begin(), br.end()); });
-  } else {
-    run_rows(0, rows);
-  }
+  for_row_ranges(rows, inner, run_rows);
 }
 
 }  // namespace

@@ -6,6 +6,10 @@
 // functions are stateless and thread-safe.
 #pragma once
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -20,6 +24,29 @@ namespace sy::tensor_ops {
 
 // Tensors with at least this many elements are split across oneTBB workers.
 constexpr int64_t kParallelElements = 1 << 16;
+
+// Runs f(begin, end) over consecutive ranges of the rows [0, rows) of
+// `row_elements` elements each: on oneTBB workers, in ranges of at least a
+// quarter of kParallelElements elements, when the rows hold
+// kParallelElements or more; else in one call on this thread.
+template <typename F>
+void for_row_ranges(int64_t rows, int64_t row_elements, F&& f) {
+  const int64_t per_row = std::max<int64_t>(row_elements, 1);
+  if (rows > 1 && rows * per_row >= kParallelElements) {
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows, std::max<int64_t>(1, kParallelElements / per_row / 4)),
+                      [&](const tbb::blocked_range<int64_t>& r) { f(r.begin(), r.end()); });
+  } else {
+    f(int64_t{0}, rows);
+  }
+}
+
+// f(row) for every row, split as by for_row_ranges.
+template <typename F>
+void for_each_row(int64_t rows, int64_t row_elements, F&& f) {
+  for_row_ranges(rows, row_elements, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) f(i);
+  });
+}
 
 struct Bytes16 {
   uint64_t lo, hi;

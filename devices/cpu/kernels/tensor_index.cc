@@ -2,9 +2,6 @@
 // ScatterElements, ScatterND, OneHot, NonZero, Compress, Unique. Every index
 // read from data is range-checked before any element is touched, so a bad
 // index yields OutOfRange instead of a wild read or write.
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <cmath>
 #include <mutex>
@@ -28,17 +25,6 @@ inline StatusOr<int64_t> checked_index(int64_t idx, int64_t n, const char* op, i
   if (idx < -n || idx >= n)
     return OutOfRange(op, ": index ", idx, " at position ", pos, " is out of range [", -n, ", ", n - 1, "]");
   return idx < 0 ? idx + n : idx;
-}
-
-template <typename F>
-void parallel_rows(int64_t rows, int64_t work_per_row, F&& f) {
-  if (rows > 1 && rows * std::max<int64_t>(work_per_row, 1) >= kParallelElements) {
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows), [&](const tbb::blocked_range<int64_t>& r) {
-      for (int64_t i = r.begin(); i < r.end(); ++i) f(i);
-    });
-  } else {
-    for (int64_t i = 0; i < rows; ++i) f(i);
-  }
 }
 
 class GatherKernel final : public Kernel {
@@ -69,7 +55,7 @@ class GatherKernel final : public Kernel {
     DataType dt = x.dtype();
     void* dst = out->raw();
     const void* src = x.raw();
-    parallel_rows(outer * nidx, inner, [&](int64_t row) {
+    for_each_row(outer * nidx, inner, [&](int64_t row) {
       int64_t o = row / nidx, i = row % nidx;
       int64_t idx = index_at(ind, i);
       if (idx < 0) idx += n;
@@ -169,9 +155,7 @@ Status walk_elements(const Tensor& x, const Tensor& ind, int64_t axis, const cha
     }
   };
   auto run = [&](const auto* data) {
-    if (rows < 2 || n < kParallelElements) return walk(data, 0, rows);
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows),
-                      [&](const tbb::blocked_range<int64_t>& rr) { walk(data, rr.begin(), rr.end()); });
+    for_row_ranges(rows, last, [&](int64_t begin, int64_t end) { walk(data, begin, end); });
   };
   if (ind.dtype() == DataType::kInt64) run(ind.data<int64_t>());
   else run(ind.data<int32_t>());
@@ -273,7 +257,7 @@ class GatherNDKernel final : public Kernel {
     }
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), s.out_dims));
     DataType dt = x.dtype();
-    parallel_rows(tuples, slice, [&](int64_t t) { copy_elements(dt, out->raw(), t * slice, x.raw(), offsets[t], slice); });
+    for_each_row(tuples, slice, [&](int64_t t) { copy_elements(dt, out->raw(), t * slice, x.raw(), offsets[t], slice); });
     return OkStatus();
   }
 

@@ -1,9 +1,6 @@
 // CPU data-movement kernels: Transpose, Concat, Split, Slice, Tile, Pad,
 // DepthToSpace, SpaceToDepth, Trilu, ReverseSequence. Most reduce to
 // strided_copy with a computed view; all work for every element type.
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <limits>
 
@@ -321,12 +318,7 @@ Status PadKernel::compute(KernelContext& ctx) const {
         }
       }
     };
-    if (rows > 1 && out->numel() >= kParallelElements) {
-      tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows, std::max<int64_t>(1, kParallelElements / inner_out / 4)),
-                        [&](const tbb::blocked_range<int64_t>& br) { run_rows(br.begin(), br.end()); });
-    } else {
-      run_rows(0, rows);
-    }
+    for_row_ranges(rows, inner_out, run_rows);
   });
   return OkStatus();
 }

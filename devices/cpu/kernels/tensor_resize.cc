@@ -3,9 +3,6 @@
 // computed once per call by resize_plan.h (shared with the CUDA kernel, and
 // following the ONNX reference implementation exactly). Nearest mode is a pure gather and works for every
 // element type; linear and cubic run axis by axis in double precision.
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -37,17 +34,6 @@ inline T from_double(double v) {
     if (v <= static_cast<double>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
     if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
     return static_cast<T>(v);
-  }
-}
-
-template <typename F>
-void for_rows(int64_t rows, int64_t per_row, F&& f) {
-  if (rows > 1 && rows * std::max<int64_t>(per_row, 1) >= kParallelElements) {
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows), [&](const tbb::blocked_range<int64_t>& r) {
-      for (int64_t i = r.begin(); i < r.end(); ++i) f(i);
-    });
-  } else {
-    for (int64_t i = 0; i < rows; ++i) f(i);
   }
 }
 
@@ -90,7 +76,7 @@ Status run_resize(KernelContext& ctx, const ResizeAttrs& a, const Tensor& x, con
       const T* src = x.data<T>();
       T* dst = out->data<T>();
       const T ev = *static_cast<const T*>(extrap.ptr(dt));
-      for_rows(rows, inner, [&](int64_t row) {
+      for_each_row(rows, inner, [&](int64_t row) {
         int64_t rem = row, off = 0;
         bool row_out = false;
         for (size_t k = r - 1; k-- > 0;) {
@@ -124,7 +110,7 @@ Status run_resize(KernelContext& ctx, const ResizeAttrs& a, const Tensor& x, con
         for (size_t j = 0; j < k; ++j) outer *= dims[j];
         for (size_t j = k + 1; j < r; ++j) inner *= dims[j];
         std::vector<double> next(static_cast<size_t>(outer * p.out * inner), 0.0);
-        for_rows(outer * p.out, inner * p.ntaps, [&](int64_t row) {
+        for_each_row(outer * p.out, inner * p.ntaps, [&](int64_t row) {
           int64_t o = row / p.out, xo = row % p.out;
           double* d = &next[row * inner];
           for (int t = 0; t < p.ntaps; ++t) {
