@@ -7,8 +7,9 @@ process, Switchyard through `switchyard run` with the given --devices and --poli
 single). A case's figure is the median of --runs timed runs after --warmup untimed ones. Each
 runtime's fixed cost of a run (its median on a one-element Identity model: Python and session
 overhead for ONNX Runtime, the run loop for Switchyard) is subtracted before the ratio, so that
-the ratio compares the kernels; the raw medians are printed too. This is the tool that finds slow CPU kernels: whole models
-(bench/ort_workloads.py) tell that something is slow, this tells which op.
+the ratio compares the kernels; the raw medians are printed too. This is the tool that finds
+slow CPU kernels: whole models (bench/ort_workloads.py) tell that something is slow, this tells
+which op.
 
   python3 bench/ort_ops.py [--switchyard build/switchyard] [--runs 300] [--only Softmax,MatMul]
 

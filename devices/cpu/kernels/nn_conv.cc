@@ -342,7 +342,8 @@ class ConvKernel final : public Kernel {
   // are dense in y, so oneDNN keeps its fast plain-layout kernels (strided
   // ones fall to its reference code, 1000x slower). Larger kernels of one
   // image are not split: oneDNN's plain-layout path unrolls the input per
-  // call (im2col), which each slice would repeat.
+  // call (im2col), which each slice would repeat; im2col_conv takes those
+  // images that fill the cores before they get here.
   bool run_dnnl(const Tensor& x, const Tensor& wt, const Tensor* b, Tensor* y, const ConvShape& s) const {
     const int64_t cores = tbb::this_task_arena::max_concurrency();
     const bool by_images = s.N > 1;
