@@ -24,22 +24,21 @@ enum class SoftmaxKind { kSoftmax, kLogSoftmax, kHardmax };
 // usual case (the last axis). The block path below keeps its running max
 // and sum in vectors that may alias y as far as the compiler knows, so each
 // element paid a load and a store there: 10 us for 1024 floats.
-// The max of float rows is taken with SSE (max_skipping_nan), and the sum
-// in vectorised lanes (lane_sum).
+// Float rows take three passes: the max with SSE (max_skipping_nan), the
+// exps and their sum together (exp_shifted_sum; apart, the passes that
+// wrote x - max and summed took as long as the exp), and the scaling.
 template <typename T>
 void softmax_row(bool log, const T* x, T* y, int64_t d) {
   T m = -std::numeric_limits<T>::infinity();  // NaNs skipped: they turn the sum NaN below
+  T s;
   if constexpr (std::is_same_v<T, float>) {
     m = elementwise::max_skipping_nan(x, d);
+    s = elementwise::exp_shifted_sum(x, m, y, d);
   } else {
     for (int64_t k = 0; k < d; ++k) m = x[k] > m ? x[k] : m;
+    for (int64_t k = 0; k < d; ++k) y[k] = std::exp(x[k] - m);
+    s = lane_sum<T>(d, [&](int64_t k) { return y[k]; });
   }
-  for (int64_t k = 0; k < d; ++k) y[k] = x[k] - m;
-  bool vectorised = false;
-  if constexpr (std::is_same_v<T, float>) vectorised = elementwise::vector_math(elementwise::VecFn::kExp, y, y, d);
-  if (!vectorised)
-    for (int64_t k = 0; k < d; ++k) y[k] = std::exp(y[k]);
-  const T s = lane_sum<T>(d, [&](int64_t k) { return y[k]; });
   if (log) {
     const T shift = std::log(s) + m;
     for (int64_t k = 0; k < d; ++k) y[k] = x[k] - shift;

@@ -2,6 +2,7 @@
 
 #include "devices/cpu/kernels/elementwise_common.h"
 
+#include <cmath>
 #include <limits>
 #if defined(__x86_64__)
 #include <emmintrin.h>
@@ -12,7 +13,6 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <iterator>
 #include <string>
@@ -20,6 +20,21 @@
 #endif
 
 namespace sy::elementwise {
+namespace {
+
+// The sum of y[0, n) in eight independent chains, which vectorise.
+float lane_sum(const float* y, int64_t n) {
+  float lane[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int l = 0; l < 8; ++l) lane[l] += y[i + l];
+  float s = 0;
+  for (float v : lane) s += v;
+  for (; i < n; ++i) s += y[i];
+  return s;
+}
+
+}  // namespace
 
 #if SY_VECTOR_MATH
 namespace {
@@ -73,6 +88,77 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void sigmoid_from_e
   for (int64_t i = 0; i < n; ++i) t[i] = (x[i] >= 0 ? 1.f : t[i]) / (1.f + t[i]);
 }
 
+// GCC 12's AVX-512 intrinsics start their results from a self-initialised
+// __m512 (GCC bug 105593), which -W[maybe-]uninitialized reports wherever
+// they are inlined: off for the functions below.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+// e^x in 16 lanes, our own rather than libmvec's: 13 us for 64K elements
+// in cache against libmvec's 20, where exp is most of Softmax and Sigmoid
+// and ONNX Runtime's MLAS is as fast. x = n ln2 + r with |r| <= ln2/2 (ln2
+// in two parts, so that r is exact to float precision for |n| <= 150),
+// e^r by its Taylor series to r^7 (truncation under 6e-9 relative, below
+// half an ulp), and scalef multiplies by 2^n with a single rounding, which
+// also gives the overflow to inf, the denormals and the underflow to 0.
+// Measured over every 98th float in [-110, 90]: within 0.89 ulp of the
+// exact value. The clamps keep n finite for +-inf and huge x; min/max
+// return their second operand when one is NaN, so NaN passes through.
+__attribute__((target("avx512f"))) inline __m512 exp16(__m512 x) {
+  x = _mm512_max_ps(_mm512_set1_ps(-104.f), _mm512_min_ps(_mm512_set1_ps(89.f), x));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);  // ln2's top 16 bits: n * it is exact
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187045e-6f), r);
+  __m512 p = _mm512_set1_ps(1.f / 5040);
+  for (const float c : {1.f / 720, 1.f / 120, 1.f / 24, 1.f / 6, 0.5f, 1.f, 1.f})
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(c));
+  return _mm512_scalef_ps(p, n);
+}
+
+// 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below: e^-|x| never
+// overflows. NaN stays NaN.
+__attribute__((target("avx512f"))) inline __m512 sigmoid16(__m512 x) {
+  const __m512 t = exp16(_mm512_sub_ps(_mm512_setzero_ps(), _mm512_abs_ps(x)));
+  const __mmask16 nonneg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ);
+  const __m512 num = _mm512_mask_blend_ps(nonneg, t, _mm512_set1_ps(1.f));
+  return _mm512_div_ps(num, _mm512_add_ps(_mm512_set1_ps(1.f), t));
+}
+
+// f over [0, n), the tail under a mask.
+template <__m512 (*F)(__m512)>
+__attribute__((target("avx512f"))) void own16(const float* in, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(out + i, F(_mm512_loadu_ps(in + i)));
+  if (i == n) return;
+  const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1);
+  _mm512_mask_storeu_ps(out + i, m, F(_mm512_maskz_loadu_ps(m, in + i)));
+}
+
+__attribute__((target("avx512f"))) float exp_shifted_sum16(const float* x, float shift, float* y, int64_t n) {
+  const __m512 s = _mm512_set1_ps(shift);
+  __m512 a0 = _mm512_setzero_ps(), a1 = a0;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m512 e0 = exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i), s));
+    const __m512 e1 = exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), s));
+    _mm512_storeu_ps(y + i, e0);
+    _mm512_storeu_ps(y + i + 16, e1);
+    a0 = _mm512_add_ps(a0, e0);
+    a1 = _mm512_add_ps(a1, e1);
+  }
+  for (; i < n; i += 16) {
+    const __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __m512 e = _mm512_maskz_mov_ps(m, exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), s)));
+    _mm512_mask_storeu_ps(y + i, m, e);
+    a0 = _mm512_add_ps(a0, e);
+  }
+  return _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+}
+
+#pragma GCC diagnostic pop
+
 // The tail (fewer elements than lanes) goes through a padded block, so
 // every element comes from the same implementation.
 __attribute__((target("avx512f"))) void run16(V16 f, const float* in, float* out, int64_t n) {
@@ -105,9 +191,20 @@ void run4(V4 f, const float* in, float* out, int64_t n) {
   std::memcpy(out + i, pad, static_cast<size_t>(n - i) * sizeof(float));
 }
 
+bool has_avx512() {
+  static const bool yes = __builtin_cpu_supports("avx512f");
+  return yes;
+}
+
 }  // namespace
 
 bool vector_math(VecFn f, const float* in, float* out, int64_t n) {
+  if ((f == VecFn::kExp || f == VecFn::kSigmoid) && has_avx512()) {
+    parallel_ranges(n, [&](int64_t b, int64_t e) {
+      f == VecFn::kExp ? own16<exp16>(in + b, out + b, e - b) : own16<sigmoid16>(in + b, out + b, e - b);
+    });
+    return true;
+  }
   const Mvec& m = mvec();
   const int base = f == VecFn::kSigmoid ? static_cast<int>(VecFn::kExp) : static_cast<int>(f);
   // The widest variant the CPU runs, but erf's 16 lanes: on AMD Zen 4
@@ -144,9 +241,22 @@ bool vector_math(VecFn f, const float* in, float* out, int64_t n) {
   return true;
 }
 
+float exp_shifted_sum(const float* x, float shift, float* y, int64_t n) {
+  if (has_avx512()) return exp_shifted_sum16(x, shift, y, n);
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+  if (!vector_math(VecFn::kExp, y, y, n))
+    for (int64_t i = 0; i < n; ++i) y[i] = std::exp(y[i]);
+  return lane_sum(y, n);
+}
+
 #else
 
 bool vector_math(VecFn, const float*, float*, int64_t) { return false; }
+
+float exp_shifted_sum(const float* x, float shift, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i] - shift);
+  return lane_sum(y, n);
+}
 
 #endif
 

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -96,6 +97,77 @@ TEST(VectorMath, InPlace_MatchesStdMath) {
   if (!vector_math(VecFn::kSigmoid, v.data(), v.data(), static_cast<int64_t>(v.size())))
     GTEST_SKIP() << "no libmvec here (not x86-64 glibc): the kernels run their scalar loops";
   EXPECT_EQ(mismatch(sigmoid, in, v), "");
+}
+
+// How many units in the last place of `want` (rounded to float; the
+// denormal spacing below the normal range) `got` is from it.
+double ulps(float got, double want) {
+  const float w = static_cast<float>(want);
+  if (std::isinf(w) || std::isinf(got)) return w == got ? 0 : std::numeric_limits<double>::infinity();
+  const double spacing = std::max(static_cast<double>(std::nextafter(std::abs(w), INFINITY) - std::abs(w)),
+                                  static_cast<double>(std::numeric_limits<float>::denorm_min()));
+  return std::abs(static_cast<double>(got) - want) / spacing;
+}
+
+// With AVX-512, exp is our own polynomial (within 0.89 ulp when measured);
+// elsewhere libmvec's, which glibc documents to 4 ulp.
+double exp_ulp_bound() {
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx512f")) return 1.0;
+#endif
+  return 4.0;
+}
+
+// A million points evenly from below the underflow to zero (-104) to past
+// the overflow to inf (89), through the denormal results below -87.3,
+// and tiny arguments: the range reduction and the scaling by 2^n at every
+// exponent.
+TEST(VectorMath, Exp_DenseSweep_WithinUlpBound) {
+  constexpr int kPoints = 1 << 20;
+  std::vector<float> x;
+  for (int i = 0; i <= kPoints; ++i) x.push_back(-105.f + 195.f * static_cast<float>(i) / kPoints);
+  for (float t = 1e-30f; t < 1.f; t *= 3.f) x.insert(x.end(), {t, -t});
+  std::vector<float> y(x.size());
+  if (!vector_math(VecFn::kExp, x.data(), y.data(), static_cast<int64_t>(x.size())))
+    GTEST_SKIP() << "no libmvec here (not x86-64 glibc): Exp runs the scalar std::exp loop";
+  double worst = 0;
+  float at = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double u = ulps(y[i], std::exp(static_cast<double>(x[i])));
+    if (u > worst) worst = u, at = x[i];
+  }
+  EXPECT_LE(worst, exp_ulp_bound()) << "exp(" << at << ") over " << x.size() << " inputs";
+}
+
+// exp_shifted_sum at every length up to 40 (the vector blocks of 32 and
+// 16 and the masked tail) and past them, in place and apart: each element
+// as exp(x - shift) and the sum against a sum in double.
+TEST(VectorMath, ExpShiftedSum_MatchesExpAndSum) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-30.f, 10.f);
+  for (int64_t n : {0, 1, 2, 7, 15, 16, 17, 31, 32, 33, 40, 1000}) {
+    std::vector<float> x(static_cast<size_t>(n));
+    for (float& v : x) v = u(rng);
+    for (bool in_place : {false, true}) {
+      std::vector<float> y(x.size(), -1.f), keep = x;
+      float* out = in_place ? keep.data() : y.data();
+      const float shift = 3.5f;
+      const float s = elementwise::exp_shifted_sum(keep.data(), shift, out, n);
+      double want_sum = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const double want = std::exp(static_cast<double>(x[static_cast<size_t>(i)] - shift));
+        want_sum += want;
+        EXPECT_LE(ulps(out[i], want), exp_ulp_bound()) << "n=" << n << " i=" << i << " in place " << in_place;
+      }
+      EXPECT_NEAR(s, want_sum, 1e-6 * want_sum) << "n=" << n << " in place " << in_place;
+    }
+  }
+  // A NaN turns the sum NaN (Softmax's row then comes out NaN); an infinite
+  // shift with an infinite element gives exp(NaN).
+  std::vector<float> x = {1.f, std::numeric_limits<float>::quiet_NaN(), 2.f}, y(3);
+  EXPECT_TRUE(std::isnan(elementwise::exp_shifted_sum(x.data(), 0.f, y.data(), 3)));
+  EXPECT_FLOAT_EQ(y[0], std::exp(1.f));
+  EXPECT_TRUE(std::isnan(y[1]));
 }
 
 // Every length up to 40 (the SSE blocks of 16 and the scalar tail), with
