@@ -70,6 +70,37 @@ TEST(Nn, MatMul_FoldedBatch) {
   expect_near(to_vector<float>(r.outputs[0].tensor()), {-1, -1, -1, -1});
 }
 
+// Many small batches run side by side (for_batches) in a 4-thread arena:
+// [3,4,1,...] x [4,1,...] broadcast both ways so that every batch reads
+// its own A and B offsets, in float (sgemm) and int32 (the plain loop).
+TEST(Nn, MatMul_ParallelBatches_MatchReference) {
+  tbb::task_arena arena(4);
+  const int64_t M = 40, K = 64, N = 50;  // 12 batches of 128K multiply-adds: past for_batches' threshold
+  std::vector<float> a(static_cast<size_t>(3 * M * K)), b(static_cast<size_t>(4 * K * N));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(static_cast<int64_t>(i * 7 % 13) - 6);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(static_cast<int64_t>(i * 5 % 11) - 5);
+  std::vector<float> want(static_cast<size_t>(12 * M * N));
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 4; ++j)
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t n = 0; n < N; ++n) {
+          float acc = 0;
+          for (int64_t k = 0; k < K; ++k) acc += a[(i * M + m) * K + k] * b[(j * K + k) * N + n];
+          want[static_cast<size_t>(((i * 4 + j) * M + m) * N + n)] = acc;
+        }
+  testing::KernelRun f, n;
+  arena.execute([&] {
+    f = run_kernel("MatMul", {make_tensor<float>({3, 1, M, K}, a), make_tensor<float>({4, K, N}, b)}, 1);
+    std::vector<int32_t> ai(a.begin(), a.end()), bi(b.begin(), b.end());
+    n = run_kernel("MatMul", {make_tensor<int32_t>({3, 1, M, K}, ai), make_tensor<int32_t>({4, K, N}, bi)}, 1);
+  });
+  ASSERT_TRUE(f.status.ok()) << f.status.to_string();
+  ASSERT_TRUE(n.status.ok()) << n.status.to_string();
+  EXPECT_EQ(f.outputs[0].tensor().dims(), (Dims{3, 4, M, N}));
+  EXPECT_EQ(to_vector<float>(f.outputs[0].tensor()), want);  // small integers: exact in any order
+  EXPECT_EQ(to_vector<int32_t>(n.outputs[0].tensor()), std::vector<int32_t>(want.begin(), want.end()));
+}
+
 // nn::sgemm's three paths (a plain loop when tiny, blocks of rows, blocks
 // of columns when there are few rows) in a 4-thread arena whatever the
 // machine, with every transpose, padded leading dimensions, alpha and beta.
