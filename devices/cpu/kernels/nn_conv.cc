@@ -81,8 +81,8 @@ ColumnSpan column_span(const Window& w, int64_t kw) {
 // about 20x slower than ONNX Runtime ([1, 128, 56, 56], 3x3: 1.9 ms against
 // 0.1). Each output row is a sum of input rows scaled by one weight each,
 // over the columns where the window is inside the input, so the inner loop
-// runs over contiguous columns and vectorises (stride 1); an AVX2 clone is
-// picked at load time where the CPU has it.
+// runs over contiguous columns and vectorises (stride 1); an x86-64-v3
+// clone (AVX2 and FMA) is picked at load time where the CPU has it.
 struct DepthwisePlane {
   int64_t H, W, OH, OW, KH, KW, sh, sw, dh, ph;
   const int64_t* off;  // per kw: input column under output column 0
@@ -90,8 +90,9 @@ struct DepthwisePlane {
   const int64_t* hi;
 };
 
-__attribute__((target_clones("avx2", "default"))) void depthwise_plane(const DepthwisePlane& p, const float* x,
-                                                                      const float* k, float bias, float* y) {
+__attribute__((target_clones("arch=x86-64-v3", "default"))) void depthwise_plane(const DepthwisePlane& p,
+                                                                                const float* x, const float* k,
+                                                                                float bias, float* y) {
   for (int64_t oh = 0; oh < p.OH; ++oh) {
     float* yr = y + oh * p.OW;
     std::fill(yr, yr + p.OW, bias);
@@ -114,12 +115,12 @@ __attribute__((target_clones("avx2", "default"))) void depthwise_plane(const Dep
 
 // Stride 1 along the rows: the plane is first copied into a zero-padded
 // buffer, so that every tap of every window is inside, and output columns
-// are summed in vector registers (GCC's vector type: one AVX2 register in
-// the AVX2 clone, two SSE ones else) and stored once: 32 at a time, so that
-// four independent sums hide the adds' latency, then 8, then 8 ending at
-// the row's end over columns already done. depthwise_plane's pass over the
-// row per tap, with the edge columns apart, took twice as long ([1, 128, 56,
-// 56], 3x3: 300 us to 150).
+// are summed in vector registers (GCC's vector type: one AVX register in
+// the x86-64-v3/v4 clones, two SSE ones else) and stored once, several
+// vectors at a time so that independent sums hide the adds' latency.
+// depthwise_plane's pass over the row per tap, with the edge columns apart,
+// took twice as long ([1, 128, 56, 56], 3x3: 300 us to 150, and 115 with
+// FMA and the taps of 3x3 unrolled).
 constexpr int64_t kMaxPaddedPlane = int64_t{1} << 22;  // floats: 16 MiB a thread at most
 
 struct PaddedPlane {
@@ -128,17 +129,20 @@ struct PaddedPlane {
 
 using Floats8 = float __attribute__((vector_size(32)));
 
-template <int kVecs>
+// kK: a square kK x kK kernel known at compile time, whose taps unroll
+// (3x3 is MobileNet's); 0: p.KH x p.KW at run time.
+template <int kVecs, int kK>
 [[gnu::always_inline]] inline void padded_columns(const PaddedPlane& p, const float* src, const float* k, float bias,
                                                   float* out) {
+  const int64_t KH = kK ? kK : p.KH, KW = kK ? kK : p.KW;
   Floats8 acc[kVecs];
   for (int v = 0; v < kVecs; ++v) acc[v] = Floats8{} + bias;
-  for (int64_t kh = 0; kh < p.KH; ++kh) {
+  for (int64_t kh = 0; kh < KH; ++kh) {
     const float* row = src + kh * p.dh * p.PW;
-    for (int64_t kw = 0; kw < p.KW; ++kw) {
-      const Floats8 wv = Floats8{} + k[kh * p.KW + kw];
+    for (int64_t kw = 0; kw < KW; ++kw) {
+      const Floats8 wv = Floats8{} + k[kh * KW + kw];
       const float* at = row + kw * p.dw;
-#pragma GCC unroll 4
+#pragma GCC unroll 8
       for (int v = 0; v < kVecs; ++v) {
         Floats8 in;
         std::memcpy(&in, at + 8 * v, sizeof in);
@@ -149,17 +153,35 @@ template <int kVecs>
   for (int v = 0; v < kVecs; ++v) std::memcpy(out + 8 * v, &acc[v], sizeof acc[v]);
 }
 
-// Needs OW >= 8.
-__attribute__((target_clones("avx2", "default"))) void depthwise_plane_padded(const PaddedPlane& p, const float* xp,
-                                                                             const float* k, float bias, float* y) {
+// A row's columns: 32 at a time, the rest of the whole vectors in one
+// call, then the last 8 over columns already done: with 8 at a time,
+// [1, 128, 56, 56]'s three last vectors of each row took most of the time
+// in loop overhead.
+template <int kK>
+[[gnu::always_inline]] inline void padded_rows(const PaddedPlane& p, const float* xp, const float* k, float bias,
+                                               float* y) {
   for (int64_t oh = 0; oh < p.OH; ++oh) {
     const float* src = xp + oh * p.sh * p.PW;
     float* yr = y + oh * p.OW;
     int64_t ow = 0;
-    for (; ow + 32 <= p.OW; ow += 32) padded_columns<4>(p, src + ow, k, bias, yr + ow);
-    for (; ow + 8 <= p.OW; ow += 8) padded_columns<1>(p, src + ow, k, bias, yr + ow);
-    if (ow < p.OW) padded_columns<1>(p, src + p.OW - 8, k, bias, yr + p.OW - 8);
+    for (; ow + 32 <= p.OW; ow += 32) padded_columns<4, kK>(p, src + ow, k, bias, yr + ow);
+    switch ((p.OW - ow) / 8) {
+      case 3: padded_columns<3, kK>(p, src + ow, k, bias, yr + ow); break;
+      case 2: padded_columns<2, kK>(p, src + ow, k, bias, yr + ow); break;
+      case 1: padded_columns<1, kK>(p, src + ow, k, bias, yr + ow); break;
+      default: break;
+    }
+    ow += (p.OW - ow) / 8 * 8;
+    if (ow < p.OW) padded_columns<1, kK>(p, src + p.OW - 8, k, bias, yr + p.OW - 8);
   }
+}
+
+// Needs OW >= 8. x86-64-v3 and v4 bring FMA, which plain "avx2" left out
+// (a multiply and an add per tap).
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void depthwise_plane_padded(
+    const PaddedPlane& p, const float* xp, const float* k, float bias, float* y) {
+  if (p.KH == 3 && p.KW == 3) return padded_rows<3>(p, xp, k, bias, y);
+  padded_rows<0>(p, xp, k, bias, y);
 }
 
 void depthwise_conv(const float* X, const float* W, const float* B, float* Y, int64_t N, int64_t C, const Window& w) {

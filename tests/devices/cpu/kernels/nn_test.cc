@@ -268,6 +268,11 @@ TEST(Nn, Conv_Depthwise_MatchesGenericLoop) {
       {{2, 2, 9, 37}, {2, 1, 5, 5}, {2, 3, 1, 0}, {1, 1}, {2, 2}},
       {{1, 2, 5, 21}, {2, 1, 1, 4}, {0, 0, 0, 0}, {1, 1}, {1, 3}},
       {{1, 2, 30}, {2, 1, 3}, {0, 0}, {1}, {1}},
+      // After the blocks of 32, three and two whole vectors in one call,
+      // with the 3x3 kernel unrolled and with another size.
+      {{1, 2, 5, 56}, {2, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
+      {{1, 2, 4, 50}, {2, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
+      {{1, 2, 7, 24}, {2, 1, 5, 5}, {0, 0, 0, 0}, {1, 1}, {1, 1}},
   };
   tbb::task_arena arena;
   for (const Case& c : cases) {
