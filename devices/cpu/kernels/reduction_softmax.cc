@@ -27,6 +27,13 @@ enum class SoftmaxKind { kSoftmax, kLogSoftmax, kHardmax };
 // Float rows take three passes: the max with SSE (max_skipping_nan), the
 // exps and their sum together (exp_shifted_sum; apart, the passes that
 // wrote x - max and summed took as long as the exp), and the scaling.
+// Cloned for AVX-512: reading back in SSE registers the row that
+// exp_shifted_sum had just stored in AVX-512 ones stalled every load (a
+// quarter of Softmax's time under perf; 7% this way).
+__attribute__((target_clones("avx512f", "default"))) void scale_row(float* __restrict y, float r, int64_t d) {
+  for (int64_t k = 0; k < d; ++k) y[k] *= r;
+}
+
 template <typename T>
 void softmax_row(bool log, const T* x, T* y, int64_t d) {
   T m = -std::numeric_limits<T>::infinity();  // NaNs skipped: they turn the sum NaN below
@@ -44,7 +51,11 @@ void softmax_row(bool log, const T* x, T* y, int64_t d) {
     for (int64_t k = 0; k < d; ++k) y[k] = x[k] - shift;
   } else {
     const T r = T(1) / s;
-    for (int64_t k = 0; k < d; ++k) y[k] *= r;
+    if constexpr (std::is_same_v<T, float>) {
+      scale_row(y, r, d);
+    } else {
+      for (int64_t k = 0; k < d; ++k) y[k] *= r;
+    }
   }
 }
 

@@ -170,14 +170,19 @@ TEST(VectorMath, ExpShiftedSum_MatchesExpAndSum) {
   EXPECT_TRUE(std::isnan(y[1]));
 }
 
-// Every length up to 40 (the SSE blocks of 16 and the scalar tail), with
-// the extreme and a NaN at every position.
+// Every length up to 150 (the AVX-512 blocks of 64, the SSE blocks of 16
+// and the scalar tail), with a NaN at every position and a lone largest
+// and smallest element that move with it.
 TEST(VectorMath, MaxMinSkippingNan_MatchScalarScan) {
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
-  for (int64_t n = 0; n <= 40; ++n) {
+  for (int64_t n = 0; n <= 150; ++n) {
     for (int64_t at = -1; at < n; ++at) {  // at: where the NaN goes (-1: none)
       std::vector<float> x(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = static_cast<float>((i * 7) % 11) - 5.f;
+      if (n > 2) {
+        x[static_cast<size_t>((at + 1 + n / 2) % n)] = 100.f;
+        x[static_cast<size_t>((at + 2 + n / 2) % n)] = -100.f;
+      }
       if (at >= 0) x[static_cast<size_t>(at)] = nan;
       float want_max = -inf, want_min = inf;
       for (float v : x) {
