@@ -3,6 +3,8 @@
 // plus the family's shared helpers and its registration entry point.
 // Unary math/activations live in elementwise_unary.cc, Cast/CastLike in
 // elementwise_cast.cc, quantization and Dropout in elementwise_quant.cc.
+// Built with elementwise_unary.cc's options (-fno-math-errno and
+// -fno-trapping-math: CMakeLists.txt).
 //
 // Thread-safety: every kernel's compute() is const and keeps no state beyond
 // attributes parsed in init(), so it may run from several runs at once.
@@ -12,6 +14,7 @@
 #include <bit>
 #include <climits>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 namespace sy {
@@ -290,6 +293,31 @@ C pow_value(C base, E e) {
   }
 }
 
+// x^e for a float tensor x and a common scalar exponent e (2 in norms and
+// variances, 3 in GELU's tanh form, 0.5, 1, -1) as a product, a square root
+// or a reciprocal, which vectorise, where powf took about 5 ns an element
+// (1.2 ms for [256, 1024], 24x ONNX Runtime's time). Each agrees with powf
+// on every input, signed zeros and infinities included (the square root's
+// two differences are fixed up), within powf's own 1 ulp for x^3. False,
+// with no output allocated, for any other exponent.
+StatusOr<bool> pow_by_scalar(KernelContext& ctx, const Tensor& x, double e) {
+  auto run = [&](auto f) -> StatusOr<bool> {
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, DataType::kFloat, x.dims()));
+    parallel_ranges(x.numel(), [in = x.data<float>(), y = out->data<float>(), f](int64_t b, int64_t end) {
+      for (int64_t i = b; i < end; ++i) y[i] = f(in[i]);
+    });
+    return true;
+  };
+  if (e == 2) return run([](float v) { return v * v; });
+  if (e == 3) return run([](float v) { return v * v * v; });
+  if (e == 1) return run([](float v) { return v; });
+  if (e == -1) return run([](float v) { return 1.f / v; });
+  // pow(-0, 0.5) is +0 and pow(-inf, 0.5) is +inf, where sqrt gives -0 and NaN.
+  if (e == 0.5)
+    return run([](float v) { return v == -std::numeric_limits<float>::infinity() ? -v : std::sqrt(v) + 0.f; });
+  return false;
+}
+
 class PowKernel final : public Kernel {
  public:
   Status compute(KernelContext& ctx) const override {
@@ -300,6 +328,12 @@ class PowKernel final : public Kernel {
     if (!dtype_in_mask(a.dtype(), kPowTypes)) return unsupported_type(ctx, a.dtype(), kPowTypes);
     if (!dtype_in_mask(b.dtype(), kPowTypes)) return unsupported_type(ctx, b.dtype(), kPowTypes);
     ASSIGN_OR_RETURN(Dims od, broadcast_shape(ctx, a.dims(), b.dims()));
+    if (a.dtype() == DataType::kFloat && b.numel() == 1 && od == a.dims() &&
+        (b.dtype() == DataType::kFloat || b.dtype() == DataType::kDouble)) {
+      const double e = b.dtype() == DataType::kFloat ? b.data<float>()[0] : b.data<double>()[0];
+      ASSIGN_OR_RETURN(bool done, pow_by_scalar(ctx, a, e));
+      if (done) return OkStatus();
+    }
     // Mixed types: widen the exponent to double (or int64 for integer
     // exponents) once, so only one loop per base type is instantiated.
     Tensor exp_buf;

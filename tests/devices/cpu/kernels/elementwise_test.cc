@@ -271,6 +271,42 @@ TEST(Elementwise, Pow_FloatAndMixedTypes) {
   expect_near(out<float>(rf), {1, 4, 9, 16});
 }
 
+// A scalar exponent of 2, 3, 1, -1 or 0.5 (float or double) takes a
+// product, a square root or a reciprocal instead of powf: the same results
+// as std::pow on signed zeros, infinities, NaN, negatives and denormals
+// (x^3 within 1 ulp: two roundings against powf's one). A [1, 1] exponent
+// against a vector broadcasts to a new shape and goes the general way.
+TEST(Elementwise, Pow_ScalarExponentShortcuts_MatchStdPow) {
+  const std::vector<float> x = {0.f, -0.f, kInf, -kInf, kNaN, 1.f, -1.f, 2.5f, -3.25f, 1e-40f, -1e-40f, 1e20f, -7e-20f, 3e38f};
+  for (double e : {2.0, 3.0, 1.0, -1.0, 0.5}) {
+    for (bool as_double : {false, true}) {
+      const Tensor exponent = as_double ? F<double>({}, {e}) : F<float>({}, {static_cast<float>(e)});
+      auto r = run_kernel("Pow", {T(F<float>({static_cast<int64_t>(x.size())}, x)), T(exponent)}, 1);
+      ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+      const std::vector<float> got = out<float>(r);
+      for (size_t i = 0; i < x.size(); ++i) {
+        const float want = std::pow(x[i], static_cast<float>(e));
+        if (std::isnan(want)) {
+          EXPECT_TRUE(std::isnan(got[i])) << x[i] << "^" << e;
+        } else if (e == 3 && std::isfinite(want) && want != 0) {
+          EXPECT_NEAR(got[i], want, std::abs(want) * 2.4e-7f) << x[i] << "^" << e;
+        } else {
+          EXPECT_EQ(got[i], want) << x[i] << "^" << e;
+          EXPECT_EQ(std::signbit(got[i]), std::signbit(want)) << x[i] << "^" << e;
+        }
+      }
+    }
+  }
+  auto b = run_kernel("Pow", {T(F<float>({3}, {1, 2, 3})), T(F<float>({1, 1}, {2}))}, 1);
+  ASSERT_TRUE(b.status.ok()) << b.status.to_string();
+  EXPECT_EQ(b.outputs[0].tensor().dims(), (Dims{1, 3}));
+  EXPECT_EQ(out<float>(b), (std::vector<float>{1, 4, 9}));
+  auto other = run_kernel("Pow", {T(F<float>({2}, {4, -8})), T(F<float>({}, {1.5f}))}, 1);
+  ASSERT_TRUE(other.status.ok());
+  EXPECT_FLOAT_EQ(out<float>(other)[0], 8.f);
+  EXPECT_TRUE(std::isnan(out<float>(other)[1]));
+}
+
 TEST(Elementwise, BitShift_LeftAndRight) {
   auto l = run_kernel("BitShift", {T(F<uint8_t>({3}, {16, 4, 1})), T(F<uint8_t>({3}, {1, 2, 9}))}, 1,
                       {attr_string("direction", "LEFT")});
