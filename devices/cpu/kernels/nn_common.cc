@@ -356,6 +356,22 @@ Status sgemm(char ta, char tb, int64_t M, int64_t N, int64_t K, float alpha, con
   return OkStatus();
 }
 
+Status for_batches(int64_t nb, int64_t mnk, const std::function<Status(int64_t)>& f) {
+  constexpr int64_t kMinWork = int64_t{1} << 18;  // below this a task costs more than it saves
+  if (nb < 2 || nb * mnk < 2 * kMinWork) {
+    for (int64_t i = 0; i < nb; ++i) RETURN_IF_ERROR(f(i));
+    return OkStatus();
+  }
+  std::vector<Status> st(static_cast<size_t>(nb));
+  const int64_t grain = std::max<int64_t>(1, kMinWork / std::max<int64_t>(mnk, 1));
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, nb, static_cast<size_t>(grain)),
+                    [&](const tbb::blocked_range<int64_t>& r) {
+                      for (int64_t i = r.begin(); i < r.end(); ++i) st[static_cast<size_t>(i)] = f(i);
+                    });
+  for (Status& s : st) RETURN_IF_ERROR(s);
+  return OkStatus();
+}
+
 void use_single_threaded_omp() {
   // Debian's oneDNN runs on OpenMP, whose idle threads spin: on a loaded
   // machine, or next to a second CPU device, every call then pays for

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -121,6 +122,12 @@ StatusOr<BufferRef> dnnl_scratchpad(size_t bytes);
 // Thread-safe.
 Status sgemm(char ta, char tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
              const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
+
+// f(i) for each of nb batches of mnk multiply-adds: side by side when they
+// are many and each is too small for sgemm to split over the cores
+// ([8,64,64] x [8,64,64] one after another left a core idle: 55 us
+// against ONNX Runtime's 33). Returns the first failing batch's status.
+Status for_batches(int64_t nb, int64_t mnk, const std::function<Status(int64_t)>& f);
 
 // Reads element i of a float-ish tensor (float, double, half) as float.
 float float_at(const Tensor& t, int64_t i);

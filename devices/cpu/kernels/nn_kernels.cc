@@ -2,15 +2,10 @@
 // QLinearMatMul, plus the family's registration. Float products go through
 // oneDNN's sgemm; other types use a plain loop with a wide accumulator.
 // Conv, pooling, RNNs and detection ops live in nn_*.cc / rnn_*.cc.
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <type_traits>
-#include <vector>
 
 #include "devices/broadcast.h"
 #include "devices/cpu/cpu_kernels.h"
@@ -21,6 +16,7 @@ namespace sy {
 namespace {
 
 using nn::add_kernel;
+using nn::for_batches;
 using nn::MatMulPlan;
 using nn::plan_matmul;
 using nn::sgemm;
@@ -43,26 +39,6 @@ void plain_gemm(const T* A, const T* B, T* C, int64_t M, int64_t K, int64_t N) {
     }
     for (int64_t n = 0; n < N; ++n) C[m * N + n] = static_cast<T>(row[n]);
   }
-}
-
-// f(i) for each of nb batches of M*N*K multiply-adds: side by side when
-// they are many and each is too small for sgemm to split over the cores
-// ([8,64,64] x [8,64,64] one after another left a core idle: 55 us
-// against ONNX Runtime's 33). The first failing batch's status is kept.
-Status for_batches(int64_t nb, int64_t mnk, const std::function<Status(int64_t)>& f) {
-  constexpr int64_t kMinWork = int64_t{1} << 18;  // below this a task costs more than it saves
-  if (nb < 2 || nb * mnk < 2 * kMinWork) {
-    for (int64_t i = 0; i < nb; ++i) RETURN_IF_ERROR(f(i));
-    return OkStatus();
-  }
-  std::vector<Status> st(static_cast<size_t>(nb));
-  const int64_t grain = std::max<int64_t>(1, kMinWork / std::max<int64_t>(mnk, 1));
-  tbb::parallel_for(tbb::blocked_range<int64_t>(0, nb, static_cast<size_t>(grain)),
-                    [&](const tbb::blocked_range<int64_t>& r) {
-                      for (int64_t i = r.begin(); i < r.end(); ++i) st[static_cast<size_t>(i)] = f(i);
-                    });
-  for (Status& s : st) RETURN_IF_ERROR(s);
-  return OkStatus();
 }
 
 class MatMulKernel final : public Kernel {

@@ -1,5 +1,6 @@
-// CPU Einsum (general, by enumerating output and contraction indices) and Det
-// (LU decomposition with partial pivoting).
+// CPU Einsum (batched matrix products by sgemm; the rest by enumerating
+// output and contraction indices) and Det (LU decomposition with partial
+// pivoting).
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -8,7 +9,9 @@
 #include <vector>
 
 #include "devices/cpu/cpu_kernels.h"
+#include "devices/cpu/kernels/nn_common.h"
 #include "devices/cpu/kernels/reduction_common.h"
+#include "devices/cpu/kernels/tensor_common.h"
 
 namespace sy {
 namespace {
@@ -83,6 +86,93 @@ bool visit_einsum_type(DataType t, F&& f) {
   }
 }
 
+// One float input of a two-input Einsum: its data and, per label, its
+// summed element stride and whether its term has the label.
+struct GemmOperand {
+  const float* data;
+  const std::vector<int64_t>& stride;
+  const std::vector<char>& present;
+};
+
+// The product of the sizes of `labels`.
+int64_t size_of(const std::vector<int>& labels, const std::vector<int64_t>& size) {
+  int64_t n = 1;
+  for (int l : labels) n *= size[static_cast<size_t>(l)];
+  return n;
+}
+
+// A float Einsum of two inputs that is a batched matrix product: each label
+// in both inputs and the output is a batch, in the first input and the
+// output a row (M), in the second and the output a column (N), in both
+// inputs alone a summed one (K). The inputs are viewed as [batch, M, K] and
+// [batch, K, N] (copied only where they are not already laid out so), sgemm
+// multiplies them, and the product is viewed in the output's order. The
+// generic loop took about 2 ns a term through its index tables (bij,bjk->bik
+// over [8, 64, 64]: 4.7 ms, 77x ONNX Runtime's time). False, with nothing
+// written, for any other equation (a label summed within one input, an
+// empty dimension) and for products too small to be worth a call.
+StatusOr<bool> einsum_as_gemm(const GemmOperand& a, const GemmOperand& b, const std::vector<int64_t>& size,
+                              const std::vector<int>& out_labels, const Dims& out_dims, float* y) {
+  std::vector<int> batch, m, n, k;
+  for (int l : out_labels) {
+    const auto i = static_cast<size_t>(l);
+    (a.present[i] && b.present[i] ? batch : a.present[i] ? m : n).push_back(l);
+  }
+  for (size_t l = 0; l < size.size(); ++l) {
+    if (size[l] == 0) return false;
+    if (size[l] < 0 || std::find(out_labels.begin(), out_labels.end(), static_cast<int>(l)) != out_labels.end())
+      continue;
+    if (!a.present[l] || !b.present[l]) return false;
+    k.push_back(static_cast<int>(l));
+  }
+  const int64_t nb = size_of(batch, size), M = size_of(m, size), N = size_of(n, size), K = size_of(k, size);
+  // Below this an sgemm call costs more than the loop's terms (ij,ij->ij
+  // would be a 1x1x1 product per element).
+  constexpr int64_t kMinProduct = 512;
+  if (M * N * K < kMinProduct) return false;
+  // The operand's elements in the order of `groups`, contiguous.
+  auto lay_out = [&](const GemmOperand& op, std::initializer_list<const std::vector<int>*> groups,
+                     std::vector<float>& buf) {
+    Dims dims, strides;
+    for (const auto* g : groups)
+      for (int l : *g) {
+        dims.push_back(size[static_cast<size_t>(l)]);
+        strides.push_back(op.stride[static_cast<size_t>(l)]);
+      }
+    bool contiguous = true;
+    for (int64_t d = static_cast<int64_t>(dims.rank()) - 1, expect = 1; d >= 0; expect *= dims[d--])
+      contiguous &= dims[d] == 1 || strides[d] == expect;
+    if (contiguous) return op.data;
+    buf.resize(static_cast<size_t>(dims.numel()));
+    tensor_ops::strided_copy(DataType::kFloat, buf.data(), op.data, dims, strides);
+    return static_cast<const float*>(buf.data());
+  };
+  std::vector<float> a_buf, b_buf, c_buf;
+  const float* A = lay_out(a, {&batch, &m, &k}, a_buf);
+  const float* B = lay_out(b, {&batch, &k, &n}, b_buf);
+  std::vector<int> c_labels = batch;
+  c_labels.insert(c_labels.end(), m.begin(), m.end());
+  c_labels.insert(c_labels.end(), n.begin(), n.end());
+  const bool direct = c_labels == out_labels;  // the product is the output as it is
+  if (!direct) c_buf.resize(static_cast<size_t>(nb * M * N));
+  float* C = direct ? y : c_buf.data();
+  RETURN_IF_ERROR(nn::for_batches(nb, M * N * K, [&](int64_t i) {
+    return nn::sgemm('N', 'N', M, N, K, 1.f, A + i * M * K, K, B + i * K * N, N, 0.f, C + i * M * N, N);
+  }));
+  if (!direct) {
+    std::vector<int64_t> c_stride(size.size(), 0);
+    for (int64_t d = static_cast<int64_t>(c_labels.size()) - 1, s = 1; d >= 0; --d) {
+      const auto l = static_cast<size_t>(c_labels[static_cast<size_t>(d)]);
+      c_stride[l] = s;
+      s *= size[l];
+    }
+    Dims strides;
+    for (int l : out_labels) strides.push_back(c_stride[static_cast<size_t>(l)]);
+    tensor_ops::strided_copy(DataType::kFloat, y, C, out_dims, strides);
+  }
+  return true;
+}
+
 class EinsumKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
@@ -123,6 +213,7 @@ class EinsumKernel final : public Kernel {
     std::vector<int> count(static_cast<size_t>(nlabels), 0);
     // strides[i][label]: summed element stride of input i along label.
     std::vector<std::vector<int64_t>> strides(nin, std::vector<int64_t>(static_cast<size_t>(nlabels), 0));
+    std::vector<std::vector<char>> present(nin, std::vector<char>(static_cast<size_t>(nlabels), 0));
     for (size_t i = 0; i < nin; ++i) {
       const Tensor& t = ctx.input(i);
       std::vector<int64_t> st(t.rank());
@@ -152,6 +243,7 @@ class EinsumKernel final : public Kernel {
                                    sz, ")");
           }
           if (!(is_ell && ds == 1)) strides[i][static_cast<size_t>(lab)] += st[dd];
+          present[i][static_cast<size_t>(lab)] = 1;
         }
       }
     }
@@ -183,6 +275,12 @@ class EinsumKernel final : public Kernel {
     Dims out_dims;
     for (int l : out_labels) out_dims.push_back(size[static_cast<size_t>(l)]);
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, dtype, out_dims));
+    if (dtype == DataType::kFloat && nin == 2) {
+      ASSIGN_OR_RETURN(bool done, einsum_as_gemm({ctx.input(0).data<float>(), strides[0], present[0]},
+                                                 {ctx.input(1).data<float>(), strides[1], present[1]}, size,
+                                                 out_labels, out_dims, y->data<float>()));
+      if (done) return OkStatus();
+    }
     const int64_t out_n = out_dims.numel();
     int64_t sum_n = 1;
     for (int l : sum_labels) sum_n *= size[static_cast<size_t>(l)];

@@ -1,6 +1,7 @@
 // Unit tests for the CPU normalisation, loss, Einsum and Det kernels.
 // Expected values are from numpy, hard-coded.
 #include <gtest/gtest.h>
+#include <tbb/task_arena.h>
 
 #include <cmath>
 #include <vector>
@@ -240,6 +241,53 @@ TEST(ReduceEinsum, EllipsisBatchDiagonal) {
   ASSERT_TRUE(r.status.ok()) << r.status.to_string();
   EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{2, 2}));
   EXPECT_EQ(to_vector<double>(r.outputs[0].tensor()), (std::vector<double>{1, 4, 5, 8}));
+}
+
+// Two-input float Einsums that are batched matrix products go to sgemm:
+// each against the same equation on doubles, which the general loop
+// computes. Inputs laid out as the product wants and not (a transposed
+// operand, a diagonal), outputs in its order and not, ellipses that
+// broadcast, an outer product and a dot product; 12 batches in a
+// 4-thread arena run side by side.
+TEST(ReduceEinsum, BatchedMatrixProducts_MatchGeneralLoop) {
+  struct Case {
+    const char* eq;
+    std::vector<Dims> shapes;
+  };
+  const std::vector<Case> cases = {
+      {"bij,bjk->bik", {{12, 40, 40}, {12, 40, 40}}},
+      {"ij,kj->ik", {{20, 30}, {25, 30}}},
+      {"bij,bjk->kbi", {{3, 10, 12}, {3, 12, 9}}},
+      {"...ij,...jk->...ik", {{2, 1, 10, 12}, {3, 12, 9}}},
+      {"bhqd,bhkd->bhqk", {{2, 3, 16, 8}, {2, 3, 16, 8}}},
+      {"ii,ij->j", {{30, 30}, {30, 20}}},
+      {"i,j->ij", {{32}, {20}}},
+      {"i,i->", {{600}, {600}}},
+      {"ij,jk", {{16, 12}, {12, 8}}},
+  };
+  tbb::task_arena arena(4);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.eq);
+    std::vector<Tensor> f, d;
+    for (size_t i = 0; i < c.shapes.size(); ++i) {
+      const int64_t n = c.shapes[i].numel();
+      std::vector<float> v(static_cast<size_t>(n));
+      for (int64_t j = 0; j < n; ++j) v[static_cast<size_t>(j)] = static_cast<float>((j * 7 + static_cast<int64_t>(i) * 3) % 17) / 8 - 1;
+      f.push_back(make_tensor<float>(c.shapes[i], v));
+      d.push_back(make_tensor<double>(c.shapes[i], std::vector<double>(v.begin(), v.end())));
+    }
+    testing::KernelRun rf, rd;
+    arena.execute([&] {
+      rf = run_kernel("Einsum", {f[0], f[1]}, 1, {attr_str("equation", c.eq)}, 12);
+      rd = run_kernel("Einsum", {d[0], d[1]}, 1, {attr_str("equation", c.eq)}, 12);
+    });
+    ASSERT_TRUE(rf.status.ok()) << rf.status.to_string();
+    ASSERT_TRUE(rd.status.ok()) << rd.status.to_string();
+    ASSERT_EQ(rf.outputs[0].tensor().dims(), rd.outputs[0].tensor().dims());
+    const std::vector<float> got = to_vector<float>(rf.outputs[0].tensor());
+    const std::vector<double> want = to_vector<double>(rd.outputs[0].tensor());
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::abs(want[i]))) << i;
+  }
 }
 
 TEST(ReduceEinsum, ShapeMismatch) {
