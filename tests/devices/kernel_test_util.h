@@ -43,6 +43,9 @@ inline Attribute attr_ints(const std::string& name, std::vector<int64_t> v) {
 inline Attribute attr_floats(const std::string& name, std::vector<float> v) {
   Attribute a; a.name = name; a.kind = Attribute::Kind::kFloats; a.floats = std::move(v); return a;
 }
+inline Attribute attr_strings(const std::string& name, std::vector<std::string> v) {
+  Attribute a; a.name = name; a.kind = Attribute::Kind::kStrings; a.strings = std::move(v); return a;
+}
 
 struct KernelRun {
   Status status;

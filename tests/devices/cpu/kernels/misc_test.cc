@@ -19,6 +19,7 @@ using testing::attr_floats;
 using testing::attr_int;
 using testing::attr_ints;
 using testing::attr_string;
+using testing::attr_strings;
 using testing::make_tensor;
 using testing::run_kernel;
 using testing::to_vector;
@@ -31,14 +32,6 @@ Tensor f32s(float v) { return make_tensor<float>(Dims{}, {v}); }
 void expect_near(const std::vector<float>& got, const std::vector<double>& want, double tol = 1e-5) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
-}
-
-Attribute attr_strings(const std::string& name, std::vector<std::string> v) {
-  Attribute a;
-  a.name = name;
-  a.kind = Attribute::Kind::kStrings;
-  a.strings = std::move(v);
-  return a;
 }
 
 // ---------------------------------------------------------------- windows

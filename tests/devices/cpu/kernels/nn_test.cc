@@ -24,9 +24,11 @@ namespace sy {
 namespace {
 
 using testing::attr_float;
+using testing::attr_floats;
 using testing::attr_int;
 using testing::attr_ints;
 using testing::attr_string;
+using testing::attr_strings;
 using testing::make_tensor;
 using testing::run_kernel;
 using testing::to_vector;
@@ -594,6 +596,64 @@ TEST(Nn, LSTM_BidirectionalPeepholes) {
   auto bad = run_kernel("LSTM", {X, W, R, make_tensor<float>({2, 4}, std::vector<float>(8))}, 3,
                         {attr_int("hidden_size", 1), attr_string("direction", "bidirectional")});
   EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+}
+
+// Clip, input_forget, sequence_lens, initial states, peepholes and
+// non-default activations (a scalar loop; the defaults go through
+// vector_math), in float and in double, against ONNX Runtime 1.31's outputs
+// for the same inputs. Tensor values: ((k * 7) % 13) / 6 - 1 for element k,
+// times a scale.
+TEST(Nn, Recurrent_AttributesMatchOnnxRuntime) {
+  auto vals = [](int64_t n, double scale) {
+    std::vector<double> v(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) v[static_cast<size_t>(k)] = ((k * 7) % 13 / 6.0 - 1) * scale;
+    return v;
+  };
+  const int64_t S = 3, B = 2, I = 2, H = 3;
+  const Tensor lens = make_tensor<int32_t>({B}, {3, 2});
+  for (bool dbl : {false, true}) {
+    SCOPED_TRACE(dbl ? "double" : "float");
+    auto t = [&](const Dims& d, double scale) {
+      const std::vector<double> v = vals(d.numel(), scale);
+      return dbl ? make_tensor<double>(d, v) : make_tensor<float>(d, std::vector<float>(v.begin(), v.end()));
+    };
+    auto y = [&](const testing::KernelRun& r, size_t i) {
+      return dbl ? [&] {
+        const std::vector<double> d = to_vector<double>(r.outputs[i].tensor());
+        return std::vector<float>(d.begin(), d.end());
+      }() : to_vector<float>(r.outputs[i].tensor());
+    };
+    const Tensor X = t({S, B, I}, 2), h0 = t({1, B, H}, 0.3);
+    auto lstm = run_kernel("LSTM", {X, t({1, 4 * H, I}, 1), t({1, 4 * H, H}, -0.5), t({1, 8 * H}, 0.5), lens, h0,
+                                    t({1, B, H}, -1), t({1, 3 * H}, 1)},
+                           3, {attr_int("hidden_size", H), attr_float("clip", 0.7f), attr_int("input_forget", 1)});
+    ASSERT_TRUE(lstm.status.ok()) << lstm.status.to_string();
+    expect_near(y(lstm, 0), {0.05299112f, -0.2869048f, -0.003639666f, -0.3163159f, -0.1206877f, -0.3442278f,
+                             -0.2408821f, -0.3375254f, -0.2572306f, -0.3465731f, -0.2897837f, -0.2811911f,
+                             -0.3218296f, -0.3527328f, -0.2070449f, 0, 0, 0});
+    expect_near(y(lstm, 2), {-0.5251245f, -0.5872222f, -0.3203911f, -0.5745271f, -0.4644277f, -0.448696f});
+    lstm = run_kernel("LSTM", {X, t({1, 4 * H, I}, 1), t({1, 4 * H, H}, -0.5), t({1, 8 * H}, 0.5), lens, h0,
+                               t({1, B, H}, -1), t({1, 3 * H}, 1)},
+                      3, {attr_int("hidden_size", H), attr_float("clip", 0.7f)});
+    ASSERT_TRUE(lstm.status.ok()) << lstm.status.to_string();
+    expect_near(y(lstm, 0), {-0.004400491f, -0.2869048f, -0.04432747f, -0.3192171f, -0.06829942f, -0.3471886f,
+                             -0.2573091f, -0.3375254f, -0.2703722f, -0.3474815f, -0.2752095f, -0.2789541f,
+                             -0.3243569f, -0.3466679f, -0.207624f, 0, 0, 0});
+    const Tensor W = t({1, 3 * H, I}, 1), R = t({1, 3 * H, H}, -0.5), Bias = t({1, 6 * H}, 0.5);
+    auto gru = run_kernel("GRU", {X, W, R, Bias, lens, h0}, 2, {attr_int("hidden_size", H), attr_float("clip", 0.6f)});
+    ASSERT_TRUE(gru.status.ok()) << gru.status.to_string();
+    expect_near(y(gru, 0), {-0.3839971f, -0.02671983f, -0.3517143f, -0.1257345f, -0.2223471f, -0.09345172f,
+                            -0.4382303f, -0.207552f, -0.4173867f, -0.2714815f, -0.33386f, -0.2506379f, -0.4758787f,
+                            -0.3243074f, -0.4597885f, 0, 0, 0});
+    auto lbr = run_kernel("GRU", {X, W, R, Bias, lens, h0}, 2,
+                          {attr_int("hidden_size", H), attr_int("linear_before_reset", 1),
+                           attr_strings("activations", {"HardSigmoid", "Relu"}), attr_floats("activation_alpha", {0.3f}),
+                           attr_floats("activation_beta", {0.4f})});
+    ASSERT_TRUE(lbr.status.ok()) << lbr.status.to_string();
+    expect_near(y(lbr, 0), {-0.27425f, 0.04860417f, -0.20875f, 0.09470835f, -0.1694167f, 0.134f, -0.2074849f,
+                            0.04216716f, -0.1682108f, 0.07357497f, -0.1273346f, 0.1146698f, -0.1255553f, 0.03206981f,
+                            -0.1312288f, 0, 0, 0});
+  }
 }
 
 // ------------------------------------------------------------- Detection
