@@ -2,7 +2,8 @@
 // separable, so each axis gets a small table of (source index, weight) taps
 // computed once per call by resize_plan.h (shared with the CUDA kernel, and
 // following the ONNX reference implementation exactly). Nearest mode is a pure gather and works for every
-// element type; linear and cubic run axis by axis in double precision.
+// element type; linear and cubic run axis by axis, in float for float
+// tensors and in double for the others.
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -45,6 +46,25 @@ bool outside_at(const std::vector<ResizeAxisPlan>& plans, const Dims& out_dims, 
     if (plans[k].outside[c]) return true;
   }
   return false;
+}
+
+// One row of a last-axis pass: d[xo] = the sum over its taps of w * s[idx]
+// (a zero weight adds nothing, not 0 * s: s may be infinite). Cloned so
+// that the indexed loads become vector gathers where the CPU has them:
+// one output at a time each tap waited on two dependent loads.
+template <typename C>
+__attribute__((target_clones("avx512f", "avx2", "default"))) void interpolate_row(
+    const C* __restrict s, const C* __restrict w, const int64_t* __restrict idx, int taps, int64_t out,
+    C* __restrict d) {
+  for (int64_t xo = 0; xo < out; ++xo) {
+    C acc = 0;
+    for (int t = 0; t < taps; ++t) {
+      const C wt = w[xo * taps + t];
+      const C term = wt * s[idx[xo * taps + t]];
+      acc += wt != 0 ? term : C(0);
+    }
+    d[xo] = acc;
+  }
 }
 
 Status run_resize(KernelContext& ctx, const ResizeAttrs& a, const Tensor& x, const ResizeTarget& t) {
@@ -97,11 +117,13 @@ Status run_resize(KernelContext& ctx, const ResizeAttrs& a, const Tensor& x, con
   bool ok = visit_numeric(dt, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, bool>) {
-      // Separable passes over a double buffer.
+      // Separable passes over a buffer of C: float for float tensors (as
+      // ONNX Runtime computes them; within 1e-6 of double), else double.
+      using C = std::conditional_t<std::is_same_v<T, float>, float, double>;
       int64_t n = x.numel();
-      std::vector<double> cur(static_cast<size_t>(n));
+      std::vector<C> cur(static_cast<size_t>(n));
       const T* src = x.data<T>();
-      for (int64_t i = 0; i < n; ++i) cur[i] = to_double(src[i]);
+      for (int64_t i = 0; i < n; ++i) cur[i] = static_cast<C>(to_double(src[i]));
       Dims dims = x.dims();
       for (size_t k = 0; k < r; ++k) {
         const ResizeAxisPlan& p = plans[k];
@@ -109,17 +131,35 @@ Status run_resize(KernelContext& ctx, const ResizeAttrs& a, const Tensor& x, con
         int64_t outer = 1, inner = 1;
         for (size_t j = 0; j < k; ++j) outer *= dims[j];
         for (size_t j = k + 1; j < r; ++j) inner *= dims[j];
-        std::vector<double> next(static_cast<size_t>(outer * p.out * inner), 0.0);
-        for_each_row(outer * p.out, inner * p.ntaps, [&](int64_t row) {
-          int64_t o = row / p.out, xo = row % p.out;
-          double* d = &next[row * inner];
-          for (int t = 0; t < p.ntaps; ++t) {
-            double w = p.w[xo * p.ntaps + t];
-            if (w == 0) continue;
-            const double* s = &cur[(o * p.in + p.idx[xo * p.ntaps + t]) * inner];
-            for (int64_t i = 0; i < inner; ++i) d[i] += w * s[i];
+        std::vector<C> next(static_cast<size_t>(outer * p.out * inner));
+        // Output coordinate xo of outer block o: its taps' rows of `inner`
+        // elements, weighted. Everything it reads by value: through the
+        // captures, the plan's pointers were reloaded after every store.
+        const std::vector<C> weights(p.w.begin(), p.w.end());
+        auto interpolate = [from = cur.data(), to = next.data(), w = weights.data(), idx = p.idx.data(),
+                            taps = p.ntaps, in = p.in, out = p.out, inner](int64_t o, int64_t xo) {
+          C* __restrict d = to + (o * out + xo) * inner;
+          const C* __restrict base = from + o * in * inner;
+          const C* wt = w + xo * taps;
+          const int64_t* it = idx + xo * taps;
+          std::fill(d, d + inner, C(0));
+          for (int t = 0; t < taps; ++t) {
+            if (wt[t] == 0) continue;
+            const C* __restrict s = base + it[t] * inner;
+            for (int64_t i = 0; i < inner; ++i) d[i] += wt[t] * s[i];
           }
-        });
+        };
+        // The last axis (rows of one element) a whole row at a time through
+        // interpolate_row: an output at a time, with the sums in double
+        // through possibly aliased pointers, cost 3 ns each ([1, 64, 56, 56]
+        // to twice its size, linear: 2.5 ms, 3.6x ONNX Runtime's time).
+        if (inner == 1) {
+          for_each_row(outer, p.out * p.ntaps, [&, from = cur.data(), to = next.data(), w = weights.data()](int64_t o) {
+            interpolate_row(from + o * p.in, w, p.idx.data(), p.ntaps, p.out, to + o * p.out);
+          });
+        } else {
+          for_each_row(outer * p.out, inner * p.ntaps, [&](int64_t row) { interpolate(row / p.out, row % p.out); });
+        }
         cur.swap(next);
         dims[k] = p.out;
       }

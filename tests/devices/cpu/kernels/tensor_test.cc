@@ -585,61 +585,6 @@ TEST(TensorOps, EyeLike_OffDiagonalAndDtype) {
   }
 }
 
-// --- resize ------------------------------------------------------------------
-
-TEST(TensorOps, Resize_LinearHalfPixel) {
-  Tensor x = f32(Dims{1, 2}, {1, 2});
-  auto r = run_kernel("Resize", {x, RuntimeValue(), f32(Dims{2}, {1, 2})}, 1, {attr_string("mode", "linear")}, 13);
-  EXPECT_OK(r);
-  EXPECT_EQ(out0(r).dims(), (Dims{1, 4}));
-  std::vector<float> got = to_vector<float>(out0(r));
-  std::vector<float> want{1, 1.25f, 1.75f, 2};
-  for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(got[i], want[i], 1e-6);
-}
-
-TEST(TensorOps, Resize_NearestSizesAndAlignCorners) {
-  Tensor x = f32(Dims{1, 1, 2, 2}, {1, 2, 3, 4});
-  auto r = run_kernel("Resize", {x, RuntimeValue(), RuntimeValue(), i64v({1, 1, 3, 3})}, 1,
-                      {attr_string("mode", "nearest")}, 13);
-  EXPECT_OK(r);
-  // half_pixel: x_ori = (x + 0.5) * 2/3 - 0.5 = -0.17, 0.5, 1.17 -> 0, 0 (prefer floor), 1
-  EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{1, 1, 2, 1, 1, 2, 3, 3, 4}));
-  auto ac = run_kernel("Resize", {x, RuntimeValue(), RuntimeValue(), i64v({1, 1, 1, 3})}, 1,
-                       {attr_string("mode", "linear"), attr_string("coordinate_transformation_mode", "align_corners")},
-                       13);
-  EXPECT_OK(ac);
-  EXPECT_EQ(to_vector<float>(out0(ac)), (std::vector<float>{1, 1.5f, 2}));
-}
-
-TEST(TensorOps, Resize_CubicMatchesReference) {
-  // numpy/onnx reference: Resize(cubic, half_pixel, A=-0.75) of [0,1,2,3] by scale 2.
-  Tensor x = f32(Dims{4}, {0, 1, 2, 3});
-  auto r = run_kernel("Resize", {x, RuntimeValue(), f32(Dims{1}, {2})}, 1, {attr_string("mode", "cubic")}, 13);
-  EXPECT_OK(r);
-  std::vector<float> want{-0.10546875f, 0.19140625f, 0.66796875f, 1.296875f, 1.703125f, 2.3320312f, 2.8085938f, 3.1054688f};
-  std::vector<float> got = to_vector<float>(out0(r));
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << i;
-}
-
-TEST(TensorOps, Resize_RejectsBadScales) {
-  Tensor x = f32(Dims{2}, {1, 2});
-  auto neg = run_kernel("Resize", {x, RuntimeValue(), f32(Dims{1}, {-1})}, 1, {}, 13);
-  EXPECT_EQ(neg.status.code(), StatusCode::kInvalidArgument);
-  auto huge = run_kernel("Resize", {x, RuntimeValue(), f32(Dims{1}, {1e30f})}, 1, {}, 13);
-  EXPECT_FALSE(huge.status.ok());
-  auto none = run_kernel("Resize", {x}, 1, {}, 13);
-  EXPECT_EQ(none.status.code(), StatusCode::kInvalidArgument);
-}
-
-TEST(TensorOps, Upsample_NearestRepeats) {
-  Tensor x = f32(Dims{1, 2}, {1, 2});
-  auto r = run_kernel("Upsample", {x, f32(Dims{2}, {2, 2})}, 1, {attr_string("mode", "nearest")}, 9);
-  EXPECT_OK(r);
-  EXPECT_EQ(out0(r).dims(), (Dims{2, 4}));
-  EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{1, 1, 2, 2, 1, 1, 2, 2}));
-}
-
 // --- robustness --------------------------------------------------------------
 
 // Random shapes, indices, axes and shape inputs (many of them invalid) must
