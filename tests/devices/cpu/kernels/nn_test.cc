@@ -317,6 +317,7 @@ TEST(Nn, Conv_Im2colChunks_MatchGenericLoop) {
   const std::vector<Case> cases = {
       {{1, 16, 64, 30}, {8, 16, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},           // 3 chunks of 30, 30, 4 rows
       {{1, 64, 200, 21}, {5, 64, 3, 2}, {1, 0, 2, 1}, {2, 3}, {2, 1}},          // 3 chunks
+      {{3, 16, 40, 30}, {6, 16, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},           // 3 images of 2 chunks: 30, 10 rows
   };
   tbb::task_arena arena(2);
   for (const Case& c : cases) {
