@@ -48,6 +48,11 @@ const Case kCases[] = {
     {"Tanh", [](double x) { return std::tanh(x); }, -10, 10},
     {"Sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); }, -30, 30},
     {"Sqrt", [](double x) { return std::sqrt(x); }, 0, 1e6},
+    // On expm1 (split_loop), with their default attributes.
+    {"Elu", [](double x) { return x < 0 ? std::expm1(x) : x; }, -20, 5},
+    {"Selu", [](double x) { return 1.05070102214813232421875 * (x <= 0 ? 1.67326319217681884765625 * std::expm1(x) : x); },
+     -20, 5},
+    {"Celu", [](double x) { return std::max(0.0, x) + std::min(0.0, std::expm1(x)); }, -20, 5},
 };
 
 std::vector<float> inputs(const Case& c, size_t n, uint32_t seed) {
@@ -91,7 +96,8 @@ TEST(VectorMath, UnaryKernels_MatchStdMath_AtEverySize) {
 
 // In place, as the header allows; the sigmoid goes through a buffer.
 TEST(VectorMath, InPlace_MatchesStdMath) {
-  const Case& sigmoid = kCases[std::size(kCases) - 2];
+  const Case& sigmoid = *std::find_if(std::begin(kCases), std::end(kCases),
+                                      [](const Case& c) { return std::string(c.op) == "Sigmoid"; });
   std::vector<float> v = inputs(sigmoid, 1000, 3);
   const std::vector<float> in = v;
   if (!vector_math(VecFn::kSigmoid, v.data(), v.data(), static_cast<int64_t>(v.size())))
