@@ -206,6 +206,27 @@ void run_plan(const BroadcastPlan<N>& p, const Inner& inner) {
   parallel_ranges(p.numel, [&](int64_t b, int64_t e) { for_each_run<N>(p, b, e, inner); });
 }
 
+// po[i] = f(pa[i * sa], pb[i * sb]) for i in [0, n), with the common
+// strides (both 1, or one operand a single value) as their own loops.
+// Cloned for x86-64-v3/v4: built for baseline SSE2 the loops ran at a
+// quarter of AVX-512's width. The output is a fresh tensor, never an
+// operand, hence __restrict.
+template <typename O, typename A, typename B, typename F>
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void binary_run(
+    const F f, const A* __restrict pa, int64_t sa, const B* __restrict pb, int64_t sb, O* __restrict po, int64_t n) {
+  if (sa == 1 && sb == 1) {
+    for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[i]);
+  } else if (sa == 0 && sb == 1) {
+    const A av = *pa;
+    for (int64_t i = 0; i < n; ++i) po[i] = f(av, pb[i]);
+  } else if (sa == 1 && sb == 0) {
+    const B bv = *pb;
+    for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], bv);
+  } else {
+    for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i * sa], pb[i * sb]);
+  }
+}
+
 // out[i] = f(a[ia], b[ib]) over broadcast(a, b) == out_dims. `f` takes the raw
 // element types and returns O.
 template <typename O, typename A, typename B, typename F>
@@ -213,21 +234,7 @@ void binary_loop(const A* a, const Dims& ad, const B* b, const Dims& bd, O* o, c
   BroadcastPlan<2> plan;
   plan.build(od, {&ad, &bd});
   run_plan<2>(plan, [&](int64_t oo, const int64_t* off, int64_t n, const int64_t* st) {
-    const A* pa = a + off[0];
-    const B* pb = b + off[1];
-    O* po = o + oo;
-    if (st[0] == 1 && st[1] == 1) {
-      for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[i]);
-    } else if (st[0] == 0 && st[1] == 1) {
-      const A av = *pa;
-      for (int64_t i = 0; i < n; ++i) po[i] = f(av, pb[i]);
-    } else if (st[0] == 1 && st[1] == 0) {
-      const B bv = *pb;
-      for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], bv);
-    } else {
-      const int64_t sa = st[0], sb = st[1];
-      for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i * sa], pb[i * sb]);
-    }
+    binary_run<O, A, B, F>(f, a + off[0], st[0], b + off[1], st[1], o + oo, n);
   });
 }
 

@@ -546,6 +546,45 @@ TEST(Elementwise, Where_Broadcast_AnyTrueByte) {
   EXPECT_EQ(out<int32_t>(r), (std::vector<int32_t>{-8, 2, 3, 1, -8, 3}));
 }
 
+// Every combination of full and broadcast operands, so that each of the
+// loops compiled for strides of 1 and 0 runs (rows of 37: whole vectors and
+// a tail), and a column broadcast that leaves a stride of 37; true bytes
+// other than 1 included.
+TEST(Elementwise, Where_EveryStrideCombination_MatchesReference) {
+  const int64_t R = 3, C = 37;
+  for (int combo = 0; combo < 9; ++combo) {
+    // Bit k set: operand k is full [R, C]; else it is a row [C], a column
+    // [R, 1] or a single value, in turn. Combo 8: x is a column of a
+    // transposed layout ([C, 1] against [1, C] elsewhere).
+    auto dims_of = [&](int k) -> Dims {
+      if (combo == 8) return k == 1 ? Dims{C, 1} : Dims{1, C};
+      if (combo & (1 << k)) return Dims{R, C};
+      return k == 0 ? Dims{R, 1} : k == 1 ? Dims{C} : Dims{};
+    };
+    const Dims cd = dims_of(0), xd = dims_of(1), yd = dims_of(2);
+    Tensor c = F<bool>(cd, std::vector<bool>(static_cast<size_t>(cd.numel()), false));
+    auto* bytes = static_cast<uint8_t*>(c.raw());
+    for (int64_t i = 0; i < cd.numel(); ++i) bytes[i] = static_cast<uint8_t>(i % 3 == 0 ? 0 : i % 3 == 1 ? 1 : 9);
+    std::vector<float> xv(static_cast<size_t>(xd.numel())), yv(static_cast<size_t>(yd.numel()));
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i + 1);
+    for (size_t i = 0; i < yv.size(); ++i) yv[i] = -static_cast<float>(i + 1);
+    auto r = run_kernel("Where", {T(c), T(F<float>(xd, xv)), T(F<float>(yd, yv))}, 1);
+    ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+    const Dims od = out_dims(r);
+    const std::vector<float> got = out<float>(r);
+    // Element (i, j) of an operand broadcast to od (rank 2).
+    auto at = [&](const Dims& d, int64_t i, int64_t j) {
+      const Dims d2 = d.rank() == 2 ? d : d.rank() == 1 ? Dims{1, d[0]} : Dims{1, 1};
+      return (d2[0] == 1 ? 0 : i) * d2[1] + (d2[1] == 1 ? 0 : j);
+    };
+    for (int64_t i = 0; i < od[0]; ++i)
+      for (int64_t j = 0; j < od[1]; ++j) {
+        const float want = bytes[at(cd, i, j)] != 0 ? xv[static_cast<size_t>(at(xd, i, j))] : yv[static_cast<size_t>(at(yd, i, j))];
+        ASSERT_EQ(got[static_cast<size_t>(i * od[1] + j)], want) << "combo " << combo << " at " << i << "," << j;
+      }
+  }
+}
+
 TEST(Elementwise, Where_Strings) {
   auto r = run_kernel("Where", {T(F<bool>({2}, {true, false})), T(F<std::string>({2}, {"a", "b"})),
                                 T(F<std::string>({2}, {"c", "d"}))},
