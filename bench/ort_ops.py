@@ -101,6 +101,8 @@ def cases():
         ("Elu [256,1024]", "Elu", [("x", F32, big)], {}, {}, 1),
         ("Floor [256,1024]", "Floor", [("x", F32, big)], {}, {}, 1),
         ("Not [256,1024]", "Not", [("x", BOOL, big)], {}, {}, 1),
+        ("QuantizeLinear u8 [256,1024]", "QuantizeLinear", [("x", F32, big)], {},
+         {"s": np.float32(0.02), "z": np.uint8(128)}, 1),
         ("Softplus [256,1024]", "Softplus", [("x", F32, big)], {}, {}, 1),
         ("ReduceL2 last [256,1024]", "ReduceL2", [("x", F32, big)], {"axes": [-1]}, {}, 1),
         ("LRN size 5 [8,64,28,28]", "LRN", [("x", F32, [8, 64, 28, 28])], {"size": 5}, {}, 1),

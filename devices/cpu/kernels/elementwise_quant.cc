@@ -9,8 +9,10 @@
 // First: it sets this family's optimisation options for the whole TU.
 #include "devices/cpu/kernels/elementwise_common.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
+#include <limits>
 #include <random>
 
 namespace sy::elementwise {
@@ -52,6 +54,41 @@ StatusOr<QuantParams> quant_params(const KernelContext& ctx, const Tensor& x, co
 
 inline int64_t param_index(const QuantParams& p, int64_t i) { return p.count == 1 ? 0 : (i / p.inner) % p.count; }
 
+// f(begin, end, k) over [0, n) in parallel, cut into runs of elements that
+// share scale and zero point k: the whole range per tensor, `inner`
+// elements per axis. Per element, the index's division and a libm
+// nearbyint call made QuantizeLinear 24x ONNX Runtime's time.
+template <typename F>
+void for_param_runs(const QuantParams& p, int64_t n, const F& f) {
+  parallel_ranges(n, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e;) {
+      const int64_t end = p.count == 1 ? e : std::min(e, (i / p.inner + 1) * p.inner);
+      f(i, end, param_index(p, i));
+      i = end;
+    }
+  });
+}
+
+// o = saturate(nearbyint(in / scale) + zero), NaN to 0: one run of
+// QuantizeLinear, cloned so that the rounding and the division vectorise.
+template <typename X, typename Q, typename C>
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void quantize_run(
+    const X* __restrict in, Q* __restrict o, int64_t n, C scale, C zero) {
+  constexpr C lo = static_cast<C>(std::numeric_limits<Q>::lowest());
+  constexpr C hi = static_cast<C>(std::numeric_limits<Q>::max());
+  for (int64_t i = 0; i < n; ++i) {
+    const C v = std::nearbyint(cvt<C>(in[i]) / scale) + zero;
+    o[i] = static_cast<Q>(v != v ? C(0) : std::min(hi, std::max(lo, v)));
+  }
+}
+
+// o = (in - zero) * scale: one run of DequantizeLinear.
+template <typename X, typename S, typename C>
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void dequantize_run(
+    const X* __restrict in, S* __restrict o, int64_t n, int64_t zero, C scale) {
+  for (int64_t i = 0; i < n; ++i) o[i] = cvt<S>(static_cast<C>(static_cast<int64_t>(in[i]) - zero) * scale);
+}
+
 class QuantizeLinearKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
@@ -86,16 +123,8 @@ class QuantizeLinearKernel final : public Kernel {
                 const S* sc = scale.data<S>();
                 const Q* z = zp ? zp->data<Q>() : nullptr;
                 Q* o = out->data<Q>();
-                constexpr C lo = static_cast<C>(std::numeric_limits<Q>::lowest());
-                constexpr C hi = static_cast<C>(std::numeric_limits<Q>::max());
-                parallel_ranges(x.numel(), [&](int64_t b, int64_t e) {
-                  for (int64_t i = b; i < e; ++i) {
-                    int64_t k = param_index(p, i);
-                    C v = std::nearbyint(cvt<C>(in[i]) / cvt<C>(sc[k]));
-                    v += z ? static_cast<C>(z[k]) : C(0);
-                    v = std::isnan(v) ? C(0) : std::min(hi, std::max(lo, v));
-                    o[i] = static_cast<Q>(v);
-                  }
+                for_param_runs(p, x.numel(), [&](int64_t b, int64_t e, int64_t k) {
+                  quantize_run<X, Q, C>(in + b, o + b, e - b, cvt<C>(sc[k]), z ? static_cast<C>(z[k]) : C(0));
                 });
               }
             });
@@ -142,12 +171,8 @@ class DequantizeLinearKernel final : public Kernel {
             const S* sc = scale.data<S>();
             const X* z = zp ? zp->data<X>() : nullptr;
             S* o = out->data<S>();
-            parallel_ranges(x.numel(), [&](int64_t b, int64_t e) {
-              for (int64_t i = b; i < e; ++i) {
-                int64_t k = param_index(p, i);
-                int64_t q = static_cast<int64_t>(in[i]) - (z ? static_cast<int64_t>(z[k]) : 0);
-                o[i] = cvt<S>(static_cast<C>(q) * cvt<C>(sc[k]));
-              }
+            for_param_runs(p, x.numel(), [&](int64_t b, int64_t e, int64_t k) {
+              dequantize_run<X, S, C>(in + b, o + b, e - b, z ? static_cast<int64_t>(z[k]) : 0, cvt<C>(sc[k]));
             });
           }
         });
