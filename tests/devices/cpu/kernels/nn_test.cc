@@ -313,18 +313,22 @@ TEST(Nn, Conv_Im2colChunks_MatchGenericLoop) {
   struct Case {
     Dims x, w;
     std::vector<int64_t> pads, strides, dilations;
+    int64_t group = 1;
   };
   const std::vector<Case> cases = {
       {{1, 16, 64, 30}, {8, 16, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},           // 3 chunks of 30, 30, 4 rows
       {{1, 64, 200, 21}, {5, 64, 3, 2}, {1, 0, 2, 1}, {2, 3}, {2, 1}},          // 3 chunks
       {{3, 16, 40, 30}, {6, 16, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},           // 3 images of 2 chunks: 30, 10 rows
+      {{2, 12, 40, 30}, {8, 3, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 4},         // 4 groups of 3 to 2 channels
+      {{1, 6, 40, 30}, {12, 1, 3, 3}, {0, 1, 2, 1}, {1, 1}, {1, 1}, 6},         // channel multiplier 2
   };
   tbb::task_arena arena(2);
   for (const Case& c : cases) {
     SCOPED_TRACE(c.x.to_string());
-    expect_float_conv_matches_double(
-        c.x, c.w, {attr_ints("pads", c.pads), attr_ints("strides", c.strides), attr_ints("dilations", c.dilations)},
-        arena);
+    expect_float_conv_matches_double(c.x, c.w,
+                                     {attr_ints("pads", c.pads), attr_ints("strides", c.strides),
+                                      attr_ints("dilations", c.dilations), attr_int("group", c.group)},
+                                     arena);
   }
 }
 
