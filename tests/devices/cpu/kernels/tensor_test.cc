@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -356,6 +357,29 @@ TEST(TensorOps, Trilu_UpperAndLowerWithK) {
   auto lo = run_kernel("Trilu", {x}, 1, {attr_int("upper", 0)});
   EXPECT_OK(lo);
   EXPECT_EQ(to_vector<float>(out0(lo)), (std::vector<float>{1, 0, 0, 4, 5, 0, 7, 8, 9}));
+}
+
+// Two 3x4 matrices, both directions, every k that keeps part of a row and
+// the extremes of int64 (which clamp without overflow), against the rule
+// per element.
+TEST(TensorOps, Trilu_EveryKOnBatchedNonSquare_MatchesRule) {
+  std::vector<float> v(24);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i + 1);
+  const Tensor x = f32(Dims{2, 3, 4}, v);
+  std::vector<int64_t> ks = {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
+  for (int64_t k = -5; k <= 5; ++k) ks.push_back(k);
+  for (int64_t k : ks)
+    for (int upper : {0, 1}) {
+      auto r = run_kernel("Trilu", {x, i64(Dims{}, {k})}, 1, {attr_int("upper", upper)});
+      EXPECT_OK(r);
+      const std::vector<float> got = to_vector<float>(out0(r));
+      for (int64_t at = 0; at < 24; ++at) {
+        const int64_t i = at / 4 % 3, j = at % 4;
+        const __int128 diff = static_cast<__int128>(j) - i;
+        const bool keep = upper ? diff >= k : diff <= k;
+        EXPECT_EQ(got[static_cast<size_t>(at)], keep ? v[static_cast<size_t>(at)] : 0.f) << "k " << k << " upper " << upper << " at " << at;
+      }
+    }
 }
 
 TEST(TensorOps, ReverseSequence_ReversesPrefixesAndChecksLens) {
