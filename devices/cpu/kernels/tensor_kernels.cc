@@ -358,8 +358,16 @@ class RangeKernel final : public Kernel {
     visit_numeric(dt, [&](auto tag) {
       using T = decltype(tag);
       if constexpr (std::is_same_v<T, float>) {
-        float fa = static_cast<float>(a), fc = static_cast<float>(c);
-        for (int64_t i = 0; i < n; ++i) out->data<float>()[i] = fa + static_cast<float>(i) * fc;
+        float* o = out->data<float>();
+        const float fa = static_cast<float>(a), fc = static_cast<float>(c);
+        // An int32 counter where it fits: SSE2 has no vector conversion of
+        // int64 to float, and the loop stayed scalar (3.4x ONNX Runtime's
+        // time for 100K elements).
+        if (n <= std::numeric_limits<int32_t>::max()) {
+          for (int32_t i = 0; i < static_cast<int32_t>(n); ++i) o[i] = fa + static_cast<float>(i) * fc;
+        } else {
+          for (int64_t i = 0; i < n; ++i) o[i] = fa + static_cast<float>(i) * fc;
+        }
       } else if constexpr (std::is_same_v<T, double>) {
         for (int64_t i = 0; i < n; ++i) out->data<double>()[i] = a + static_cast<double>(i) * c;
       } else if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
