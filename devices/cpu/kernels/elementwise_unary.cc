@@ -55,10 +55,20 @@ SY_FLOAT_UNARY(AtanhOp, std::atanh(x))
 SY_FLOAT_UNARY(TanhOp, std::tanh(x))
 SY_FLOAT_UNARY(SigmoidOp, x >= C(0) ? C(1) / (C(1) + std::exp(-x)) : std::exp(x) / (C(1) + std::exp(x)))
 SY_FLOAT_UNARY(SoftsignOp, x / (C(1) + std::abs(x)))
-SY_FLOAT_UNARY(SoftplusOp, x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)))
 SY_FLOAT_UNARY(MishOp, x * std::tanh(x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x))))
 SY_FLOAT_UNARY(HardSwishOp, x * std::max(C(0), std::min(C(1), x / C(6) + C(0.5))))
 #undef SY_FLOAT_UNARY
+
+struct SoftplusOp : UnaryBase {
+  static constexpr uint32_t kTypes = kFloatTypes;
+  template <typename C> C operator()(C x) const {
+    return x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+  }
+  // For split_loop: log1p(e^-|x|), plus x where positive.
+  static constexpr VecFn kInner[] = {VecFn::kExp, VecFn::kLog1p};
+  float arg(float x) const { return -std::fabs(x); }
+  float finish(float x, float t) const { return (x > 0 ? x : 0.f) + t; }
+};
 
 struct ErfOp : UnaryBase {
   static constexpr uint32_t kTypes = kNumeric;
@@ -148,7 +158,7 @@ struct EluOp : UnaryBase {
   Status init(const Node& n) { alpha = n.attr_float("alpha", 1.0f); return OkStatus(); }
   template <typename C> C operator()(C x) const { return x < C(0) ? C(alpha) * std::expm1(x) : x; }
   // The same as finish(x, expm1(arg(x))), for split_loop.
-  static constexpr VecFn kInner = VecFn::kExpm1;
+  static constexpr VecFn kInner[] = {VecFn::kExpm1};
   float arg(float x) const { return std::min(x, 0.f); }
   float finish(float x, float t) const { return x < 0 ? alpha * t : x; }
 };
@@ -164,7 +174,7 @@ struct SeluOp : UnaryBase {
   template <typename C> C operator()(C x) const {
     return x <= C(0) ? C(gamma) * C(alpha) * std::expm1(x) : C(gamma) * x;
   }
-  static constexpr VecFn kInner = VecFn::kExpm1;
+  static constexpr VecFn kInner[] = {VecFn::kExpm1};
   float arg(float x) const { return std::min(x, 0.f); }
   float finish(float x, float t) const { return x <= 0 ? gamma * alpha * t : gamma * x; }
 };
@@ -180,7 +190,7 @@ struct CeluOp : UnaryBase {
   template <typename C> C operator()(C x) const {
     return std::max(C(0), x) + std::min(C(0), C(alpha) * std::expm1(x / C(alpha)));
   }
-  static constexpr VecFn kInner = VecFn::kExpm1;
+  static constexpr VecFn kInner[] = {VecFn::kExpm1};
   float arg(float x) const { return x / alpha; }
   float finish(float x, float t) const { return std::max(0.f, x) + std::min(0.f, alpha * t); }
 };
@@ -276,10 +286,11 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) vo
   for (int64_t i = 0; i < n; ++i) o[i] = cvt<O>(op(cvt<C>(in[i])));
 }
 
-// Float ops built on a vector function (Elu, Selu and Celu on expm1):
-// out = op.finish(x, f(op.arg(x))) a block at a time, f through
-// vector_math; one scalar expm1 and a branch per element took 3.5x ONNX
-// Runtime's time. Where vector_math lacks f, the op's scalar form.
+// Float ops built on vector functions (Elu, Selu and Celu on expm1,
+// Softplus on exp then log1p): out = op.finish(x, fn(...f1(op.arg(x))))
+// a block at a time, the f through vector_math; one scalar expm1 and a
+// branch per element took 3.5x ONNX Runtime's time. Where vector_math
+// lacks one of them, the op's scalar form.
 template <typename Op>
 void split_loop(const Op op, const float* __restrict in, float* __restrict out, int64_t n) {
   constexpr int64_t kBlock = 1024;
@@ -287,7 +298,9 @@ void split_loop(const Op op, const float* __restrict in, float* __restrict out, 
   for (int64_t c = 0; c < n; c += kBlock) {
     const int64_t k = std::min(kBlock, n - c);
     for (int64_t i = 0; i < k; ++i) t[i] = op.arg(in[c + i]);
-    if (vector_math(Op::kInner, t, t, k)) {
+    bool vectorised = true;
+    for (const VecFn f : Op::kInner) vectorised = vectorised && vector_math(f, t, t, k);
+    if (vectorised) {
       for (int64_t i = 0; i < k; ++i) out[c + i] = op.finish(in[c + i], t[i]);
     } else {
       for (int64_t i = 0; i < k; ++i) out[c + i] = op(in[c + i]);

@@ -57,7 +57,7 @@ using V16 = __m512 (*)(__m512);
 
 // The libm functions behind each VecFn but the sigmoid, in its order.
 constexpr const char* kNames[] = {"expf",  "logf",  "erff",   "sinf",   "cosf",   "tanf",  "asinf", "acosf",
-                                  "atanf", "sinhf", "coshf", "tanhf", "asinhf", "acoshf", "atanhf", "expm1f"};
+                                  "atanf", "sinhf", "coshf", "tanhf", "asinhf", "acoshf", "atanhf", "expm1f", "log1pf"};
 constexpr int kBase = static_cast<int>(std::size(kNames));
 static_assert(kBase == static_cast<int>(VecFn::kSigmoid));
 

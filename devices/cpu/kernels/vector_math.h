@@ -1,4 +1,4 @@
-// Vectorised float32 math for the unary kernels: exp, expm1, log, erf, the
+// Vectorised float32 math for the unary kernels: exp, expm1, log, log1p, erf, the
 // trigonometric and hyperbolic functions and their inverses, and the
 // logistic sigmoid over arrays, through glibc's libmvec (its x86-64
 // vector variants: 16 lanes with AVX-512, 8 with AVX2, else 4 with SSE),
@@ -25,7 +25,7 @@ namespace sy::elementwise {
 // on kExp.
 enum class VecFn {
   kExp, kLog, kErf, kSin, kCos, kTan, kAsin, kAcos, kAtan,
-  kSinh, kCosh, kTanh, kAsinh, kAcosh, kAtanh, kExpm1, kSigmoid
+  kSinh, kCosh, kTanh, kAsinh, kAcosh, kAtanh, kExpm1, kLog1p, kSigmoid
 };
 
 // out[i] = f(in[i]) for i in [0, n) (in == out allowed), in parallel on

@@ -53,6 +53,8 @@ const Case kCases[] = {
     {"Selu", [](double x) { return 1.05070102214813232421875 * (x <= 0 ? 1.67326319217681884765625 * std::expm1(x) : x); },
      -20, 5},
     {"Celu", [](double x) { return std::max(0.0, x) + std::min(0.0, std::expm1(x)); }, -20, 5},
+    // On exp then log1p.
+    {"Softplus", [](double x) { return std::max(0.0, x) + std::log1p(std::exp(-std::abs(x))); }, -30, 30},
 };
 
 std::vector<float> inputs(const Case& c, size_t n, uint32_t seed) {
