@@ -541,29 +541,35 @@ class ConvTransposeKernel final : public Kernel {
             for (int64_t i = 0; i < insz; ++i) col[r * insz + i] += wv * Xg[c * insz + i];
           }
       }
-      for (int64_t m = 0; m < Mg; ++m) {
+      // col2im, the output channels in parallel (independent sums), each
+      // column tap over the input columns whose output is inside: one image
+      // on one core, with a test per element, took 1.5x ONNX Runtime's time.
+      tbb::parallel_for(int64_t{0}, Mg, [&](int64_t m) {
         T* ym = Y + (n * M + g * Mg + m) * osz;
         const T bias = b ? b->data<T>()[g * Mg + m] : T{};
-        for (int64_t i = 0; i < osz; ++i) ym[i] = bias;
+        std::fill(ym, ym + osz, bias);
+        const int64_t sw = w.stride[2];
         for (int64_t kd = 0; kd < w.k[0]; ++kd)
           for (int64_t kh = 0; kh < w.k[1]; ++kh)
             for (int64_t kw = 0; kw < w.k[2]; ++kw) {
               const T* cr = col.data() + ((m * w.k[0] + kd) * w.k[1] * w.k[2] + kh * w.k[2] + kw) * insz;
+              // Input columns iw with 0 <= iw * sw + off < out[2].
+              const int64_t off = kw * w.dil[2] - w.pad_b[2];
+              const int64_t lo = std::clamp<int64_t>(ceil_div(-off, sw), 0, w.in[2]);
+              const int64_t hi = std::clamp<int64_t>(floor_div(w.out[2] - 1 - off, sw) + 1, lo, w.in[2]);
               for (int64_t id = 0; id < w.in[0]; ++id) {
                 const int64_t od = id * w.stride[0] - w.pad_b[0] + kd * w.dil[0];
                 if (od < 0 || od >= w.out[0]) continue;
                 for (int64_t ih = 0; ih < w.in[1]; ++ih) {
                   const int64_t oh = ih * w.stride[1] - w.pad_b[1] + kh * w.dil[1];
                   if (oh < 0 || oh >= w.out[1]) continue;
-                  for (int64_t iw = 0; iw < w.in[2]; ++iw) {
-                    const int64_t ow = iw * w.stride[2] - w.pad_b[2] + kw * w.dil[2];
-                    if (ow < 0 || ow >= w.out[2]) continue;
-                    ym[(od * w.out[1] + oh) * w.out[2] + ow] += cr[(id * w.in[1] + ih) * w.in[2] + iw];
-                  }
+                  T* yr = ym + (od * w.out[1] + oh) * w.out[2] + lo * sw + off;  // output column of iw = lo
+                  const T* cc = cr + (id * w.in[1] + ih) * w.in[2] + lo;
+                  for (int64_t j = 0; j < hi - lo; ++j) yr[j * sw] += cc[j];
                 }
               }
             }
-      }
+      });
     });
   }
 

@@ -403,6 +403,58 @@ TEST(Nn, ConvTranspose_StridesOutputPadding) {
   EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
 }
 
+// 2-D ConvTranspose against a direct sum over every input and tap: strides,
+// dilations, asymmetric pads that crop taps at both edges, output padding,
+// groups and a bias, over 2 images.
+TEST(Nn, ConvTranspose_MatchesDirectSum) {
+  struct Case {
+    int64_t C, M, H, W, K, stride, dil, group;
+    std::vector<int64_t> pads, out_pad;
+  };
+  const std::vector<Case> cases = {
+      {4, 3, 5, 7, 3, 2, 1, 1, {1, 1, 1, 1}, {1, 1}},
+      {4, 6, 4, 6, 2, 3, 2, 2, {0, 2, 1, 3}, {0, 2}},
+      {3, 2, 6, 5, 3, 1, 1, 1, {2, 0, 0, 2}, {0, 0}},
+  };
+  for (const Case& c : cases) {
+    const int64_t N = 2, Cg = c.C / c.group, Mg = c.M / c.group;
+    std::vector<float> x(static_cast<size_t>(N * c.C * c.H * c.W)), w(static_cast<size_t>(c.C * Mg * c.K * c.K)), b(static_cast<size_t>(c.M));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int64_t>(i * 7 % 11) - 5) / 4;
+    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int64_t>(i * 5 % 9) - 4) / 2;
+    for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i) - 1;
+    auto r = run_kernel("ConvTranspose",
+                        {make_tensor<float>({N, c.C, c.H, c.W}, x), make_tensor<float>({c.C, Mg, c.K, c.K}, w),
+                         make_tensor<float>({c.M}, b)},
+                        1,
+                        {attr_ints("strides", {c.stride, c.stride}), attr_ints("dilations", {c.dil, c.dil}),
+                         attr_ints("pads", c.pads), attr_ints("output_padding", c.out_pad), attr_int("group", c.group)});
+    ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+    const Dims od = r.outputs[0].tensor().dims();
+    const int64_t OH = (c.H - 1) * c.stride + c.out_pad[0] + (c.K - 1) * c.dil + 1 - c.pads[0] - c.pads[2];
+    const int64_t OW = (c.W - 1) * c.stride + c.out_pad[1] + (c.K - 1) * c.dil + 1 - c.pads[1] - c.pads[3];
+    ASSERT_EQ(od, (Dims{N, c.M, OH, OW}));
+    std::vector<double> want(static_cast<size_t>(od.numel()));
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t m = 0; m < c.M; ++m) {
+        const int64_t g = m / Mg;
+        for (int64_t i = 0; i < OH * OW; ++i) want[static_cast<size_t>((n * c.M + m) * OH * OW + i)] = b[static_cast<size_t>(m)];
+        for (int64_t ci = 0; ci < Cg; ++ci)
+          for (int64_t ih = 0; ih < c.H; ++ih)
+            for (int64_t iw = 0; iw < c.W; ++iw)
+              for (int64_t kh = 0; kh < c.K; ++kh)
+                for (int64_t kw = 0; kw < c.K; ++kw) {
+                  const int64_t oh = ih * c.stride - c.pads[0] + kh * c.dil, ow = iw * c.stride - c.pads[1] + kw * c.dil;
+                  if (oh < 0 || oh >= OH || ow < 0 || ow >= OW) continue;
+                  const int64_t ch = g * Cg + ci;
+                  want[static_cast<size_t>(((n * c.M + m) * OH + oh) * OW + ow)] +=
+                      double(x[static_cast<size_t>(((n * c.C + ch) * c.H + ih) * c.W + iw)]) *
+                      w[static_cast<size_t>(((ch * Mg + m % Mg) * c.K + kh) * c.K + kw)];
+                }
+      }
+    expect_near(to_vector<float>(r.outputs[0].tensor()), std::vector<float>(want.begin(), want.end()));
+  }
+}
+
 TEST(Nn, ConvInteger_ZeroPoint) {
   auto r = run_kernel("ConvInteger", {make_tensor<uint8_t>({1, 1, 3}, {2, 3, 4}), make_tensor<uint8_t>({1, 1, 2}, {1, 2}),
                                       make_tensor<uint8_t>({}, {1})},
