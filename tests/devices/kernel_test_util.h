@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -86,6 +87,35 @@ inline KernelRun run_kernel(const std::string& op, std::vector<RuntimeValue> inp
   KernelContext ctx(node, device, in, out);
   run.status = kernel->compute(ctx);
   return run;
+}
+
+// Output i of a run as a vector; empty, with a test failure, if the run
+// failed or output i is not a tensor.
+template <typename V>
+std::vector<V> out(const KernelRun& r, size_t i = 0) {
+  EXPECT_TRUE(r.status.ok()) << r.status.to_string();
+  if (!r.status.ok() || i >= r.outputs.size() || !r.outputs[i].is_tensor()) return {};
+  return to_vector<V>(r.outputs[i].tensor());
+}
+
+// Output i's dims, or {-1} if the run failed.
+inline Dims out_dims(const KernelRun& r, size_t i = 0) {
+  if (!r.status.ok() || i >= r.outputs.size() || !r.outputs[i].is_tensor()) return Dims{-1};
+  return r.outputs[i].tensor().dims();
+}
+
+// Element by element within tol; NaN where want is NaN, and infinities
+// exactly.
+inline void expect_near(const std::vector<float>& got, const std::vector<float>& want, float tol = 1e-4f) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(want[i]))
+      EXPECT_TRUE(std::isnan(got[i])) << "at " << i;
+    else if (std::isinf(want[i]))
+      EXPECT_EQ(got[i], want[i]) << "at " << i;
+    else
+      EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
+  }
 }
 
 }  // namespace sy::testing

@@ -12,32 +12,17 @@ namespace {
 
 using testing::attr_float;
 using testing::attr_int;
+using testing::expect_near;
 using testing::make_tensor;
+using testing::out;
+using testing::out_dims;
 using testing::run_kernel;
-using testing::to_vector;
 
 RuntimeValue T(const Tensor& t) { return RuntimeValue(t); }
 
 template <typename V>
 Tensor F(const Dims& d, std::vector<V> v) {
   return make_tensor<V>(d, v);
-}
-
-template <typename V>
-std::vector<V> out(const testing::KernelRun& r, size_t i = 0) {
-  EXPECT_TRUE(r.status.ok()) << r.status.to_string();
-  if (!r.status.ok() || i >= r.outputs.size() || !r.outputs[i].is_tensor()) return {};
-  return to_vector<V>(r.outputs[i].tensor());
-}
-
-Dims out_dims(const testing::KernelRun& r, size_t i = 0) {
-  if (!r.status.ok() || !r.outputs[i].is_tensor()) return Dims{-1};
-  return r.outputs[i].tensor().dims();
-}
-
-void expect_near(const std::vector<float>& got, const std::vector<float>& want, float tol) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
 }
 
 TEST(Elementwise, QuantizeLinear_PerTensorRoundsHalfToEven) {

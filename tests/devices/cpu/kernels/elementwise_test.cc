@@ -21,6 +21,8 @@ using testing::attr_float;
 using testing::attr_int;
 using testing::attr_string;
 using testing::make_tensor;
+using testing::out;
+using testing::out_dims;
 using testing::run_kernel;
 using testing::to_vector;
 
@@ -47,28 +49,8 @@ testing::KernelRun run_untyped(const std::string& op, std::vector<RuntimeValue> 
   return testing::run_kernel(op, std::move(inputs), num_outputs, std::move(attrs), opset, "", false);
 }
 
-template <typename V>
-std::vector<V> out(const testing::KernelRun& r, size_t i = 0) {
-  EXPECT_TRUE(r.status.ok()) << r.status.to_string();
-  if (!r.status.ok() || i >= r.outputs.size() || !r.outputs[i].is_tensor()) return {};
-  return to_vector<V>(r.outputs[i].tensor());
-}
-
-Dims out_dims(const testing::KernelRun& r, size_t i = 0) {
-  if (!r.status.ok() || !r.outputs[i].is_tensor()) return Dims{-1};
-  return r.outputs[i].tensor().dims();
-}
-
 void expect_near(const std::vector<float>& got, const std::vector<float>& want, float tol = 1e-5f) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (std::isnan(want[i]))
-      EXPECT_TRUE(std::isnan(got[i])) << "at " << i;
-    else if (std::isinf(want[i]))
-      EXPECT_EQ(got[i], want[i]) << "at " << i;
-    else
-      EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
-  }
+  testing::expect_near(got, want, tol);
 }
 
 std::vector<float> unary_f(const std::string& op, const std::vector<float>& x, std::vector<Attribute> attrs = {},

@@ -15,14 +15,10 @@ using testing::attr_floats;
 using testing::attr_int;
 using testing::attr_string;
 using testing::attr_strings;
+using testing::expect_near;
 using testing::make_tensor;
 using testing::run_kernel;
 using testing::to_vector;
-
-void expect_near(const std::vector<float>& got, const std::vector<float>& want, float tol = 1e-4f) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
-}
 
 TEST(Nn, RNN_DefaultTanh) {
   auto r = run_kernel("RNN", {make_tensor<float>({2, 1, 1}, {1, 2}), make_tensor<float>({1, 1, 1}, {0.5f}),
