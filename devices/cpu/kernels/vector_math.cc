@@ -162,7 +162,6 @@ __attribute__((target("avx512f"))) float exp_shifted_sum16(const float* x, float
   return _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
 }
 
-
 // The tail (fewer elements than lanes) goes through a padded block, so
 // every element comes from the same implementation.
 __attribute__((target("avx512f"))) void run16(V16 f, const float* in, float* out, int64_t n) {
