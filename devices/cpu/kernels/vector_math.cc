@@ -3,6 +3,7 @@
 #include "devices/cpu/kernels/elementwise_common.h"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -122,6 +123,30 @@ __attribute__((target("avx512f"))) inline __m512 exp16(__m512 x) {
   return _mm512_scalef_ps(p, n);
 }
 
+// tanh x = sign(x) * e / (e + 2) with e = e^(2|x|) - 1, our own as exp16
+// (libmvec's tanhf took 3x as long, 2.5x ONNX Runtime's Tanh). e - 1 goes
+// without cancellation as 2^n (e^r - 1) + (2^n - 1), e^r - 1 by its Taylor
+// series to r^7, so small |x| keep their precision; |x| is capped at 9,
+// where tanh is 1 in float, so that e stays finite. Within 2.75 ulp; the
+// sign is x's own, -0 and NaN included.
+__attribute__((target("avx512f"))) inline __m512 tanh16(__m512 x) {
+  const __m512 a = _mm512_min_ps(_mm512_set1_ps(9.f), _mm512_abs_ps(x));  // NaN passes through
+  const __m512 y = _mm512_add_ps(a, a);
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(y, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), y);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187045e-6f), r);
+  __m512 p = _mm512_set1_ps(1.f / 5040);
+  for (const float c : {1.f / 720, 1.f / 120, 1.f / 24, 1.f / 6, 0.5f, 1.f})
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(c));
+  p = _mm512_mul_ps(p, r);  // e^r - 1
+  const __m512 t = _mm512_scalef_ps(_mm512_set1_ps(1.f), n);
+  const __m512 e = _mm512_fmadd_ps(t, p, _mm512_sub_ps(t, _mm512_set1_ps(1.f)));
+  const __m512 mag = _mm512_div_ps(e, _mm512_add_ps(e, _mm512_set1_ps(2.f)));
+  const __m512i sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN));
+  return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(mag), sign));
+}
+
 // 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below: e^-|x| never
 // overflows. NaN stays NaN.
 __attribute__((target("avx512f"))) inline __m512 sigmoid16(__m512 x) {
@@ -197,9 +222,11 @@ void run4(V4 f, const float* in, float* out, int64_t n) {
 }  // namespace
 
 bool vector_math(VecFn f, const float* in, float* out, int64_t n) {
-  if ((f == VecFn::kExp || f == VecFn::kSigmoid) && has_avx512()) {
+  if ((f == VecFn::kExp || f == VecFn::kSigmoid || f == VecFn::kTanh) && has_avx512()) {
     parallel_ranges(n, [&](int64_t b, int64_t e) {
-      f == VecFn::kExp ? own16<exp16>(in + b, out + b, e - b) : own16<sigmoid16>(in + b, out + b, e - b);
+      if (f == VecFn::kExp) own16<exp16>(in + b, out + b, e - b);
+      else if (f == VecFn::kSigmoid) own16<sigmoid16>(in + b, out + b, e - b);
+      else own16<tanh16>(in + b, out + b, e - b);
     });
     return true;
   }

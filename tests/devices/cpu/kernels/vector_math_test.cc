@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <utility>
 #include <random>
 #include <string>
 #include <vector>
@@ -117,34 +119,48 @@ double ulps(float got, double want) {
   return std::abs(static_cast<double>(got) - want) / spacing;
 }
 
-// With AVX-512, exp is our own polynomial (within 0.89 ulp when measured);
-// elsewhere libmvec's, which glibc documents to 4 ulp.
-double exp_ulp_bound() {
+// With AVX-512, exp and tanh are our own (exp within 0.89 ulp when
+// measured, tanh within 2.75); elsewhere libmvec's, which glibc documents
+// to 4 ulp.
+bool own_math() {
 #if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx512f")) return 1.0;
+  return __builtin_cpu_supports("avx512f");
+#else
+  return false;
 #endif
-  return 4.0;
 }
+double exp_ulp_bound() { return own_math() ? 1.0 : 4.0; }
+double tanh_ulp_bound() { return own_math() ? 3.0 : 4.0; }
 
-// A million points evenly from below the underflow to zero (-104) to past
-// the overflow to inf (89), through the denormal results below -87.3,
-// and tiny arguments: the range reduction and the scaling by 2^n at every
-// exponent.
-TEST(VectorMath, Exp_DenseSweep_WithinUlpBound) {
+// The worst distance in ulps of f over a million points evenly in
+// [lo, hi] and tiny arguments of both signs, against ref in double; the
+// argument where it occurs. Empty when vector_math lacks f.
+std::optional<std::pair<double, float>> worst_ulps(VecFn f, double (*ref)(double), float lo, float hi) {
   constexpr int kPoints = 1 << 20;
   std::vector<float> x;
-  for (int i = 0; i <= kPoints; ++i) x.push_back(-105.f + 195.f * static_cast<float>(i) / kPoints);
+  for (int i = 0; i <= kPoints; ++i) x.push_back(lo + (hi - lo) * static_cast<float>(i) / kPoints);
   for (float t = 1e-30f; t < 1.f; t *= 3.f) x.insert(x.end(), {t, -t});
   std::vector<float> y(x.size());
-  if (!vector_math(VecFn::kExp, x.data(), y.data(), static_cast<int64_t>(x.size())))
-    GTEST_SKIP() << "no libmvec here (not x86-64 glibc): Exp runs the scalar std::exp loop";
-  double worst = 0;
-  float at = 0;
+  if (!vector_math(f, x.data(), y.data(), static_cast<int64_t>(x.size()))) return std::nullopt;
+  std::pair<double, float> worst{0, 0};
   for (size_t i = 0; i < x.size(); ++i) {
-    const double u = ulps(y[i], std::exp(static_cast<double>(x[i])));
-    if (u > worst) worst = u, at = x[i];
+    const double u = ulps(y[i], ref(static_cast<double>(x[i])));
+    if (u > worst.first) worst = {u, x[i]};
   }
-  EXPECT_LE(worst, exp_ulp_bound()) << "exp(" << at << ") over " << x.size() << " inputs";
+  return worst;
+}
+
+// From below exp's underflow to zero (-104) to past its overflow to inf
+// (89), through the denormal results below -87.3: the range reduction and
+// the scaling by 2^n at every exponent. Tanh over [-10, 10], where it
+// reaches 1, and near 0, where e^(2x) - 1 must not cancel.
+TEST(VectorMath, ExpAndTanh_DenseSweep_WithinUlpBound) {
+  const auto exp = worst_ulps(VecFn::kExp, [](double v) { return std::exp(v); }, -105.f, 90.f);
+  if (!exp) GTEST_SKIP() << "no libmvec here (not x86-64 glibc): Exp and Tanh run their scalar std:: loops";
+  EXPECT_LE(exp->first, exp_ulp_bound()) << "exp(" << exp->second << ")";
+  const auto tanh = worst_ulps(VecFn::kTanh, [](double v) { return std::tanh(v); }, -10.f, 10.f);
+  ASSERT_TRUE(tanh.has_value());
+  EXPECT_LE(tanh->first, tanh_ulp_bound()) << "tanh(" << tanh->second << ")";
 }
 
 // exp_shifted_sum at every length up to 40 (the vector blocks of 32 and
