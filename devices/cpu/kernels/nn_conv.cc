@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "devices/cpu/kernels/nn_common.h"
@@ -64,16 +65,22 @@ void conv_direct(const TX* X, const TW* W, int64_t N, int64_t C, int64_t M, int6
 int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -(-a / b); }
 
+// The i in [0, count) with 0 <= i * s + off < limit, as [lo, hi) with
+// lo <= hi <= count.
+std::pair<int64_t, int64_t> index_span(int64_t off, int64_t s, int64_t count, int64_t limit) {
+  const int64_t lo = std::clamp<int64_t>(ceil_div(-off, s), 0, count);
+  return {lo, std::clamp<int64_t>(floor_div(limit - 1 - off, s) + 1, lo, count)};
+}
+
 // For window column kw: the input column under output column 0 (`off`),
-// and the output columns [lo, hi) whose input column is inside the input,
-// lo <= hi <= the output width.
+// and the output columns [lo, hi) whose input column is inside the input.
 struct ColumnSpan {
   int64_t off, lo, hi;
 };
 ColumnSpan column_span(const Window& w, int64_t kw) {
-  const int64_t off = kw * w.dil[2] - w.pad_b[2], s = w.stride[2], out = w.out[2];
-  const int64_t lo = std::min(out, std::max<int64_t>(0, ceil_div(-off, s)));
-  return {off, lo, std::max(lo, std::min(out, floor_div(w.in[2] - 1 - off, s) + 1))};
+  const int64_t off = kw * w.dil[2] - w.pad_b[2];
+  const auto [lo, hi] = index_span(off, w.stride[2], w.out[2], w.in[2]);
+  return {off, lo, hi};
 }
 
 // A depthwise float convolution of 1 or 2 spatial dims: one input and one
@@ -555,8 +562,7 @@ class ConvTransposeKernel final : public Kernel {
               const T* cr = col.data() + ((m * w.k[0] + kd) * w.k[1] * w.k[2] + kh * w.k[2] + kw) * insz;
               // Input columns iw with 0 <= iw * sw + off < out[2].
               const int64_t off = kw * w.dil[2] - w.pad_b[2];
-              const int64_t lo = std::clamp<int64_t>(ceil_div(-off, sw), 0, w.in[2]);
-              const int64_t hi = std::clamp<int64_t>(floor_div(w.out[2] - 1 - off, sw) + 1, lo, w.in[2]);
+              const auto [lo, hi] = index_span(off, sw, w.in[2], w.out[2]);
               for (int64_t id = 0; id < w.in[0]; ++id) {
                 const int64_t od = id * w.stride[0] - w.pad_b[0] + kd * w.dil[0];
                 if (od < 0 || od >= w.out[0]) continue;
