@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "devices/broadcast.h"
 #include "devices/cpu/cpu_kernels.h"
 #include "devices/cpu/kernels/nn_common.h"
 #include "devices/cpu/kernels/reduction_common.h"
@@ -103,8 +104,8 @@ int64_t size_of(const std::vector<int>& labels, const std::vector<int64_t>& size
 
 // A float Einsum of two inputs that is a batched matrix product: each label
 // in both inputs and the output is a batch, in the first input and the
-// output a row (M), in the second and the output a column (N), in both
-// inputs alone a summed one (K). The inputs are viewed as [batch, M, K] and
+// output a row (M), in the second and the output a column (N), and each
+// of the summed labels `k` must be in both inputs. The inputs are viewed as [batch, M, K] and
 // [batch, K, N] (copied only where they are not already laid out so), sgemm
 // multiplies them, and the product is viewed in the output's order. The
 // generic loop took about 2 ns a term through its index tables (bij,bjk->bik
@@ -112,19 +113,16 @@ int64_t size_of(const std::vector<int>& labels, const std::vector<int64_t>& size
 // written, for any other equation (a label summed within one input, an
 // empty dimension) and for products too small to be worth a call.
 StatusOr<bool> einsum_as_gemm(const GemmOperand& a, const GemmOperand& b, const std::vector<int64_t>& size,
-                              const std::vector<int>& out_labels, const Dims& out_dims, float* y) {
-  std::vector<int> batch, m, n, k;
+                              const std::vector<int>& out_labels, const std::vector<int>& k, const Dims& out_dims,
+                              float* y) {
+  if (std::find(size.begin(), size.end(), 0) != size.end()) return false;
+  std::vector<int> batch, m, n;
   for (int l : out_labels) {
     const auto i = static_cast<size_t>(l);
     (a.present[i] && b.present[i] ? batch : a.present[i] ? m : n).push_back(l);
   }
-  for (size_t l = 0; l < size.size(); ++l) {
-    if (size[l] == 0) return false;
-    if (size[l] < 0 || std::find(out_labels.begin(), out_labels.end(), static_cast<int>(l)) != out_labels.end())
-      continue;
-    if (!a.present[l] || !b.present[l]) return false;
-    k.push_back(static_cast<int>(l));
-  }
+  for (int l : k)
+    if (!a.present[static_cast<size_t>(l)] || !b.present[static_cast<size_t>(l)]) return false;
   const int64_t nb = size_of(batch, size), M = size_of(m, size), N = size_of(n, size), K = size_of(k, size);
   // Below this an sgemm call costs more than the loop's terms (ij,ij->ij
   // would be a 1x1x1 product per element).
@@ -160,14 +158,14 @@ StatusOr<bool> einsum_as_gemm(const GemmOperand& a, const GemmOperand& b, const 
     return nn::sgemm('N', 'N', M, N, K, 1.f, A + i * M * K, K, B + i * K * N, N, 0.f, C + i * M * N, N);
   }));
   if (!direct) {
-    std::vector<int64_t> c_stride(size.size(), 0);
-    for (int64_t d = static_cast<int64_t>(c_labels.size()) - 1, s = 1; d >= 0; --d) {
-      const auto l = static_cast<size_t>(c_labels[static_cast<size_t>(d)]);
-      c_stride[l] = s;
-      s *= size[l];
-    }
+    // The product in the output's order: each label's stride in C's layout.
+    Dims c_dims;
+    for (int l : c_labels) c_dims.push_back(size[static_cast<size_t>(l)]);
+    const Dims c_strides = contiguous_strides(c_dims);
+    std::vector<int64_t> stride_of(size.size(), 0);
+    for (size_t d = 0; d < c_labels.size(); ++d) stride_of[static_cast<size_t>(c_labels[d])] = c_strides[d];
     Dims strides;
-    for (int l : out_labels) strides.push_back(c_stride[static_cast<size_t>(l)]);
+    for (int l : out_labels) strides.push_back(stride_of[static_cast<size_t>(l)]);
     tensor_ops::strided_copy(DataType::kFloat, y, C, out_dims, strides);
   }
   return true;
@@ -278,7 +276,7 @@ class EinsumKernel final : public Kernel {
     if (dtype == DataType::kFloat && nin == 2) {
       ASSIGN_OR_RETURN(bool done, einsum_as_gemm({ctx.input(0).data<float>(), strides[0], present[0]},
                                                  {ctx.input(1).data<float>(), strides[1], present[1]}, size,
-                                                 out_labels, out_dims, y->data<float>()));
+                                                 out_labels, sum_labels, out_dims, y->data<float>()));
       if (done) return OkStatus();
     }
     const int64_t out_n = out_dims.numel();
