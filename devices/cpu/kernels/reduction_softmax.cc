@@ -20,20 +20,21 @@ using namespace reduce_detail;
 
 enum class SoftmaxKind { kSoftmax, kLogSoftmax, kHardmax };
 
-// Softmax or LogSoftmax of one contiguous row of a full-precision type, the
-// usual case (the last axis). The block path below keeps its running max
-// and sum in vectors that may alias y as far as the compiler knows, so each
-// element paid a load and a store there: 10 us for 1024 floats.
-// Float rows take three passes: the max with SSE (max_skipping_nan), the
-// exps and their sum together (exp_shifted_sum; apart, the passes that
-// wrote x - max and summed took as long as the exp), and the scaling.
-// Cloned for AVX-512: reading back in SSE registers the row that
-// exp_shifted_sum had just stored in AVX-512 ones stalled every load (a
-// quarter of Softmax's time under perf; 7% this way).
+// y[0, d) *= r. Cloned for AVX-512: reading back in SSE registers the row
+// that exp_shifted_sum had just stored in AVX-512 ones stalled every load
+// (a quarter of Softmax's time under perf; 7% this way).
 __attribute__((target_clones("avx512f", "default"))) void scale_row(float* __restrict y, float r, int64_t d) {
   for (int64_t k = 0; k < d; ++k) y[k] *= r;
 }
 
+// Softmax or LogSoftmax of one contiguous row of a full-precision type, the
+// usual case (the last axis). The block path below keeps its running max
+// and sum in vectors that may alias y as far as the compiler knows, so each
+// element paid a load and a store there: 10 us for 1024 floats.
+// Float rows take three passes: the max (max_skipping_nan, in SSE or
+// AVX-512 registers), the exps and their sum together (exp_shifted_sum;
+// apart, the passes that wrote x - max and summed took as long as the exp),
+// and the scaling (scale_row).
 template <typename T>
 void softmax_row(bool log, const T* x, T* y, int64_t d) {
   T m = -std::numeric_limits<T>::infinity();  // NaNs skipped: they turn the sum NaN below
