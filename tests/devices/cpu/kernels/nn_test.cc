@@ -1,4 +1,5 @@
-// Unit tests for the CPU neural-network kernels (nn_*.cc, rnn_*.cc).
+// Unit tests for the CPU neural-network kernels (nn_*.cc; pooling in
+// nn_pool_test.cc, recurrent ones in rnn_kernels_test.cc).
 // Hand-computed cases first, then a runner over the ONNX reference cases
 // in /usr/share/libonnx-testdata (skipped when that folder is absent).
 #include <algorithm>
@@ -457,45 +458,7 @@ TEST(Nn, ConvInteger_ZeroPoint) {
   EXPECT_EQ(to_vector<int32_t>(r.outputs[0].tensor()), (std::vector<int32_t>{5, 8}));
 }
 
-// --------------------------------------------------------------- Pooling
-
-TEST(Nn, MaxPool_IndicesStorageOrder) {
-  auto x = make_tensor<float>({1, 1, 2, 3}, {1, 6, 3, 4, 5, 2});
-  auto r = run_kernel("MaxPool", {x}, 2, {attr_ints("kernel_shape", {2, 2})});
-  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
-  expect_near(to_vector<float>(r.outputs[0].tensor()), {6, 6});
-  EXPECT_EQ(to_vector<int64_t>(r.outputs[1].tensor()), (std::vector<int64_t>{1, 1}));
-  auto c = run_kernel("MaxPool", {x}, 2, {attr_ints("kernel_shape", {2, 2}), attr_int("storage_order", 1)});
-  ASSERT_TRUE(c.status.ok());
-  EXPECT_EQ(to_vector<int64_t>(c.outputs[1].tensor()), (std::vector<int64_t>{2, 2}));
-}
-
-TEST(Nn, MaxPool_CeilModeDilations) {
-  auto x = make_tensor<float>({1, 1, 5}, {1, 5, 2, 4, 3});
-  auto r = run_kernel("MaxPool", {x}, 1, {attr_ints("kernel_shape", {2}), attr_ints("strides", {2}), attr_int("ceil_mode", 1)});
-  ASSERT_TRUE(r.status.ok());
-  expect_near(to_vector<float>(r.outputs[0].tensor()), {5, 4, 3});
-  auto d = run_kernel("MaxPool", {x}, 1, {attr_ints("kernel_shape", {2}), attr_ints("dilations", {2})});
-  ASSERT_TRUE(d.status.ok());
-  expect_near(to_vector<float>(d.outputs[0].tensor()), {2, 5, 3});
-}
-
-TEST(Nn, AveragePool_CountIncludePad) {
-  auto x = make_tensor<float>({1, 1, 3}, {3, 6, 9});
-  auto r = run_kernel("AveragePool", {x}, 1, {attr_ints("kernel_shape", {2}), attr_ints("pads", {1, 1})});
-  ASSERT_TRUE(r.status.ok());
-  expect_near(to_vector<float>(r.outputs[0].tensor()), {3, 4.5f, 7.5f, 9});
-  auto c = run_kernel("AveragePool", {x}, 1,
-                      {attr_ints("kernel_shape", {2}), attr_ints("pads", {1, 1}), attr_int("count_include_pad", 1)});
-  ASSERT_TRUE(c.status.ok());
-  expect_near(to_vector<float>(c.outputs[0].tensor()), {1.5f, 4.5f, 7.5f, 4.5f});
-}
-
-TEST(Nn, Pool_KernelLargerThanInputIsError) {
-  auto x = make_tensor<float>({1, 1, 2, 2}, {1, 2, 3, 4});
-  EXPECT_EQ(run_kernel("MaxPool", {x}, 1, {attr_ints("kernel_shape", {3, 3})}).status.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(run_kernel("AveragePool", {x}, 1, {attr_ints("kernel_shape", {3})}).status.code(), StatusCode::kInvalidArgument);
-}
+// ---------------------------------------------------------------- Window
 
 // Window attributes at the int64 extremes: an error naming the problem, not
 // an overflowed size (UBSan, in the sanitizer build, fails on the
@@ -518,52 +481,6 @@ TEST(Nn, Window_ExtremeAttributes_AreErrors) {
   expect_error(run_kernel("ConvTranspose", {x, w}, 1, {attr_ints("output_shape", {kMax}), attr_ints("strides", {kMax})}),
                "ConvTranspose output_shape and strides");
   expect_error(run_kernel("ConvTranspose", {x, w}, 1, {attr_ints("strides", {-3})}), "ConvTranspose negative stride");
-}
-
-// A pooling window far wider than its input (the fuzzer's 2^31, which the
-// loops used to walk in full: a hang) visits only its overlap, and pads
-// count as ONNX says.
-TEST(Nn, Pool_HugeWindow_VisitsOnlyTheInput) {
-  constexpr int64_t kHuge = 2147483647;
-  auto x = make_tensor<float>({1, 1, 2, 3}, {1, 2, 3, 4, 5, 6});
-  auto r = run_kernel("MaxPool", {x}, 1, {attr_ints("kernel_shape", {1, kHuge}), attr_string("auto_pad", "SAME_UPPER")});
-  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
-  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{1, 1, 2, 3}));
-  EXPECT_EQ(to_vector<float>(r.outputs[0].tensor()), (std::vector<float>{3, 3, 3, 6, 6, 6}));
-  // Explicit pads of 2 on each side of width 3, window 5: every window
-  // holds all 3 inputs and 2 pads, so count_include_pad divides by 5.
-  r = run_kernel("AveragePool", {x}, 1,
-                 {attr_ints("kernel_shape", {1, 5}), attr_ints("pads", {0, 2, 0, 2}), attr_int("count_include_pad", 1),
-                  attr_ints("strides", {1, 100})});
-  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
-  expect_near(to_vector<float>(r.outputs[0].tensor()), {6.f / 5, 15.f / 5});
-  r = run_kernel("AveragePool", {x}, 1,
-                 {attr_ints("kernel_shape", {1, kHuge}), attr_string("auto_pad", "SAME_LOWER"), attr_int("count_include_pad", 0)});
-  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
-  expect_near(to_vector<float>(r.outputs[0].tensor()), {2, 2, 2, 5, 5, 5});
-}
-
-TEST(Nn, GlobalPools_AndLpPool) {
-  auto x = make_tensor<float>({1, 2, 2}, {1, 3, -4, 2});
-  auto a = run_kernel("GlobalAveragePool", {x}, 1);
-  ASSERT_TRUE(a.status.ok());
-  EXPECT_EQ(a.outputs[0].tensor().dims(), (Dims{1, 2, 1}));
-  expect_near(to_vector<float>(a.outputs[0].tensor()), {2, -1});
-  auto m = run_kernel("GlobalMaxPool", {x}, 1);
-  expect_near(to_vector<float>(m.outputs[0].tensor()), {3, 2});
-  auto lp = run_kernel("LpPool", {make_tensor<float>({1, 1, 2}, {3, -4})}, 1, {attr_ints("kernel_shape", {2})});
-  ASSERT_TRUE(lp.status.ok());
-  expect_near(to_vector<float>(lp.outputs[0].tensor()), {5});
-}
-
-TEST(Nn, MaxUnpool_OutputShape) {
-  auto x = make_tensor<float>({1, 1, 2}, {5, 7});
-  auto i = make_tensor<int64_t>({1, 1, 2}, {1, 2});
-  auto r = run_kernel("MaxUnpool", {x, i}, 1, {attr_ints("kernel_shape", {2}), attr_ints("strides", {2})});
-  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
-  expect_near(to_vector<float>(r.outputs[0].tensor()), {0, 5, 7, 0});
-  auto bad = run_kernel("MaxUnpool", {x, make_tensor<int64_t>({1, 1, 2}, {1, 9})}, 1, {attr_ints("kernel_shape", {2}), attr_ints("strides", {2})});
-  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
 }
 
 // ------------------------------------------------------------- Detection

@@ -1,0 +1,271 @@
+// Row pooling for nn_pool.cc: see nn_pool_rows.h.
+#include "devices/cpu/kernels/nn_pool_rows.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <vector>
+
+namespace sy::nn {
+
+// A dilated window is worked out in 128 bits: the dilation may be
+// anywhere in int64.
+Span span(const Window& w, int j, int64_t start) {
+  const int64_t k = w.k[j], in = w.in[j];
+  if (w.dil[j] == 1) {
+    // The usual case, with no division. No overflow: in - start is at
+    // most the padded input size, which resolve_window() checked fits.
+    const int64_t lo = std::clamp<int64_t>(-start, 0, k);
+    return {lo, std::clamp<int64_t>(in - start, lo, k), std::clamp<int64_t>(in + w.pad_e[j] - start, 0, k)};
+  }
+  using Wide = __int128;
+  const Wide s = start, d = w.dil[j];
+  const Wide lo = s >= 0 ? 0 : (-s + d - 1) / d;
+  const Wide hi = s >= in ? 0 : std::min<Wide>(k, (in - 1 - s) / d + 1);
+  const Wide padded = std::clamp<Wide>((in + w.pad_e[j] - s + d - 1) / d, 0, k);
+  const Wide first = std::min<Wide>(lo, k);
+  return {static_cast<int64_t>(first), static_cast<int64_t>(std::max(first, hi)), static_cast<int64_t>(padded)};
+}
+
+
+namespace {
+
+// One plane's rows of a float MaxPool or AveragePool over at most two
+// spatial axes without dilation. Such a window is a rectangle clipped to
+// the input, so an output row reduces its window's input rows into one row
+// padded at both ends, then each output reduces its window's columns of
+// that row. Both are loops over contiguous floats that vectorise, where
+// oneDNN's plain-layout pooling ran one output at a time on one thread.
+struct PoolRows {
+  const float* x;  // the plane's input, rows of in_w
+  float* y;        // the plane's output, rows of out_w
+  int64_t in_w, out_w, k_h, k_w, s_h, s_w, pb_h, pb_w;
+  const Span* rows;   // per output row, its window's input rows
+  const float* cols;  // AveragePool: per output column, the divisor's column factor
+  bool max, include_pad;
+};
+
+// Rows a block of pool_rows() takes at most: the padded rows of a block
+// are all reduced before any is read back, because loads that straddle
+// stores still in flight (window offsets 1 and 2 of a row just written)
+// wait for them: a row at a time ran 3x slower than oneDNN on 28 columns.
+constexpr int64_t kPoolBlockFloats = 8192;
+
+// Elements of input below which a oneDNN pooling call is not split.
+constexpr int64_t kDnnlPoolMinPart = 16384;
+
+// Where a window holds a NaN, so does its maximum, as with ONNX's reference.
+inline float max_nan(float r, float v) { return v > r || v != v ? v : r; }
+
+// d[i] = op(a[i], b[i]) for i < n, then d[i] = op(d[i], c[i]) for each
+// further source c: the first two fused, because a copy (memmove, of
+// other store widths) followed by loads of the same bytes stalls as well.
+template <bool kMax, typename Next>
+[[gnu::always_inline]] inline void reduce_into(float* __restrict d, int64_t n, int64_t count, Next&& next) {
+  const float* __restrict a = next(0);
+  if (count == 1) {
+    std::copy(a, a + n, d);
+    return;
+  }
+  const float* __restrict b = next(1);
+  for (int64_t i = 0; i < n; ++i) d[i] = kMax ? max_nan(a[i], b[i]) : a[i] + b[i];
+  for (int64_t c = 2; c < count; ++c) {
+    const float* __restrict src = next(c);
+    for (int64_t i = 0; i < n; ++i) d[i] = kMax ? max_nan(d[i], src[i]) : d[i] + src[i];
+  }
+}
+
+// Where pool_rows() keeps a block's rows: the padded rows, then (for a
+// stride above 1) their phases, phase by phase, then the reduced rows.
+struct PoolLayout {
+  int64_t width, phase_len, padded, phases, reduced, total;
+  PoolLayout(const PoolRows& p, int64_t rows) {
+    const int64_t s = p.s_w;
+    width = (p.out_w - 1) * s + p.k_w;
+    phase_len = (width + s - 1) / s;
+    padded = 0;
+    phases = rows * width;
+    reduced = phases + (s == 1 ? 0 : s * rows * phase_len);
+    total = reduced + rows * phase_len;
+  }
+};
+
+template <bool kMax>
+[[gnu::always_inline]] inline void pool_padded_rows(const PoolRows& p, int64_t oh0, int64_t oh1,
+                                                     float* __restrict buf) {
+  const float identity = kMax ? -std::numeric_limits<float>::infinity() : 0.f;
+  // A padded row: identity before and after the input's columns. A stride
+  // of s splits it into s phases (columns s*i + phase), so that a window's
+  // column j is phase j % s at i + j / s. The block's rows of one phase lie
+  // end to end, so each tap is one run over the whole block (a row at a
+  // time, loop overheads dominated rows of 28). Each step runs over the
+  // whole block before the next reads its results.
+  const int64_t s = p.s_w, rows = oh1 - oh0, used = std::min(p.in_w, 0 + (p.out_w - 1) * s + p.k_w - p.pb_w);
+  const PoolLayout l(p, rows);
+  float* __restrict padded = buf + l.padded;
+  for (int64_t i = 0; i < rows; ++i) {
+    float* __restrict t = padded + i * l.width;
+    std::fill(t, t + p.pb_w, identity);
+    std::fill(t + p.pb_w + used, t + l.width, identity);
+    const Span r = p.rows[oh0 + i];
+    const float* x0 = p.x + ((oh0 + i) * p.s_h - p.pb_h + r.lo) * p.in_w;
+    reduce_into<kMax>(t + p.pb_w, used, r.hi - r.lo, [&](int64_t c) { return x0 + c * p.in_w; });
+  }
+  const float* phases = padded;
+  if (s == 2) {
+    float* __restrict even = buf + l.phases;
+    float* __restrict odd = even + rows * l.phase_len;
+    for (int64_t i = 0; i < rows; ++i) {
+      const float* __restrict t = padded + i * l.width;
+      if (l.width % 2) even[i * l.phase_len + l.phase_len - 1] = t[l.width - 1];
+      for (int64_t q = 0; q < l.width / 2; ++q) {
+        even[i * l.phase_len + q] = t[2 * q];
+        odd[i * l.phase_len + q] = t[2 * q + 1];
+      }
+      if (l.width % 2) odd[i * l.phase_len + l.phase_len - 1] = identity;
+    }
+    phases = even;
+  } else if (s > 2) {
+    float* __restrict ph = buf + l.phases;
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t q = 0; q < s * l.phase_len; ++q)
+        ph[((q % s) * rows + i) * l.phase_len + q / s] = q < l.width ? padded[i * l.width + q] : identity;
+    phases = ph;
+  }
+  float* __restrict reduced = buf + l.reduced;
+  const int64_t n = (rows - 1) * l.phase_len + p.out_w;
+  reduce_into<kMax>(reduced, n, p.k_w, [&](int64_t j) { return phases + (j % s) * rows * l.phase_len + j / s; });
+  for (int64_t i = 0; i < rows; ++i) {
+    const float* __restrict z = reduced + i * l.phase_len;
+    float* __restrict y = p.y + (oh0 + i) * p.out_w;
+    if (kMax) {
+      std::copy(z, z + p.out_w, y);
+    } else {
+      const Span r = p.rows[oh0 + i];
+      const float count_h = static_cast<float>(p.include_pad ? r.padded : r.hi - r.lo);
+      for (int64_t o = 0; o < p.out_w; ++o) {
+        const float div = count_h * p.cols[o];
+        y[o] = div > 0 ? z[o] / div : 0.f;
+      }
+    }
+  }
+}
+
+// Rows [a, b) of a window with unit strides whose windows hold all their
+// rows. Consecutive output rows then read consecutive input rows, so the
+// rows reduce as one run over the block, and its columns as another over
+// the reduced rows end to end; the windows that overlap the padding (or,
+// in that run, the next row) are redone alone. Rows of 28 columns took
+// twice oneDNN's time a row at a time (pool_padded_rows).
+template <bool kMax>
+[[gnu::always_inline]] inline void pool_unit_stride_rows(const PoolRows& p, int64_t a, int64_t b,
+                                                          float* __restrict buf) {
+  const int64_t rows = b - a, in_w = p.in_w, k_h = p.k_h, k_w = p.k_w;
+  // With as many output columns as input ones (pads adding k_w - 1), the
+  // run over the reduced rows lands where the output rows want it.
+  const bool in_place = p.out_w == in_w;
+  float* __restrict u = buf;
+  float* __restrict z = in_place ? p.y + a * p.out_w + p.pb_w : buf + rows * in_w;
+  const float* x0 = p.x + (a - p.pb_h) * in_w;
+  reduce_into<kMax>(u, rows * in_w, k_h, [&](int64_t c) { return x0 + c * in_w; });
+  reduce_into<kMax>(z, rows * in_w - (k_w - 1), k_w, [&](int64_t j) { return u + j; });
+  // Outputs [inner_lo, inner_hi) have every column of their window inside the row.
+  const int64_t inner_lo = std::min(p.pb_w, p.out_w), inner_hi = std::max(inner_lo, std::min(p.out_w, in_w - k_w + p.pb_w + 1));
+  for (int64_t i = 0; i < rows; ++i) {
+    float* __restrict y = p.y + (a + i) * p.out_w;
+    const float* __restrict ur = u + i * in_w;
+    if (!in_place) std::copy(z + i * in_w + inner_lo - p.pb_w, z + i * in_w + inner_hi - p.pb_w, y + inner_lo);
+    auto edge = [&](int64_t o) {
+      float r = kMax ? -std::numeric_limits<float>::infinity() : 0.f;
+      for (int64_t c = std::max<int64_t>(0, o - p.pb_w); c < std::min(in_w, o - p.pb_w + k_w); ++c)
+        r = kMax ? max_nan(r, ur[c]) : r + ur[c];
+      y[o] = r;
+    };
+    for (int64_t o = 0; o < inner_lo; ++o) edge(o);
+    for (int64_t o = inner_hi; o < p.out_w; ++o) edge(o);
+    if (!kMax) {
+      const Span r = p.rows[a + i];
+      const float count_h = static_cast<float>(p.include_pad ? r.padded : r.hi - r.lo);
+      for (int64_t o = 0; o < p.out_w; ++o) {
+        const float div = count_h * p.cols[o];
+        y[o] = div > 0 ? y[o] / div : 0.f;
+      }
+    }
+  }
+}
+
+template <bool kMax>
+[[gnu::always_inline]] inline void pool_rows_as(const PoolRows& p, int64_t oh0, int64_t oh1, float* __restrict buf) {
+  if (p.s_h == 1 && p.s_w == 1) {
+    // The rows whose windows hold every row of the kernel lie in one run.
+    auto full = [&](int64_t oh) { return p.rows[oh].lo == 0 && p.rows[oh].hi == p.k_h; };
+    int64_t a = oh0, b = oh1;
+    while (a < b && !full(a)) ++a;
+    while (b > a && !full(b - 1)) --b;
+    if (b - a >= 2) {
+      pool_padded_rows<kMax>(p, oh0, a, buf);
+      pool_unit_stride_rows<kMax>(p, a, b, buf);
+      pool_padded_rows<kMax>(p, b, oh1, buf);
+      return;
+    }
+  }
+  pool_padded_rows<kMax>(p, oh0, oh1, buf);
+}
+
+// `buf` holds PoolLayout(p, oh1 - oh0).total floats.
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void pool_rows(const PoolRows& p,
+                                                                                              int64_t oh0, int64_t oh1,
+                                                                                              float* buf) {
+  if (p.max)
+    pool_rows_as<true>(p, oh0, oh1, buf);
+  else
+    pool_rows_as<false>(p, oh0, oh1, buf);
+}
+
+}  // namespace
+
+bool pool_float_rows(const Window& w, bool max, bool count_include_pad, int64_t planes, const float* X, float* Y) {
+  if (w.in[0] != 1 || w.k[0] != 1 || w.out[0] != 1) return false;
+  for (int j = 1; j < 3; ++j)
+    // Padding narrower than the window bounds the padded row's width by
+    // the input's plus two windows and a stride, and puts an input row
+    // and column in every window (resolve_window() starts the last one
+    // inside the input).
+    if (w.dil[j] != 1 || w.pad_b[j] >= w.k[j] || w.pad_e[j] >= w.k[j] || w.k[j] > w.in[j]) return false;
+  std::vector<Span> rows(static_cast<size_t>(w.out[1]));
+  for (int64_t oh = 0; oh < w.out[1]; ++oh) rows[oh] = span(w, 1, oh * w.stride[1] - w.pad_b[1]);
+  std::vector<float> cols(static_cast<size_t>(w.out[2]));
+  for (int64_t ow = 0; ow < w.out[2]; ++ow) {
+    const Span c = span(w, 2, ow * w.stride[2] - w.pad_b[2]);
+    cols[ow] = static_cast<float>(count_include_pad ? c.padded : c.hi - c.lo);
+  }
+  PoolRows p{nullptr,     nullptr,     w.in[2],    w.out[2],   w.k[1],      w.k[2],
+             w.stride[1], w.stride[2], w.pad_b[1], w.pad_b[2], rows.data(), cols.data(),
+             max,  count_include_pad};
+  const int64_t out_h = w.out[1];
+  // About 16K window elements per task, so that small planes go several
+  // to a task and one large plane still splits by rows.
+  const int64_t row_work = std::max<int64_t>(1, w.out[2] * w.k[1] * w.k[2]);
+  const int64_t grain = std::max<int64_t>(1, 16384 / row_work);
+  const int64_t block = std::max<int64_t>(1, kPoolBlockFloats / PoolLayout(p, 1).total);
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, planes * out_h, grain), [&](const tbb::blocked_range<int64_t>& r) {
+    // Uninitialised: every float is written before it is read.
+    std::unique_ptr<float[]> buf(
+        new float[static_cast<size_t>(PoolLayout(p, std::min<int64_t>(block, static_cast<int64_t>(r.size()))).total)]);
+    for (int64_t i = r.begin(); i < r.end();) {
+      const int64_t plane = i / out_h, oh0 = i % out_h;
+      const int64_t oh1 = std::min({out_h, oh0 + (r.end() - i), oh0 + block});
+      PoolRows q = p;
+      q.x = X + plane * w.in[1] * w.in[2];
+      q.y = Y + plane * out_h * w.out[2];
+      pool_rows(q, oh0, oh1, buf.get());
+      i += oh1 - oh0;
+    }
+  });
+  return true;
+}
+
+}  // namespace sy::nn

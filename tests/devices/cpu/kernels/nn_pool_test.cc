@@ -1,0 +1,195 @@
+// Unit tests for the CPU pooling kernels (nn_pool.cc). The ONNX reference
+// cases for them run in nn_test.cc.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/devices/kernel_test_util.h"
+
+namespace sy {
+namespace {
+
+using testing::attr_int;
+using testing::attr_ints;
+using testing::attr_string;
+using testing::expect_near;
+using testing::make_tensor;
+using testing::run_kernel;
+using testing::to_vector;
+
+TEST(NnPool, MaxPool_IndicesStorageOrder) {
+  auto x = make_tensor<float>({1, 1, 2, 3}, {1, 6, 3, 4, 5, 2});
+  auto r = run_kernel("MaxPool", {x}, 2, {attr_ints("kernel_shape", {2, 2})});
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {6, 6});
+  EXPECT_EQ(to_vector<int64_t>(r.outputs[1].tensor()), (std::vector<int64_t>{1, 1}));
+  auto c = run_kernel("MaxPool", {x}, 2, {attr_ints("kernel_shape", {2, 2}), attr_int("storage_order", 1)});
+  ASSERT_TRUE(c.status.ok());
+  EXPECT_EQ(to_vector<int64_t>(c.outputs[1].tensor()), (std::vector<int64_t>{2, 2}));
+}
+
+TEST(NnPool, MaxPool_CeilModeDilations) {
+  auto x = make_tensor<float>({1, 1, 5}, {1, 5, 2, 4, 3});
+  auto r = run_kernel("MaxPool", {x}, 1, {attr_ints("kernel_shape", {2}), attr_ints("strides", {2}), attr_int("ceil_mode", 1)});
+  ASSERT_TRUE(r.status.ok());
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {5, 4, 3});
+  auto d = run_kernel("MaxPool", {x}, 1, {attr_ints("kernel_shape", {2}), attr_ints("dilations", {2})});
+  ASSERT_TRUE(d.status.ok());
+  expect_near(to_vector<float>(d.outputs[0].tensor()), {2, 5, 3});
+}
+
+TEST(NnPool, AveragePool_CountIncludePad) {
+  auto x = make_tensor<float>({1, 1, 3}, {3, 6, 9});
+  auto r = run_kernel("AveragePool", {x}, 1, {attr_ints("kernel_shape", {2}), attr_ints("pads", {1, 1})});
+  ASSERT_TRUE(r.status.ok());
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {3, 4.5f, 7.5f, 9});
+  auto c = run_kernel("AveragePool", {x}, 1,
+                      {attr_ints("kernel_shape", {2}), attr_ints("pads", {1, 1}), attr_int("count_include_pad", 1)});
+  ASSERT_TRUE(c.status.ok());
+  expect_near(to_vector<float>(c.outputs[0].tensor()), {1.5f, 4.5f, 7.5f, 4.5f});
+}
+
+TEST(NnPool, Pool_KernelLargerThanInputIsError) {
+  auto x = make_tensor<float>({1, 1, 2, 2}, {1, 2, 3, 4});
+  EXPECT_EQ(run_kernel("MaxPool", {x}, 1, {attr_ints("kernel_shape", {3, 3})}).status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(run_kernel("AveragePool", {x}, 1, {attr_ints("kernel_shape", {3})}).status.code(), StatusCode::kInvalidArgument);
+}
+
+// A pooling window far wider than its input (the fuzzer's 2^31, which the
+// loops used to walk in full: a hang) visits only its overlap, and pads
+// count as ONNX says.
+TEST(NnPool, Pool_HugeWindow_VisitsOnlyTheInput) {
+  constexpr int64_t kHuge = 2147483647;
+  auto x = make_tensor<float>({1, 1, 2, 3}, {1, 2, 3, 4, 5, 6});
+  auto r = run_kernel("MaxPool", {x}, 1, {attr_ints("kernel_shape", {1, kHuge}), attr_string("auto_pad", "SAME_UPPER")});
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{1, 1, 2, 3}));
+  EXPECT_EQ(to_vector<float>(r.outputs[0].tensor()), (std::vector<float>{3, 3, 3, 6, 6, 6}));
+  // Explicit pads of 2 on each side of width 3, window 5: every window
+  // holds all 3 inputs and 2 pads, so count_include_pad divides by 5.
+  r = run_kernel("AveragePool", {x}, 1,
+                 {attr_ints("kernel_shape", {1, 5}), attr_ints("pads", {0, 2, 0, 2}), attr_int("count_include_pad", 1),
+                  attr_ints("strides", {1, 100})});
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {6.f / 5, 15.f / 5});
+  r = run_kernel("AveragePool", {x}, 1,
+                 {attr_ints("kernel_shape", {1, kHuge}), attr_string("auto_pad", "SAME_LOWER"), attr_int("count_include_pad", 0)});
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {2, 2, 2, 5, 5, 5});
+}
+
+TEST(NnPool, GlobalPools_AndLpPool) {
+  auto x = make_tensor<float>({1, 2, 2}, {1, 3, -4, 2});
+  auto a = run_kernel("GlobalAveragePool", {x}, 1);
+  ASSERT_TRUE(a.status.ok());
+  EXPECT_EQ(a.outputs[0].tensor().dims(), (Dims{1, 2, 1}));
+  expect_near(to_vector<float>(a.outputs[0].tensor()), {2, -1});
+  auto m = run_kernel("GlobalMaxPool", {x}, 1);
+  expect_near(to_vector<float>(m.outputs[0].tensor()), {3, 2});
+  auto lp = run_kernel("LpPool", {make_tensor<float>({1, 1, 2}, {3, -4})}, 1, {attr_ints("kernel_shape", {2})});
+  ASSERT_TRUE(lp.status.ok());
+  expect_near(to_vector<float>(lp.outputs[0].tensor()), {5});
+}
+
+TEST(NnPool, MaxUnpool_OutputShape) {
+  auto x = make_tensor<float>({1, 1, 2}, {5, 7});
+  auto i = make_tensor<int64_t>({1, 1, 2}, {1, 2});
+  auto r = run_kernel("MaxUnpool", {x, i}, 1, {attr_ints("kernel_shape", {2}), attr_ints("strides", {2})});
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {0, 5, 7, 0});
+  auto bad = run_kernel("MaxUnpool", {x, make_tensor<int64_t>({1, 1, 2}, {1, 9})}, 1, {attr_ints("kernel_shape", {2}), attr_ints("strides", {2})});
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+}
+
+
+// Float MaxPool and AveragePool take oneDNN where it has a JIT kernel and
+// pool_float_rows() (tested alone in nn_pool_rows_test.cc) elsewhere;
+// double always takes the generic loop over each window. Whichever path a
+// float shape takes must give the generic loop's values.
+TEST(NnPool, Float_MatchesTheGenericLoop) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> value(-4.f, 4.f);
+  int compared = 0;
+  for (const Dims& dims : {Dims{2, 3, 7, 9}, Dims{1, 2, 5, 16}, Dims{3, 2, 11}, Dims{1, 1, 1, 6}}) {
+    const int nsp = static_cast<int>(dims.rank()) - 2;
+    std::vector<float> xf(static_cast<size_t>(dims.numel()));
+    for (float& v : xf) v = value(rng);
+    const std::vector<double> xd(xf.begin(), xf.end());
+    const auto x32 = make_tensor<float>(dims, xf);
+    const auto x64 = make_tensor<double>(dims, xd);
+    for (const char* op : {"MaxPool", "AveragePool"})
+      for (int64_t k = 1; k <= 4; ++k)
+        for (int64_t s = 1; s <= 3; ++s)
+          for (int64_t pad = 0; pad < k; ++pad)
+            for (int mode = 0; mode < 4; ++mode) {
+              std::vector<int64_t> kernel(nsp, k), strides(nsp, s), pads(2 * nsp, 0);
+              pads[nsp - 1] = pad;
+              pads[2 * nsp - 1] = (pad + mode) % k;
+              if (kernel.back() > dims[dims.rank() - 1] || (nsp == 2 && k > dims[2])) continue;
+              const std::vector<Attribute> attrs = {
+                  attr_ints("kernel_shape", kernel), attr_ints("strides", strides), attr_ints("pads", pads),
+                  attr_int("ceil_mode", mode & 1), attr_int("count_include_pad", mode >> 1)};
+              auto got = run_kernel(op, {x32}, 1, attrs);
+              auto want = run_kernel(op, {x64}, 1, attrs);
+              ASSERT_TRUE(got.status.ok() && want.status.ok()) << op << " " << got.status.to_string();
+              const std::vector<double> w = to_vector<double>(want.outputs[0].tensor());
+              const std::vector<float> g = to_vector<float>(got.outputs[0].tensor());
+              ASSERT_EQ(g.size(), w.size());
+              for (size_t i = 0; i < g.size(); ++i)
+                ASSERT_NEAR(g[i], w[i], 1e-5) << op << " on " << dims.to_string() << ", k " << k << ", s " << s
+                                              << ", pad " << pad << ", mode " << mode << ", output " << i;
+              ++compared;
+            }
+  }
+  EXPECT_GT(compared, 300);
+}
+
+// The generic loop (here for double and float16) gives NaN for a window
+// holding one, wherever it lies, as ONNX's reference (NumPy's max) does.
+TEST(NnPool, MaxPool_GenericLoop_NaNInTheWindow_GivesNaN) {
+  for (int at : {0, 1, 4, 5}) {  // the first window's elements, in row-major order
+    std::vector<double> v = {1, 2, 3, 4, 5, 6, 7, 8};
+    v[at] = std::numeric_limits<double>::quiet_NaN();
+    const std::vector<Attribute> attrs = {attr_ints("kernel_shape", {2, 2}), attr_ints("strides", {2, 2})};
+    auto d = run_kernel("MaxPool", {make_tensor<double>({1, 1, 2, 4}, v)}, 1, attrs);
+    std::vector<Float16> h;
+    for (double e : v) h.push_back(Float16(static_cast<float>(e)));
+    auto f16 = run_kernel("MaxPool", {make_tensor<Float16>({1, 1, 2, 4}, h)}, 1, attrs);
+    ASSERT_TRUE(d.status.ok() && f16.status.ok());
+    const auto dv = to_vector<double>(d.outputs[0].tensor());
+    const auto hv = to_vector<Float16>(f16.outputs[0].tensor());
+    EXPECT_TRUE(std::isnan(dv[0])) << "NaN at " << at << ": " << dv[0];
+    EXPECT_TRUE(std::isnan(static_cast<float>(hv[0]))) << "float16, NaN at " << at;
+    EXPECT_EQ(dv[1], 8);
+  }
+}
+
+// The global average sums in interleaved partial sums; plane sizes around
+// their width (8) and a batch of many small planes must still average
+// exactly what a plain sum would, to float rounding.
+TEST(NnPool, GlobalAveragePool_ManyPlanes) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> value(-1.f, 1.f);
+  for (int64_t sp : {1, 7, 8, 9, 49, 50}) {
+    const Dims dims{4, 300, sp};
+    std::vector<float> x(static_cast<size_t>(dims.numel()));
+    for (float& v : x) v = value(rng);
+    auto r = run_kernel("GlobalAveragePool", {make_tensor<float>(dims, x)}, 1);
+    ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+    const auto y = to_vector<float>(r.outputs[0].tensor());
+    ASSERT_EQ(y.size(), 1200u);
+    for (size_t p = 0; p < y.size(); ++p) {
+      double sum = 0;
+      for (int64_t i = 0; i < sp; ++i) sum += x[p * sp + i];
+      ASSERT_NEAR(y[p], sum / sp, 1e-6) << "plane " << p << " of size " << sp;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sy
