@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "tests/devices/kernel_test_util.h"
@@ -103,6 +105,89 @@ TEST(TensorOps, Resize_LinearEitherAxis_ZeroWeightTapsSkipInfinity) {
               << "axis " << axis << " at " << i << "," << j;
     }
   }
+}
+
+
+// Linear and cubic interpolation are separable, so resizing every axis in
+// one call must give what resizing one axis per call does. One call runs the
+// leading axes as passes of their own and the last two together; one axis
+// per call runs each part alone (a leading axis, the height alone, the
+// width alone), and each of those parts must match an independent path.
+// Integers compute in double and round once at the end.
+TEST(TensorOps, Resize_AllAxesAtOnce_MatchesOneAxisAtATime) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> value(-100, 100);
+  const Dims dims{2, 3, 5, 7};
+  std::vector<double> xd(static_cast<size_t>(dims.numel()));
+  for (double& v : xd) v = value(rng);
+  for (const char* mode : {"linear", "cubic"})
+    for (const std::vector<float>& scales :
+         {std::vector<float>{1, 1, 2, 2}, std::vector<float>{1, 2, 1.5f, 0.6f}, std::vector<float>{1.5f, 1, 1, 3},
+          std::vector<float>{2, 0.7f, 1, 1}}) {
+      SCOPED_TRACE(std::string(mode) + " scales " + std::to_string(scales[0]) + "," + std::to_string(scales[1]) +
+                   "," + std::to_string(scales[2]) + "," + std::to_string(scales[3]));
+      const std::vector<Attribute> attrs = {attr_string("mode", mode)};
+      auto resize = [&](const Tensor& x, const std::vector<float>& s) {
+        auto r = run_kernel("Resize", {x, RuntimeValue(), f32(Dims{4}, s)}, 1, attrs, 13);
+        EXPECT_TRUE(r.status.ok()) << r.status.to_string();
+        return r.status.ok() ? out0(r) : Tensor();
+      };
+      Tensor step = make_tensor<double>(dims, xd);
+      for (size_t axis = 0; axis < 4; ++axis) {
+        std::vector<float> one(4, 1.f);
+        one[axis] = scales[axis];
+        step = resize(step, one);
+        ASSERT_TRUE(step.defined());
+      }
+      const Tensor all = resize(make_tensor<double>(dims, xd), scales);
+      ASSERT_TRUE(all.defined());
+      ASSERT_EQ(all.dims(), step.dims());
+      const std::vector<double> want = to_vector<double>(step), got = to_vector<double>(all);
+      for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-9) << "element " << i;
+      // float: the same to float rounding; int32: the double result rounded.
+      const Tensor f = resize(f32(dims, std::vector<float>(xd.begin(), xd.end())), scales);
+      const std::vector<float> gf = to_vector<float>(f);
+      for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(gf[i], want[i], 1e-3) << "float element " << i;
+      // Each part against an independent path: the last two axes of every
+      // plane against that plane resized alone (rank 2, one plane), and a
+      // leading axis against the same data with the axes after it merged
+      // into one, which the last-two-axes pass then resizes.
+      const auto sub = [&](const Tensor& t, const Dims& d, int64_t offset) {
+        const std::vector<double> v = to_vector<double>(t);
+        return make_tensor<double>(d, std::vector<double>(v.begin() + offset, v.begin() + offset + d.numel()));
+      };
+      const Tensor x = make_tensor<double>(dims, xd);
+      const Tensor hw = resize(x, {1, 1, scales[2], scales[3]});
+      for (int64_t plane = 0; plane < 6; ++plane) {
+        auto r = run_kernel("Resize", {sub(x, Dims{5, 7}, plane * 35), RuntimeValue(), f32(Dims{2}, {scales[2], scales[3]})},
+                            1, attrs, 13);
+        EXPECT_OK(r);
+        const Dims pd = out0(r).dims();
+        const std::vector<double> alone = to_vector<double>(out0(r)), in_all = to_vector<double>(sub(hw, pd, plane * pd.numel()));
+        for (size_t i = 0; i < alone.size(); ++i) ASSERT_NEAR(in_all[i], alone[i], 1e-9) << "plane " << plane << " element " << i;
+      }
+      for (size_t axis = 0; axis < 2; ++axis) {
+        std::vector<float> one(4, 1.f);
+        one[axis] = scales[axis];
+        const std::vector<double> lead = to_vector<double>(resize(x, one));
+        const Dims merged = axis == 0 ? Dims{2, 105} : Dims{2, 3, 35};
+        auto r = run_kernel("Resize", {make_tensor<double>(merged, xd), RuntimeValue(),
+                                       f32(Dims{int64_t(axis + 2)}, axis == 0 ? std::vector<float>{scales[0], 1}
+                                                                              : std::vector<float>{1, scales[1], 1})},
+                            1, attrs, 13);
+        EXPECT_OK(r);
+        const std::vector<double> as_h = to_vector<double>(out0(r));
+        ASSERT_EQ(lead.size(), as_h.size());
+        for (size_t i = 0; i < lead.size(); ++i) ASSERT_NEAR(lead[i], as_h[i], 1e-9) << "axis " << axis << " element " << i;
+      }
+      std::vector<int32_t> xi;
+      for (double v : xd) xi.push_back(static_cast<int32_t>(std::lround(v)));
+      const Tensor ti = resize(make_tensor<int32_t>(dims, xi), scales);
+      const Tensor td = resize(make_tensor<double>(dims, std::vector<double>(xi.begin(), xi.end())), scales);
+      const std::vector<int32_t> gi = to_vector<int32_t>(ti);
+      const std::vector<double> wi = to_vector<double>(td);
+      for (size_t i = 0; i < wi.size(); ++i) ASSERT_EQ(gi[i], std::nearbyint(wi[i])) << "int32 element " << i;
+    }
 }
 
 }  // namespace
