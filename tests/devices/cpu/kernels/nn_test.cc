@@ -303,7 +303,7 @@ TEST(Nn, Conv_SplitOverCores_MatchesGenericLoop) {
 
 // One image with a spatial window, cut into at least as many chunks of
 // output rows as cores, goes through im2col and sgemm chunk by chunk: an
-// uneven last chunk, strides, dilations, asymmetric pads, bias.
+// uneven last chunk, strides, dilations, asymmetric pads, bias, 3-D.
 TEST(Nn, Conv_Im2colChunks_MatchGenericLoop) {
   struct Case {
     Dims x, w;
@@ -316,6 +316,9 @@ TEST(Nn, Conv_Im2colChunks_MatchGenericLoop) {
       {{3, 16, 40, 30}, {6, 16, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},           // 3 images of 2 chunks: 30, 10 rows
       {{2, 12, 40, 30}, {8, 3, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 4},         // 4 groups of 3 to 2 channels
       {{1, 6, 40, 30}, {12, 1, 3, 3}, {0, 1, 2, 1}, {1, 1}, {1, 1}, 6},         // channel multiplier 2
+      // 3-D: rows are (depth, row) pairs, chunks cross depths.
+      {{1, 4, 7, 20, 30}, {5, 4, 3, 3, 3}, {1, 1, 1, 1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+      {{2, 6, 9, 12, 30}, {4, 3, 2, 3, 1}, {0, 1, 0, 2, 1, 0}, {2, 1, 1}, {3, 2, 1}, 2},  // strides, dilations, groups
   };
   tbb::task_arena arena(2);
   for (const Case& c : cases) {
