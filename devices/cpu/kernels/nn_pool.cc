@@ -1,7 +1,7 @@
 // CPU pooling kernels: MaxPool (with ONNX Indices), AveragePool, LpPool,
 // GlobalAveragePool / GlobalMaxPool / GlobalLpPool and MaxUnpool. Float
-// MaxPool/AveragePool without Indices pool by rows (nn_pool_rows.h: one or
-// two spatial axes, no dilation) or through a cached oneDNN primitive
+// MaxPool/AveragePool without Indices pool by rows (nn_pool_rows.h, windows
+// without dilation) or through a cached oneDNN primitive
 // (where its padding semantics match ONNX and it has a JIT kernel), the
 // faster first for the row width; everything else uses plain loops over
 // the 3-D canonical window, parallel over (N, C) planes with oneTBB, which

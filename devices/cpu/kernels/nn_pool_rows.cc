@@ -33,12 +33,13 @@ Span span(const Window& w, int j, int64_t start) {
 
 namespace {
 
-// One plane's rows of a float MaxPool or AveragePool over at most two
-// spatial axes without dilation. Such a window is a rectangle clipped to
-// the input, so an output row reduces its window's input rows into one row
-// padded at both ends, then each output reduces its window's columns of
-// that row. Both are loops over contiguous floats that vectorise, where
-// oneDNN's plain-layout pooling ran one output at a time on one thread.
+// One plane's rows of a float MaxPool or AveragePool over two spatial axes
+// (a 3-D window's input planes are reduced to one first) without
+// dilation. Such a window is a rectangle clipped to the input, so an
+// output row reduces its window's input rows into one row padded at both
+// ends, then each output reduces its window's columns of that row. Both
+// are loops over contiguous floats that vectorise, where oneDNN's
+// fallback for plain layouts ran one output at a time on one thread.
 struct PoolRows {
   const float* x;  // the plane's input, rows of in_w
   float* y;        // the plane's output, rows of out_w
@@ -46,6 +47,7 @@ struct PoolRows {
   const Span* rows;   // per output row, its window's input rows
   const float* cols;  // AveragePool: per output column, the divisor's column factor
   bool max, include_pad;
+  float count_d = 1;  // AveragePool: the divisor's depth factor (3-D windows)
 };
 
 // Rows a block of pool_rows() takes at most: the padded rows of a block
@@ -145,7 +147,7 @@ template <bool kMax>
       std::copy(z, z + p.out_w, y);
     } else {
       const Span r = p.rows[oh0 + i];
-      const float count_h = static_cast<float>(p.include_pad ? r.padded : r.hi - r.lo);
+      const float count_h = p.count_d * static_cast<float>(p.include_pad ? r.padded : r.hi - r.lo);
       for (int64_t o = 0; o < p.out_w; ++o) {
         const float div = count_h * p.cols[o];
         y[o] = div > 0 ? z[o] / div : 0.f;
@@ -188,7 +190,7 @@ template <bool kMax>
     for (int64_t o = inner_hi; o < p.out_w; ++o) edge(o);
     if (!kMax) {
       const Span r = p.rows[a + i];
-      const float count_h = static_cast<float>(p.include_pad ? r.padded : r.hi - r.lo);
+      const float count_h = p.count_d * static_cast<float>(p.include_pad ? r.padded : r.hi - r.lo);
       for (int64_t o = 0; o < p.out_w; ++o) {
         const float div = count_h * p.cols[o];
         y[o] = div > 0 ? y[o] / div : 0.f;
@@ -225,11 +227,21 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) vo
     pool_rows_as<false>(p, oh0, oh1, buf);
 }
 
+// dst[i] = op over c < count of src[c * stride + i], for i < n: a 3-D
+// window's input planes reduced to one.
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void reduce_planes(
+    bool max, float* dst, int64_t n, int64_t count, const float* src, int64_t stride) {
+  auto next = [&](int64_t c) { return src + c * stride; };
+  if (max)
+    reduce_into<true>(dst, n, count, next);
+  else
+    reduce_into<false>(dst, n, count, next);
+}
+
 }  // namespace
 
 bool pool_float_rows(const Window& w, bool max, bool count_include_pad, int64_t planes, const float* X, float* Y) {
-  if (w.in[0] != 1 || w.k[0] != 1 || w.out[0] != 1) return false;
-  for (int j = 1; j < 3; ++j)
+  for (int j = 0; j < 3; ++j)
     // Padding narrower than the window bounds the padded row's width by
     // the input's plus two windows and a stride, and puts an input row
     // and column in every window (resolve_window() starts the last one
@@ -251,6 +263,31 @@ bool pool_float_rows(const Window& w, bool max, bool count_include_pad, int64_t 
   const int64_t row_work = std::max<int64_t>(1, w.out[2] * w.k[1] * w.k[2]);
   const int64_t grain = std::max<int64_t>(1, 16384 / row_work);
   const int64_t block = std::max<int64_t>(1, kPoolBlockFloats / PoolLayout(p, 1).total);
+  if (w.in[0] > 1) {
+    // A 3-D window: per output depth, its input planes reduced to one,
+    // which the rows of a 2-D window then pool. A task takes whole output
+    // planes, each reducing its input planes once.
+    const int64_t in_plane = w.in[1] * w.in[2], out_plane = w.out[1] * w.out[2], out_d = w.out[0];
+    const int64_t plane_grain = std::max<int64_t>(1, grain / std::max<int64_t>(1, out_h));
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, planes * out_d, plane_grain), [&](const tbb::blocked_range<int64_t>& r) {
+      std::unique_ptr<float[]> buf(new float[static_cast<size_t>(PoolLayout(p, std::min(block, out_h)).total)]);
+      std::unique_ptr<float[]> depth(new float[static_cast<size_t>(in_plane)]);
+      for (int64_t i = r.begin(); i < r.end(); ++i) {
+        const Span d = span(w, 0, i % out_d * w.stride[0] - w.pad_b[0]);
+        const float* src = X + (i / out_d * w.in[0] + i % out_d * w.stride[0] - w.pad_b[0] + d.lo) * in_plane;
+        PoolRows q = p;
+        q.count_d = static_cast<float>(count_include_pad ? d.padded : d.hi - d.lo);
+        q.x = src;
+        if (d.hi - d.lo > 1) {
+          reduce_planes(max, depth.get(), in_plane, d.hi - d.lo, src, in_plane);
+          q.x = depth.get();
+        }
+        q.y = Y + i * out_plane;
+        for (int64_t oh0 = 0; oh0 < out_h; oh0 += block) pool_rows(q, oh0, std::min(out_h, oh0 + block), buf.get());
+      }
+    });
+    return true;
+  }
   tbb::parallel_for(tbb::blocked_range<int64_t>(0, planes * out_h, grain), [&](const tbb::blocked_range<int64_t>& r) {
     // Uninitialised: every float is written before it is read.
     std::unique_ptr<float[]> buf(

@@ -1,7 +1,7 @@
 // Float MaxPool (without Indices) and AveragePool a block of rows at a
-// time, for windows over one or two spatial axes without dilation
-// (nn_pool.cc's kernels call it where oneDNN has no JIT kernel for the
-// shape). Also the window geometry the pooling loops share.
+// time, for windows without dilation (nn_pool.cc's kernels call it where
+// oneDNN has no JIT kernel for the shape, or is slower). Also the window
+// geometry the pooling loops share.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +20,8 @@ Span span(const Window& w, int j, int64_t start);
 
 // Pools `planes` planes of x into y (both dense, plane after plane, shaped
 // by w). A window holding a NaN gives NaN for MaxPool. False, with nothing
-// written, when the window is not one it takes: three spatial axes,
-// dilation, padding as wide as the kernel.
+// written, when the window is not one it takes: dilation, padding as wide
+// as the kernel.
 bool pool_float_rows(const Window& w, bool max, bool count_include_pad, int64_t planes, const float* x, float* y);
 
 }  // namespace sy::nn

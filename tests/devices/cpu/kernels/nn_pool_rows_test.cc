@@ -102,6 +102,35 @@ TEST(NnPoolRows, MatchTheGenericLoop) {
   EXPECT_GT(compared, 1000);
 }
 
+// Three spatial axes: each output depth's input planes reduced to one, then
+// pooled as two axes; depth kernels, strides and pads, with ceil_mode and
+// count_include_pad.
+TEST(NnPoolRows, ThreeAxes_MatchTheGenericLoop) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> value(-4.f, 4.f);
+  const Dims dims{2, 3, 7, 6, 9};
+  std::vector<float> x(static_cast<size_t>(dims.numel()));
+  for (float& v : x) v = value(rng);
+  int compared = 0;
+  for (bool max : {true, false})
+    for (int64_t kd = 1; kd <= 3; ++kd)
+      for (int64_t sd = 1; sd <= 2; ++sd)
+        for (int64_t pd = 0; pd < kd; ++pd)
+          for (int mode = 0; mode < 4; ++mode) {
+            const Pool p{{kd, 2, 3}, {sd, 1, 2}, {pd, 1, 0, (pd + mode) % kd, 0, 2}, (mode & 1) != 0, max, (mode >> 1) != 0};
+            bool taken = false;
+            const std::vector<float> got = by_rows(dims, p, x, &taken);
+            ASSERT_TRUE(taken);
+            const std::vector<double> want = by_loop(dims, p, x);
+            ASSERT_EQ(got.size(), want.size());
+            for (size_t i = 0; i < got.size(); ++i)
+              ASSERT_NEAR(got[i], want[i], 1e-5) << (max ? "max" : "avg") << ", kd " << kd << ", sd " << sd << ", pd "
+                                                 << pd << ", mode " << mode << ", output " << i;
+            ++compared;
+          }
+  EXPECT_EQ(compared, 96);
+}
+
 // A window holding a NaN pools to NaN wherever the NaN lies in it, as with
 // ONNX's reference (NumPy's max), with strides 1 and 2.
 TEST(NnPoolRows, MaxPool_NaNInTheWindow_GivesNaN) {
@@ -126,9 +155,9 @@ TEST(NnPoolRows, MaxPool_NaNInTheWindow_GivesNaN) {
     }
 }
 
-// What it does not take it leaves alone: dilation, three spatial axes,
+// What it does not take it leaves alone: dilation, on any axis, and
 // padding as wide as the kernel.
-TEST(NnPoolRows, Declines_DilationDepthAndWidePadding) {
+TEST(NnPoolRows, Declines_DilationAndWidePadding) {
   const std::vector<float> x(64, 1.f);
   std::vector<float> y(64, -1.f);
   nn::WindowAttrs a;
@@ -139,6 +168,7 @@ TEST(NnPoolRows, Declines_DilationDepthAndWidePadding) {
   EXPECT_FALSE(nn::pool_float_rows(*dilated, true, false, 1, x.data(), y.data()));
   nn::WindowAttrs b;
   b.kernel_shape = {2, 2, 2};
+  b.dilations = {2, 1, 1};
   auto depth = nn::resolve_window(b, Dims{1, 1, 4, 4, 4}, b.kernel_shape, "test");
   ASSERT_TRUE(depth.ok());
   EXPECT_FALSE(nn::pool_float_rows(*depth, true, false, 1, x.data(), y.data()));
