@@ -184,14 +184,26 @@ class BatchNormKernel final : public Kernel {
         add[ch] = bias[ch] - use_mean[ch] * mul[ch];
       }
       T* out = y->data<T>();
-      parallel_rows(n * c, spatial, [&](int64_t b, int64_t e) {
-        for (int64_t r = b; r < e; ++r) {
-          const auto ch = static_cast<size_t>(r % c);
-          const T* p = in + r * spatial;
-          T* q = out + r * spatial;
-          for (int64_t j = 0; j < spatial; ++j) q[j] = store<T>(C(load(p[j])) * mul[ch] + add[ch]);
-        }
-      });
+      if (spatial == 1) {
+        // [N, C]: a row of every channel per sample, where a row per
+        // channel held one element ([256, 1024]: 320 us, 8x ONNX Runtime).
+        parallel_rows(n, c, [&, m = mul.data(), a = add.data()](int64_t b, int64_t e) {
+          for (int64_t r = b; r < e; ++r) {
+            const T* p = in + r * c;
+            T* q = out + r * c;
+            for (int64_t ch = 0; ch < c; ++ch) q[ch] = store<T>(C(load(p[ch])) * m[ch] + a[ch]);
+          }
+        });
+      } else {
+        parallel_rows(n * c, spatial, [&](int64_t b, int64_t e) {
+          for (int64_t r = b; r < e; ++r) {
+            const auto ch = static_cast<size_t>(r % c);
+            const T* p = in + r * spatial;
+            T* q = out + r * spatial;
+            for (int64_t j = 0; j < spatial; ++j) q[j] = store<T>(C(load(p[j])) * mul[ch] + add[ch]);
+          }
+        });
+      }
       if (!want_stats) return;
       // Outputs 1, 2: running mean/var; (opset < 14) 3, 4: saved mean/var.
       const C mom = static_cast<C>(momentum_);

@@ -90,6 +90,30 @@ TEST(ReduceNorm, BatchNorm_TrainingMode) {
   expect_near(to_vector<float>(r.outputs[2].tensor()), {4.025f, 1.46875f});
 }
 
+// [N, C] (no spatial axes) runs a row of channels per sample: each
+// element against its channel's statistics, by the formula.
+TEST(ReduceNorm, BatchNorm_TwoDimensional_UsesEachChannelsStatistics) {
+  const int64_t n = 3, c = 37;
+  std::vector<float> x(n * c), scale(c), bias(c), mean(c), var(c);
+  for (int64_t i = 0; i < n * c; ++i) x[i] = static_cast<float>(i % 11) - 5;
+  for (int64_t ch = 0; ch < c; ++ch) {
+    scale[ch] = 0.5f + ch;
+    bias[ch] = -1.f * ch;
+    mean[ch] = 0.25f * ch;
+    var[ch] = 1.f + ch;
+  }
+  auto r = run_kernel("BatchNormalization",
+                      {make_tensor<float>({n, c}, x), make_tensor<float>({c}, scale), make_tensor<float>({c}, bias),
+                       make_tensor<float>({c}, mean), make_tensor<float>({c}, var)},
+                      1, {}, 15);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  std::vector<float> want(n * c);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t ch = 0; ch < c; ++ch)
+      want[i * c + ch] = static_cast<float>((x[i * c + ch] - mean[ch]) / std::sqrt(var[ch] + 1e-5) * scale[ch] + bias[ch]);
+  expect_near(to_vector<float>(r.outputs[0].tensor()), want, 1e-4f);
+}
+
 TEST(ReduceNorm, BatchNorm_WrongChannelCount) {
   auto r = run_kernel("BatchNormalization",
                       {bn_x(), make_tensor<float>({3}, {1, 2, 3}), make_tensor<float>({2}, {0.5f, -1}),
