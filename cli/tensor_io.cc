@@ -124,6 +124,9 @@ StatusOr<Tensor> read_npy(const std::string& path) {
                            dtype_name(dt), " needs ", bytes);
   ASSIGN_OR_RETURN(Tensor t, Tensor::host(dt, dims));
   if (bytes) std::memcpy(t.raw(), s.data() + data_off, bytes);
+  // Bools as the bytes 0 and 1 that the kernels assume; a file may hold any byte.
+  if (dt == DataType::kBool)
+    for (uint8_t* b = static_cast<uint8_t*>(t.raw()); b != static_cast<uint8_t*>(t.raw()) + bytes; ++b) *b = *b != 0;
   return t;
 }
 

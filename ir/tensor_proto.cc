@@ -67,9 +67,8 @@ Status read_external(const onnx::TensorProto& p, const std::string& base_dir, si
   return OkStatus();
 }
 
-}  // namespace
-
-StatusOr<std::shared_ptr<TensorData>> tensor_from_proto(const onnx::TensorProto& p, const std::string& base_dir) {
+// The tensor's type, shape and values as stored, checked against each other.
+StatusOr<std::shared_ptr<TensorData>> read_tensor_proto(const onnx::TensorProto& p, const std::string& base_dir) {
   auto out = std::make_shared<TensorData>();
   out->name = p.name();
   if (!dtype_is_valid(p.data_type()))
@@ -121,11 +120,22 @@ StatusOr<std::shared_ptr<TensorData>> tensor_from_proto(const onnx::TensorProto&
     case DataType::kUInt16: RETURN_IF_ERROR(copy_field<uint16_t>(p.int32_data(), numel, *out)); break;
     case DataType::kInt8: RETURN_IF_ERROR(copy_field<int8_t>(p.int32_data(), numel, *out)); break;
     case DataType::kUInt8: RETURN_IF_ERROR(copy_field<uint8_t>(p.int32_data(), numel, *out)); break;
-    case DataType::kBool: RETURN_IF_ERROR(copy_field<uint8_t>(p.int32_data(), numel, *out)); break;
+    case DataType::kBool: RETURN_IF_ERROR(copy_field<bool>(p.int32_data(), numel, *out)); break;
     case DataType::kFloat16:
     case DataType::kBFloat16: RETURN_IF_ERROR(copy_bits_field<uint16_t>(p.int32_data(), numel, *out)); break;
     default: return Unimplemented("tensor '", p.name(), "' has unsupported type ", dtype_name(t));
   }
+  return out;
+}
+
+}  // namespace
+
+StatusOr<std::shared_ptr<TensorData>> tensor_from_proto(const onnx::TensorProto& p, const std::string& base_dir) {
+  ASSIGN_OR_RETURN(std::shared_ptr<TensorData> out, read_tensor_proto(p, base_dir));
+  // A bool is the byte 0 or 1 wherever a kernel reads it (as a bool, or as
+  // that byte); raw or external data may hold any byte.
+  if (out->dtype == DataType::kBool)
+    for (uint8_t& b : out->bytes) b = b != 0;
   return out;
 }
 

@@ -1,0 +1,50 @@
+// Unit tests for reading ONNX TensorProtos (tensor_proto.cc).
+#include "ir/tensor_proto.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "onnx/onnx_pb.h"
+
+namespace sy {
+namespace {
+
+onnx::TensorProto bool_tensor(int64_t n) {
+  onnx::TensorProto p;
+  p.set_name("b");
+  p.set_data_type(onnx::TensorProto::BOOL);
+  p.add_dims(n);
+  return p;
+}
+
+// A file may hold any byte for a bool; the kernels read them as bool or as
+// the bytes 0 and 1, so every nonzero byte must arrive as 1.
+TEST(TensorProto, BoolRawBytes_AreZeroOrOne) {
+  onnx::TensorProto p = bool_tensor(5);
+  p.set_raw_data(std::string("\x00\x02\xff\x01\x80", 5));
+  auto t = tensor_from_proto(p, "");
+  ASSERT_TRUE(t.ok()) << t.status().to_string();
+  EXPECT_EQ((*t)->bytes, (std::vector<uint8_t>{0, 1, 1, 1, 1}));
+}
+
+// int32_data holds a bool as an int: 256 is true, not its low byte 0.
+TEST(TensorProto, BoolInt32Data_NonzeroIsTrue) {
+  onnx::TensorProto p = bool_tensor(4);
+  for (int32_t v : {0, 256, -1, 1}) p.add_int32_data(v);
+  auto t = tensor_from_proto(p, "");
+  ASSERT_TRUE(t.ok()) << t.status().to_string();
+  EXPECT_EQ((*t)->bytes, (std::vector<uint8_t>{0, 1, 1, 1}));
+}
+
+TEST(TensorProto, RawDataOfTheWrongSize_NamesTheTensor) {
+  onnx::TensorProto p = bool_tensor(5);
+  p.set_raw_data(std::string("\x01\x00", 2));
+  auto t = tensor_from_proto(p, "");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().to_string().find("'b'"), std::string::npos) << t.status().to_string();
+}
+
+}  // namespace
+}  // namespace sy
