@@ -67,6 +67,15 @@ bool convert_f16c(const From* in, To* out, int64_t n) {
   return false;
 }
 
+// out[i] = cvt<To>(in[i]), cloned for x86-64-v3 and v4: at the baseline,
+// float to int32 or uint8 and bool to float stayed scalar (a [256, 1024]
+// Cast from float to int32 took 9.5x ONNX Runtime's time).
+template <typename From, typename To>
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void convert_run(
+    const From* __restrict in, To* __restrict out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = cvt<To>(in[i]);
+}
+
 // Formats `sci` ("d.ddde+XX", shortest digits of value) numpy-style.
 std::string numpy_style(double value, const char* sci) {
   std::string_view s(sci);
@@ -222,7 +231,14 @@ Status cast_tensor(KernelContext& ctx, const Tensor& x, DataType to) {
       } else {
         parallel_ranges(n, [&](int64_t b, int64_t e) {
           if (convert_f16c(in + b, o + b, e - b)) return;
-          for (int64_t i = b; i < e; ++i) o[i] = cvt<To>(in[i]);
+          if constexpr (is_half_v<From> || is_half_v<To>) {
+            for (int64_t i = b; i < e; ++i) o[i] = cvt<To>(in[i]);
+          } else if constexpr (std::is_same_v<From, bool>) {
+            // As the bytes 0 and 1 they are: loops over bools stay scalar.
+            convert_run(reinterpret_cast<const uint8_t*>(in) + b, o + b, e - b);
+          } else {
+            convert_run(in + b, o + b, e - b);
+          }
         });
       }
     });

@@ -76,14 +76,15 @@ inline To cvt(const From& v) {
   } else if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);
   } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
-    if (std::isnan(v)) return To(0);
     if constexpr (std::is_same_v<To, uint64_t>) {
       if (v >= From(0) && v < From(18446744073709551616.0)) return static_cast<uint64_t>(v);
     }
-    // Through int64 then truncate: the wrap-around numpy shows on x86.
-    if (v >= From(-9223372036854775808.0) && v < From(9223372036854775808.0))
-      return static_cast<To>(static_cast<int64_t>(v));
-    return static_cast<To>(std::numeric_limits<int64_t>::min());
+    // Through int64 then truncate: the wrap-around numpy shows on x86. NaN
+    // gives 0, values outside int64 its minimum. Selects, not branches, so
+    // that a loop of conversions vectorises.
+    const bool in_range = v >= From(-9223372036854775808.0) && v < From(9223372036854775808.0);
+    const int64_t r = static_cast<int64_t>(in_range ? v : From(0));
+    return static_cast<To>(in_range ? r : v != v ? int64_t{0} : std::numeric_limits<int64_t>::min());
   } else {
     return static_cast<To>(v);
   }

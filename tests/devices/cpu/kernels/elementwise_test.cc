@@ -625,6 +625,33 @@ TEST(Elementwise, Cast_FloatToIntTruncatesAndBool) {
   EXPECT_EQ(out<double>(u), (std::vector<double>{1, 0}));
 }
 
+// Float to integer goes through int64 and wraps, as numpy does on x86: NaN
+// gives 0, values beyond int64 its minimum. Edge values repeated along a
+// long tensor meet the vector loop and its remainder.
+TEST(Elementwise, Cast_FloatToInt_WrapsThroughInt64) {
+  const std::vector<float> edges = {3e9f, -3e9f, kInf, -kInf, kNaN, 1e19f, 2147483520.f, -2147483648.f, 300.f, -1.f, 0.9f};
+  std::vector<float> x;
+  for (int i = 0; i < 101; ++i) x.insert(x.end(), edges.begin(), edges.end());
+  auto through_int64 = [](float v) {
+    return v != v ? int64_t{0} : v >= -9223372036854775808.f && v < 9223372036854775808.f ? static_cast<int64_t>(v)
+                                                                                             : INT64_MIN;
+  };
+  auto i32 = run_kernel("Cast", {T(F<float>({int64_t(x.size())}, x))}, 1, {attr_int("to", static_cast<int>(DataType::kInt32))});
+  auto u8 = run_kernel("Cast", {T(F<float>({int64_t(x.size())}, x))}, 1, {attr_int("to", static_cast<int>(DataType::kUInt8))});
+  auto i64 = run_kernel("Cast", {T(F<float>({int64_t(x.size())}, x))}, 1, {attr_int("to", static_cast<int>(DataType::kInt64))});
+  ASSERT_TRUE(i32.status.ok() && u8.status.ok() && i64.status.ok());
+  const auto gi = out<int32_t>(i32);
+  const auto gu = out<uint8_t>(u8);
+  const auto gl = out<int64_t>(i64);
+  for (size_t i = 0; i < x.size(); ++i) {
+    ASSERT_EQ(gl[i], through_int64(x[i])) << "int64 of " << x[i] << " at " << i;
+    ASSERT_EQ(gi[i], static_cast<int32_t>(through_int64(x[i]))) << "int32 of " << x[i] << " at " << i;
+    ASSERT_EQ(gu[i], static_cast<uint8_t>(through_int64(x[i]))) << "uint8 of " << x[i] << " at " << i;
+  }
+  EXPECT_EQ(gi[0], -1294967296);  // 3e9 wraps
+  EXPECT_EQ(gu[8], 44);           // 300 wraps
+}
+
 TEST(Elementwise, Cast_HalfTypesRoundTrip) {
   auto h = run_kernel("Cast", {T(F<float>({3}, {1.5f, 65504.f, 1e6f}))}, 1,
                       {attr_int("to", static_cast<int>(DataType::kFloat16))});
