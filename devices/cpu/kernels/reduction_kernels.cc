@@ -93,14 +93,13 @@ struct MaxOp {
     if constexpr (kIsFloatLike<T>) return -std::numeric_limits<Acc>::infinity();
     else return std::numeric_limits<Acc>::lowest();
   }
-  static void add(Acc& a, T x) {
-    Acc v = load(x);
-    if (v > a || v != v) a = a != a ? a : v;  // NaN propagates
-  }
+  static void add(Acc& a, T x) { add_acc(a, load(x)); }
   static void merge(Acc& a, const Acc& b) { add_acc(a, b); }
-  static void add_acc(Acc& a, Acc v) {
-    if (v > a || v != v) a = a != a ? a : v;
-  }
+  // NaN propagates: a NaN v replaces a, nothing replaces a NaN a. One
+  // unconditional select: `if (...) a = ...` is a conditional store, which
+  // kept the column loop of a reduction over the first axis scalar
+  // ([1024, 1024]: 2.4x ONNX Runtime's time).
+  static void add_acc(Acc& a, Acc v) { a = v > a || v != v ? v : a; }
   static T finish(const Acc& a, int64_t) { return store<T>(a); }
   // For accumulate_run's vector lanes: `v` replaces `a` (NaN aside).
   static bool better(Acc v, Acc a) { return v > a; }
@@ -112,13 +111,8 @@ struct MinOp {
     if constexpr (kIsFloatLike<T>) return std::numeric_limits<Acc>::infinity();
     else return std::numeric_limits<Acc>::max();
   }
-  static void add(Acc& a, T x) {
-    Acc v = load(x);
-    if (v < a || v != v) a = a != a ? a : v;
-  }
-  static void merge(Acc& a, const Acc& b) {
-    if (b < a || b != b) a = a != a ? a : b;
-  }
+  static void add(Acc& a, T x) { merge(a, load(x)); }
+  static void merge(Acc& a, const Acc& v) { a = v < a || v != v ? v : a; }  // as MaxOp's
   static T finish(const Acc& a, int64_t) { return store<T>(a); }
   static bool better(Acc v, Acc a) { return v < a; }  // as MaxOp's
 };
