@@ -519,6 +519,32 @@ TEST(ReduceHardmax, FirstMaximumAlongMiddleAxis) {
   expect_near(to_vector<float>(r.outputs[0].tensor()), {0, 1, 1, 0, 0, 0});
 }
 
+// Float rows of 16 or more along the last axis take a vectorised path: the
+// first of tied maxima, a maximum in the vector tail, and rows with a NaN
+// (which follow the loop's rules: the first element, then strictly larger
+// ones, so a leading NaN wins) against those rules.
+TEST(ReduceHardmax, LongRows_FirstMaximum_NaNByTheLoopsRules) {
+  const int64_t rows = 5, d = 37;
+  std::vector<float> x(rows * d);
+  for (int64_t i = 0; i < rows * d; ++i) x[i] = static_cast<float>((i * 7) % 13);
+  x[0 * d + 20] = x[0 * d + 30] = 50;                      // tie: 20 wins
+  x[1 * d + 36] = 60;                                      // in the tail
+  x[2 * d + 10] = std::numeric_limits<float>::quiet_NaN();  // NaN inside: skipped
+  x[3 * d + 0] = std::numeric_limits<float>::quiet_NaN();   // NaN first: wins
+  auto r = run_kernel("Hardmax", {make_tensor<float>({rows, d}, x)}, 1, {}, 13);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  const std::vector<float> y = to_vector<float>(r.outputs[0].tensor());
+  for (int64_t row = 0; row < rows; ++row) {
+    int64_t want = 0;
+    for (int64_t k = 1; k < d; ++k)
+      if (x[row * d + k] > x[row * d + want]) want = k;
+    for (int64_t k = 0; k < d; ++k) ASSERT_EQ(y[row * d + k], k == want ? 1.f : 0.f) << "row " << row << ", " << k;
+  }
+  EXPECT_EQ(y[0 * d + 20], 1.f);
+  EXPECT_EQ(y[1 * d + 36], 1.f);
+  EXPECT_EQ(y[3 * d + 0], 1.f);
+}
+
 // ------------------------------------------------------------------ CumSum
 
 TEST(ReduceCumSum, ExclusiveReverse) {
