@@ -269,15 +269,33 @@ class CumSumKernel final : public Kernel {
         });
         return;
       }
-      parallel_rows(outer, d * inner, [&](int64_t b, int64_t e) {
-        std::vector<Acc> acc(static_cast<size_t>(inner));
-        for (int64_t o = b; o < e; ++o) {
-          std::fill(acc.begin(), acc.end(), Acc(0));
+      // Along an outer axis: rows of sums, a block of columns per task, so
+      // that one outer slice ([1000, 256] along axis 0) still splits, and
+      // the flag tested once per row, not per element (the column loop then
+      // vectorises): 2x ONNX Runtime's time before.
+      constexpr int64_t kCols = 64;
+      const int64_t blocks = (inner + kCols - 1) / kCols;
+      const bool excl = exclusive_;
+      parallel_rows(outer * blocks, d * std::min(inner, kCols), [&](int64_t b, int64_t e) {
+        Acc acc[kCols];
+        for (int64_t t = b; t < e; ++t) {
+          const int64_t o = t / blocks, c0 = t % blocks * kCols, w = std::min(kCols, inner - c0);
+          std::fill(acc, acc + w, Acc(0));
           for (int64_t s = 0; s < d; ++s) {
             const int64_t k = reverse_ ? d - 1 - s : s;
-            const T* row = in + (o * d + k) * inner;
-            T* dst = out + (o * d + k) * inner;
-            for (int64_t i = 0; i < inner; ++i) step(acc[static_cast<size_t>(i)], row + i, dst + i);
+            const T* __restrict row = in + (o * d + k) * inner + c0;
+            T* __restrict dst = out + (o * d + k) * inner + c0;
+            if (excl) {
+              for (int64_t i = 0; i < w; ++i) {
+                dst[i] = store<T>(acc[i]);
+                acc[i] = wrap_add(acc[i], static_cast<Acc>(load(row[i])));
+              }
+            } else {
+              for (int64_t i = 0; i < w; ++i) {
+                acc[i] = wrap_add(acc[i], static_cast<Acc>(load(row[i])));
+                dst[i] = store<T>(acc[i]);
+              }
+            }
           }
         }
       });
