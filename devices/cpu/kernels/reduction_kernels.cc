@@ -438,6 +438,39 @@ class ArgKernel final : public Kernel {
       using T = decltype(tag);
       const T* in = x.data<T>();
       const bool is_max = attrs_.is_max, last = attrs_.select_last_index;
+      if (inner > 1) {
+        // Along an outer axis: a block of columns at a time, each row of it
+        // compared with the running best as one vector of selects (an
+        // output at a time walked the axis with a stride: 1.4x ONNX
+        // Runtime's time for [8, 64, 32, 32] along axis 1). The same rules:
+        // the first row, then strictly better ones (or as good, for the last
+        // index); NaN is never better.
+        constexpr int64_t kCols = 256;
+        const int64_t blocks = (inner + kCols - 1) / kCols;
+        parallel_rows(outer * blocks, d * std::min(inner, kCols), [&](int64_t b, int64_t e) {
+          using Acc = decltype(load(in[0]));
+          Acc best[kCols];
+          for (int64_t t = b; t < e; ++t) {
+            const int64_t oi = t / blocks, c0 = t % blocks * kCols, w = std::min(kCols, inner - c0);
+            const T* __restrict p = in + oi * d * inner + c0;
+            int64_t* __restrict arg = out + oi * inner + c0;
+            for (int64_t i = 0; i < w; ++i) {
+              best[i] = load(p[i]);
+              arg[i] = 0;
+            }
+            for (int64_t k = 1; k < d; ++k) {
+              const T* __restrict row = p + k * inner;
+              for (int64_t i = 0; i < w; ++i) {
+                const Acc v = load(row[i]);
+                const bool better = is_max ? (last ? v >= best[i] : v > best[i]) : (last ? v <= best[i] : v < best[i]);
+                best[i] = better ? v : best[i];
+                arg[i] = better ? k : arg[i];
+              }
+            }
+          }
+        });
+        return;
+      }
       parallel_rows(outer * inner, d, [&](int64_t b, int64_t e) {
         for (int64_t o = b; o < e; ++o) {
           const int64_t oi = o / inner, ii = o % inner;

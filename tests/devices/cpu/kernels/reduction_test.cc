@@ -336,6 +336,36 @@ TEST(ReduceArgMax, LongFloatRows_MatchTheLoopRules) {
   }
 }
 
+// Along a middle axis the columns go in blocks of 256 (here a full and a
+// partial one), compared a row at a time: ties, NaNs (never better, but a
+// NaN first row stays), ArgMax and ArgMin, first and last index, against
+// the rules element by element.
+TEST(ReduceArgMax, MiddleAxisColumnBlocks_MatchTheLoopRules) {
+  const int64_t outer = 2, d = 7, inner = 300;
+  std::vector<float> x(outer * d * inner);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 11 % 5);  // many ties
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (size_t i = 0; i < x.size(); i += 41) x[i] = nan;
+  for (const char* op : {"ArgMax", "ArgMin"})
+    for (int last = 0; last < 2; ++last) {
+      auto r = run_kernel(op, {make_tensor<float>({outer, d, inner}, x)}, 1,
+                          {attr_int("axis", 1), attr_int("keepdims", 0), attr_int("select_last_index", last)}, 13);
+      ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+      const std::vector<int64_t> y = to_vector<int64_t>(r.outputs[0].tensor());
+      const bool is_max = std::string(op) == "ArgMax";
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i) {
+          auto at = [&](int64_t k) { return x[(o * d + k) * inner + i]; };
+          int64_t want = 0;
+          for (int64_t k = 1; k < d; ++k) {
+            const float v = at(k), b = at(want);
+            if (is_max ? (last ? v >= b : v > b) : (last ? v <= b : v < b)) want = k;
+          }
+          ASSERT_EQ(y[o * inner + i], want) << op << " last " << last << " at " << o << "," << i;
+        }
+    }
+}
+
 TEST(ReduceArgMax, SelectLastIndex_Ties) {
   Tensor x = make_tensor<float>({2, 3}, {2, 2, 1, 5, 1, 5});
   auto first = run_kernel("ArgMax", {x}, 1, {attr_int("axis", 1), attr_int("keepdims", 0)}, 13);
