@@ -247,6 +247,15 @@ void accumulate_run(typename Op::Acc& a, const T* r, int64_t n) {
   for (; j < n; ++j) Op::add(a, r[j]);
 }
 
+// acc[j] += r[j] (by Op) for j < w: the column loop of a reduction over an
+// outer axis, cloned for x86-64-v3 and v4: at the baseline it ran 4 floats
+// a step ([64, 256, 64] summed over axis 1: 2.3x ONNX Runtime's time).
+template <typename Op, typename T>
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void add_row(
+    typename Op::Acc* __restrict acc, const T* __restrict r, int64_t w) {
+  for (int64_t j = 0; j < w; ++j) Op::add(acc[j], r[j]);
+}
+
 template <typename Op, typename T>
 void run_reduce(const ReducePlan& p, const T* x, T* y) {
   using Acc = typename Op::Acc;
@@ -300,10 +309,7 @@ void run_reduce(const ReducePlan& p, const T* x, T* y) {
       std::fill(acc, acc + tl.w, Op::init());
       for_each_offset(
           p.reduced, tl.in,
-          [&](int64_t off) {
-            const T* r = x + off;
-            for (int64_t j = 0; j < tl.w; ++j) Op::add(acc[j], r[j]);
-          },
+          [&](int64_t off) { add_row<Op>(acc, x + off, tl.w); },
           r0, r1);
     };
     // Few tiles over many reduced rows ([256, 1024] summed over axis 0 is
