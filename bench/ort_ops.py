@@ -200,6 +200,8 @@ def cases():
          {"kernel_shape": [2, 2], "strides": [2, 2]}, {}, 1),
         ("MaxPool w/ indices [1,64,112,112]", "MaxPool", [("x", F32, [1, 64, 112, 112])],
          {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}, {}, 2),
+        ("Conv 3-D 3x3x3 [1,16,16,32,32]", "Conv", [("x", F32, [1, 16, 16, 32, 32])], {"pads": [1, 1, 1, 1, 1, 1]},
+         {"w": rng.standard_normal((16, 16, 3, 3, 3)).astype(np.float32) * 0.1}, 1),
         ("Conv 1-D k3 [8,128,256]", "Conv", [("x", F32, [8, 128, 256])], {"pads": [1, 1]},
          {"w": rng.standard_normal((128, 128, 3)).astype(np.float32) * 0.1}, 1),
         ("Gemm [512,1024]x[1024,1024]+C", "Gemm", [("a", F32, [512, 1024])], {},
