@@ -95,6 +95,17 @@ struct PoolLayout {
   }
 };
 
+// AveragePool: y[o] = sum[o] over the count of output row oh's window o
+// (sum may be y).
+[[gnu::always_inline]] inline void average_row(const PoolRows& p, int64_t oh, const float* sum, float* y) {
+  const Span r = p.rows[oh];
+  const float count_h = p.count_d * static_cast<float>(p.include_pad ? r.padded : r.hi - r.lo);
+  for (int64_t o = 0; o < p.out_w; ++o) {
+    const float div = count_h * p.cols[o];
+    y[o] = div > 0 ? sum[o] / div : 0.f;
+  }
+}
+
 template <bool kMax>
 [[gnu::always_inline]] inline void pool_padded_rows(const PoolRows& p, int64_t oh0, int64_t oh1,
                                                      float* __restrict buf) {
@@ -143,16 +154,10 @@ template <bool kMax>
   for (int64_t i = 0; i < rows; ++i) {
     const float* __restrict z = reduced + i * l.phase_len;
     float* __restrict y = p.y + (oh0 + i) * p.out_w;
-    if (kMax) {
+    if (kMax)
       std::copy(z, z + p.out_w, y);
-    } else {
-      const Span r = p.rows[oh0 + i];
-      const float count_h = p.count_d * static_cast<float>(p.include_pad ? r.padded : r.hi - r.lo);
-      for (int64_t o = 0; o < p.out_w; ++o) {
-        const float div = count_h * p.cols[o];
-        y[o] = div > 0 ? z[o] / div : 0.f;
-      }
-    }
+    else
+      average_row(p, oh0 + i, z, y);
   }
 }
 
@@ -175,7 +180,8 @@ template <bool kMax>
   reduce_into<kMax>(u, rows * in_w, k_h, [&](int64_t c) { return x0 + c * in_w; });
   reduce_into<kMax>(z, rows * in_w - (k_w - 1), k_w, [&](int64_t j) { return u + j; });
   // Outputs [inner_lo, inner_hi) have every column of their window inside the row.
-  const int64_t inner_lo = std::min(p.pb_w, p.out_w), inner_hi = std::max(inner_lo, std::min(p.out_w, in_w - k_w + p.pb_w + 1));
+  const int64_t inner_lo = std::min(p.pb_w, p.out_w);
+  const int64_t inner_hi = std::max(inner_lo, std::min(p.out_w, in_w - k_w + p.pb_w + 1));
   for (int64_t i = 0; i < rows; ++i) {
     float* __restrict y = p.y + (a + i) * p.out_w;
     const float* __restrict ur = u + i * in_w;
@@ -188,14 +194,7 @@ template <bool kMax>
     };
     for (int64_t o = 0; o < inner_lo; ++o) edge(o);
     for (int64_t o = inner_hi; o < p.out_w; ++o) edge(o);
-    if (!kMax) {
-      const Span r = p.rows[a + i];
-      const float count_h = p.count_d * static_cast<float>(p.include_pad ? r.padded : r.hi - r.lo);
-      for (int64_t o = 0; o < p.out_w; ++o) {
-        const float div = count_h * p.cols[o];
-        y[o] = div > 0 ? y[o] / div : 0.f;
-      }
-    }
+    if (!kMax) average_row(p, a + i, y, y);
   }
 }
 
@@ -269,7 +268,8 @@ bool pool_float_rows(const Window& w, bool max, bool count_include_pad, int64_t 
     // planes, each reducing its input planes once.
     const int64_t in_plane = w.in[1] * w.in[2], out_plane = w.out[1] * w.out[2], out_d = w.out[0];
     const int64_t plane_grain = std::max<int64_t>(1, grain / std::max<int64_t>(1, out_h));
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, planes * out_d, plane_grain), [&](const tbb::blocked_range<int64_t>& r) {
+    const tbb::blocked_range<int64_t> all(0, planes * out_d, plane_grain);
+    tbb::parallel_for(all, [&](const tbb::blocked_range<int64_t>& r) {
       std::unique_ptr<float[]> buf(new float[static_cast<size_t>(PoolLayout(p, std::min(block, out_h)).total)]);
       std::unique_ptr<float[]> depth(new float[static_cast<size_t>(in_plane)]);
       for (int64_t i = r.begin(); i < r.end(); ++i) {
