@@ -1,11 +1,11 @@
 // CPU pooling kernels: MaxPool (with ONNX Indices), AveragePool, LpPool,
 // GlobalAveragePool / GlobalMaxPool / GlobalLpPool and MaxUnpool. Float
 // MaxPool/AveragePool without Indices pool by rows (nn_pool_rows.h, windows
-// without dilation) or through a cached oneDNN primitive
-// (where its padding semantics match ONNX and it has a JIT kernel), the
-// faster first for the row width; everything else uses plain loops over
-// the 3-D canonical window, parallel over (N, C) planes with oneTBB, which
-// handle every ONNX attribute (dilations, ceil_mode, storage_order,
+// without dilation) or through a cached oneDNN primitive (where its padding
+// semantics match ONNX and it has a JIT kernel), whichever is faster for
+// the row width first; everything else uses plain loops over the 3-D
+// canonical window, parallel over (N, C) planes with oneTBB, which handle
+// every ONNX attribute (dilations, ceil_mode, storage_order,
 // count_include_pad) exactly.
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -79,8 +79,9 @@ class PoolKernel : public Kernel {
                                y->data<float>());
       };
       // Rows of 32 outputs or more pool faster by rows than in oneDNN's JIT
-      // kernels (a 2x2 window over [1, 64, 112, 112]: 75 us against 100);
-      // shorter ones faster in oneDNN (3x3, stride 1, 28 columns: 58 against 90).
+      // kernels (a 2x2 window over [1, 64, 112, 112]: 75 us against
+      // 100-125); shorter ones faster in oneDNN (3x3, stride 1, 28 columns:
+      // 60-80 us against 90-110).
       if (w.out[2] >= 32 ? rows() || run_dnnl(x, y, w) : run_dnnl(x, y, w) || rows()) return OkStatus();
     }
     bool ok = visit_pool_type(x.dtype(), [&](auto tag) { run<decltype(tag)>(x, y, idx, w); });

@@ -30,7 +30,6 @@ Span span(const Window& w, int j, int64_t start) {
   return {static_cast<int64_t>(first), static_cast<int64_t>(std::max(first, hi)), static_cast<int64_t>(padded)};
 }
 
-
 namespace {
 
 // One plane's rows of a float MaxPool or AveragePool over two spatial axes
@@ -56,9 +55,6 @@ struct PoolRows {
 // wait for them: a row at a time ran 3x slower than oneDNN on 28 columns.
 constexpr int64_t kPoolBlockFloats = 8192;
 
-// Elements of input below which a oneDNN pooling call is not split.
-constexpr int64_t kDnnlPoolMinPart = 16384;
-
 // Where a window holds a NaN, so does its maximum, as with ONNX's reference.
 inline float max_nan(float r, float v) { return v > r || v != v ? v : r; }
 
@@ -80,15 +76,14 @@ template <bool kMax, typename Next>
   }
 }
 
-// Where pool_rows() keeps a block's rows: the padded rows, then (for a
-// stride above 1) their phases, phase by phase, then the reduced rows.
+// Where pool_rows() keeps a block's rows: the padded rows first, then (for
+// a stride above 1) their phases, phase by phase, then the reduced rows.
 struct PoolLayout {
-  int64_t width, phase_len, padded, phases, reduced, total;
+  int64_t width, phase_len, phases, reduced, total;
   PoolLayout(const PoolRows& p, int64_t rows) {
     const int64_t s = p.s_w;
     width = (p.out_w - 1) * s + p.k_w;
     phase_len = (width + s - 1) / s;
-    padded = 0;
     phases = rows * width;
     reduced = phases + (s == 1 ? 0 : s * rows * phase_len);
     total = reduced + rows * phase_len;
@@ -116,9 +111,10 @@ template <bool kMax>
   // end to end, so each tap is one run over the whole block (a row at a
   // time, loop overheads dominated rows of 28). Each step runs over the
   // whole block before the next reads its results.
-  const int64_t s = p.s_w, rows = oh1 - oh0, used = std::min(p.in_w, 0 + (p.out_w - 1) * s + p.k_w - p.pb_w);
+  const int64_t s = p.s_w, rows = oh1 - oh0;
   const PoolLayout l(p, rows);
-  float* __restrict padded = buf + l.padded;
+  const int64_t used = std::min(p.in_w, l.width - p.pb_w);  // input columns the windows reach
+  float* __restrict padded = buf;
   for (int64_t i = 0; i < rows; ++i) {
     float* __restrict t = padded + i * l.width;
     std::fill(t, t + p.pb_w, identity);
@@ -200,7 +196,10 @@ template <bool kMax>
 
 template <bool kMax>
 [[gnu::always_inline]] inline void pool_rows_as(const PoolRows& p, int64_t oh0, int64_t oh1, float* __restrict buf) {
-  if (p.s_h == 1 && p.s_w == 1) {
+  // Its two buffers of rows of in_w fit the layout's rows of the padded
+  // width when there are two or more output columns (with one, s_w is 1
+  // whatever the model's stride).
+  if (p.s_h == 1 && p.s_w == 1 && p.out_w > 1) {
     // The rows whose windows hold every row of the kernel lie in one run.
     auto full = [&](int64_t oh) { return p.rows[oh].lo == 0 && p.rows[oh].hi == p.k_h; };
     int64_t a = oh0, b = oh1;
@@ -253,9 +252,13 @@ bool pool_float_rows(const Window& w, bool max, bool count_include_pad, int64_t 
     const Span c = span(w, 2, ow * w.stride[2] - w.pad_b[2]);
     cols[ow] = static_cast<float>(count_include_pad ? c.padded : c.hi - c.lo);
   }
-  PoolRows p{nullptr,     nullptr,     w.in[2],    w.out[2],   w.k[1],      w.k[2],
-             w.stride[1], w.stride[2], w.pad_b[1], w.pad_b[2], rows.data(), cols.data(),
-             max,  count_include_pad};
+  // One output column makes its stride moot, and a model's huge one would
+  // size the phase buffers; with two or more, the stride is at most the
+  // padded input's width.
+  const int64_t s_w = w.out[2] == 1 ? 1 : w.stride[2];
+  PoolRows p{nullptr,     nullptr, w.in[2],    w.out[2],   w.k[1],      w.k[2],
+             w.stride[1], s_w,     w.pad_b[1], w.pad_b[2], rows.data(), cols.data(),
+             max,         count_include_pad};
   const int64_t out_h = w.out[1];
   // About 16K window elements per task, so that small planes go several
   // to a task and one large plane still splits by rows.

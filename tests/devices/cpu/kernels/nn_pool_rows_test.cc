@@ -155,6 +155,23 @@ TEST(NnPoolRows, MaxPool_NaNInTheWindow_GivesNaN) {
     }
 }
 
+// A stride far beyond the input leaves one output column; it must not size
+// the buffers (the largest the kernels accept, 2^31 - 1, would ask for 8
+// GB a row), and the one window is pooled as usual.
+TEST(NnPoolRows, HugeStride_OneColumn_IsPooled) {
+  const std::vector<float> x = {1, 5, 2, 0, 3, 4, 9, 7, 8, 6, 1, 2};
+  for (bool max : {true, false}) {
+    const Pool p{{2, 2}, {1, (int64_t{1} << 31) - 1}, {0, 0, 0, 0}, false, max};
+    bool taken = false;
+    const std::vector<float> got = by_rows(Dims{1, 1, 3, 4}, p, x, &taken);
+    ASSERT_TRUE(taken);
+    const std::vector<double> want = by_loop(Dims{1, 1, 3, 4}, p, x);
+    ASSERT_EQ(got.size(), 2u);
+    ASSERT_EQ(want.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) EXPECT_NEAR(got[i], want[i], 1e-6) << (max ? "max" : "avg") << " row " << i;
+  }
+}
+
 // What it does not take it leaves alone: dilation, on any axis, and
 // padding as wide as the kernel.
 TEST(NnPoolRows, Declines_DilationAndWidePadding) {
