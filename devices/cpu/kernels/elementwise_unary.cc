@@ -27,6 +27,18 @@ struct UnaryBase {
   Status init(const Node&) { return OkStatus(); }
 };
 
+// Also Mish's inner function, below.
+struct SoftplusOp : UnaryBase {
+  static constexpr uint32_t kTypes = kFloatTypes;
+  template <typename C> C operator()(C x) const {
+    return x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+  }
+  // For split_loop: log1p(e^-|x|), plus x where positive.
+  static constexpr VecFn kInner[] = {VecFn::kExp, VecFn::kLog1p};
+  float arg(float x) const { return -std::fabs(x); }
+  float finish(float x, float t) const { return (x > 0 ? x : 0.f) + t; }
+};
+
 // Float-only math on float/double (half types compute in float).
 #define SY_FLOAT_UNARY(Name, expr)                             \
   struct Name : UnaryBase {                                    \
@@ -55,20 +67,9 @@ SY_FLOAT_UNARY(AtanhOp, std::atanh(x))
 SY_FLOAT_UNARY(TanhOp, std::tanh(x))
 SY_FLOAT_UNARY(SigmoidOp, x >= C(0) ? C(1) / (C(1) + std::exp(-x)) : std::exp(x) / (C(1) + std::exp(x)))
 SY_FLOAT_UNARY(SoftsignOp, x / (C(1) + std::abs(x)))
-SY_FLOAT_UNARY(MishOp, x * std::tanh(x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x))))
+SY_FLOAT_UNARY(MishOp, x * std::tanh(SoftplusOp{}(x)))
 SY_FLOAT_UNARY(HardSwishOp, x * std::max(C(0), std::min(C(1), x / C(6) + C(0.5))))
 #undef SY_FLOAT_UNARY
-
-struct SoftplusOp : UnaryBase {
-  static constexpr uint32_t kTypes = kFloatTypes;
-  template <typename C> C operator()(C x) const {
-    return x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
-  }
-  // For split_loop: log1p(e^-|x|), plus x where positive.
-  static constexpr VecFn kInner[] = {VecFn::kExp, VecFn::kLog1p};
-  float arg(float x) const { return -std::fabs(x); }
-  float finish(float x, float t) const { return (x > 0 ? x : 0.f) + t; }
-};
 
 struct ErfOp : UnaryBase {
   static constexpr uint32_t kTypes = kNumeric;

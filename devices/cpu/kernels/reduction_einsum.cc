@@ -280,8 +280,7 @@ class EinsumKernel final : public Kernel {
       if (done) return OkStatus();
     }
     const int64_t out_n = out_dims.numel();
-    int64_t sum_n = 1;
-    for (int l : sum_labels) sum_n *= size[static_cast<size_t>(l)];
+    const int64_t sum_n = size_of(sum_labels, size);
     // Per-input stride tables in output order and contraction order.
     auto gather = [&](const std::vector<int>& labels) {
       std::vector<std::vector<int64_t>> g(nin);
