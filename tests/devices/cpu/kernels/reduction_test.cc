@@ -1,5 +1,5 @@
 // Unit tests for the CPU reduction family: Reduce*, ArgMax/ArgMin, Softmax,
-// LogSoftmax, Hardmax, CumSum, TopK. Expected values are hand-computed or
+// LogSoftmax, Hardmax, CumSum (TopK: reduction_topk_test.cc). Expected values are hand-computed or
 // from numpy and hard-coded.
 #include <gtest/gtest.h>
 #include <tbb/task_arena.h>
@@ -651,87 +651,6 @@ TEST(ReduceCumSum, OuterAxisColumnBlocks_MatchSequentialSums) {
 TEST(ReduceCumSum, AxisOutOfRange) {
   auto r = run_kernel("CumSum", {x234(), make_tensor<int64_t>({}, {3})}, 1, {}, 14);
   EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
-}
-
-// -------------------------------------------------------------------- TopK
-
-TEST(ReduceTopK, LargestStableTies) {
-  Tensor x = make_tensor<float>({2, 4}, {1, 3, 3, 2, 5, 5, 5, 0});
-  auto r = run_kernel("TopK", {x, make_tensor<int64_t>({1}, {3})}, 2, {}, 11);
-  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
-  expect_near(to_vector<float>(r.outputs[0].tensor()), {3, 3, 2, 5, 5, 5});
-  EXPECT_EQ(to_vector<int64_t>(r.outputs[1].tensor()), (std::vector<int64_t>{1, 2, 3, 0, 1, 2}));
-}
-
-TEST(ReduceTopK, SmallestAxis0) {
-  Tensor x = make_tensor<int32_t>({3, 2}, {4, 1, 2, 1, 9, 0});
-  auto r = run_kernel("TopK", {x, make_tensor<int64_t>({1}, {2})}, 2, {attr_int("axis", 0), attr_int("largest", 0)}, 11);
-  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
-  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{2, 2}));
-  EXPECT_EQ(to_vector<int32_t>(r.outputs[0].tensor()), (std::vector<int32_t>{2, 0, 4, 1}));
-  EXPECT_EQ(to_vector<int64_t>(r.outputs[1].tensor()), (std::vector<int64_t>{1, 2, 0, 0}));
-}
-
-TEST(ReduceTopK, Opset1AttributeK) {
-  Tensor x = make_tensor<float>({3}, {1, 7, 4});
-  auto r = run_kernel("TopK", {x}, 2, {attr_int("k", 1)}, 1);
-  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
-  expect_near(to_vector<float>(r.outputs[0].tensor()), {7});
-  EXPECT_EQ(to_vector<int64_t>(r.outputs[1].tensor()), (std::vector<int64_t>{1}));
-}
-
-TEST(ReduceTopK, KTooLarge) {
-  Tensor x = make_tensor<float>({3}, {1, 7, 4});
-  auto r = run_kernel("TopK", {x, make_tensor<int64_t>({1}, {4})}, 2, {}, 11);
-  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
-  r = run_kernel("TopK", {x, make_tensor<int64_t>({1}, {-1})}, 2, {}, 11);
-  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
-  r = run_kernel("TopK", {x, make_tensor<int64_t>({1}, {1})}, 2, {attr_int("axis", 1)}, 11);
-  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
-}
-
-// A k up to 32 selects in one pass (float rows along the last axis skip
-// with an SSE scan), a larger one partially sorts: every path must give the
-// reference order, NaN above every number and ties to the lower index.
-TEST(ReduceTopK, SmallAndLargeK_MatchReferenceWithNaNAndTies) {
-  const int64_t d = 100, cols = 3;
-  std::vector<float> v(static_cast<size_t>(d * cols));  // column c of row j at j * cols + c
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 37) % 23);  // many ties
-  v[7 * cols + 1] = v[60 * cols + 1] = std::numeric_limits<float>::quiet_NaN();
-  v[90 * cols + 2] = std::numeric_limits<float>::quiet_NaN();
-  auto at = [&](int64_t j, int64_t c) { return v[static_cast<size_t>(j * cols + c)]; };
-  std::vector<float> vt(v.size());  // the same columns as rows, for TopK along the last axis
-  for (int64_t j = 0; j < d; ++j)
-    for (int64_t c = 0; c < cols; ++c) vt[static_cast<size_t>(c * d + j)] = at(j, c);
-  for (int64_t axis : {0, 1}) {
-    for (int64_t largest : {1, 0}) {
-      for (int64_t k : {1, 5, 32, 33, 70}) {
-        Tensor x = axis == 0 ? make_tensor<float>({d, cols}, v) : make_tensor<float>({cols, d}, vt);
-        auto r = run_kernel("TopK", {x, make_tensor<int64_t>({1}, {k})}, 2,
-                            {attr_int("axis", axis), attr_int("largest", largest)}, 11);
-        ASSERT_TRUE(r.status.ok()) << r.status.to_string();
-        const std::vector<float> got_v = to_vector<float>(r.outputs[0].tensor());
-        const std::vector<int64_t> got_i = to_vector<int64_t>(r.outputs[1].tensor());
-        for (int64_t c = 0; c < cols; ++c) {
-          std::vector<int64_t> order(static_cast<size_t>(d));
-          for (int64_t j = 0; j < d; ++j) order[static_cast<size_t>(j)] = j;
-          std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-            const bool an = std::isnan(at(a, c)), bn = std::isnan(at(b, c));
-            if (an || bn) return largest ? !bn : !an;
-            return largest ? at(a, c) > at(b, c) : at(a, c) < at(b, c);
-          });
-          for (int64_t j = 0; j < k; ++j) {
-            const size_t o = static_cast<size_t>(axis == 0 ? j * cols + c : c * k + j);
-            const std::string where =
-                "axis " + std::to_string(axis) + " largest " + std::to_string(largest) + " k " + std::to_string(k);
-            EXPECT_EQ(got_i[o], order[static_cast<size_t>(j)]) << where << " column " << c << " rank " << j;
-            const float want = at(got_i[o], c);
-            EXPECT_TRUE(got_v[o] == want || (std::isnan(got_v[o]) && std::isnan(want))) << where;
-          }
-        }
-      }
-    }
-  }
 }
 
 }  // namespace
