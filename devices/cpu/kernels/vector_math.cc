@@ -164,6 +164,39 @@ __attribute__((target("avx512f"))) inline __m512 sigmoid16(__m512 x) {
   return _mm512_div_ps(num, _mm512_add_ps(_mm512_set1_ps(1.f), t));
 }
 
+// ln x in 16 lanes, our own: libmvec's logf runs every lane that is
+// negative, zero, infinite, NaN or denormal through its scalar code, so a
+// tensor with half its values negative took 17x as long as a positive one
+// (and 3.4x ONNX Runtime's Log). getexp and getmant split x = m 2^e
+// exactly, denormals included; m is brought into [sqrt(1/2), sqrt(2)), and
+// ln m = r - r^2/2 + r^3 P(r) with r = m - 1 (exact). P is a least-squares
+// fit of degree 7, within 7e-9 relative; e ln2 goes in two parts, its top
+// 12 bits last, as for exp16. Checked against the double log on all 2^32
+// floats: within 0.85 ulp, NaN for x < 0 and NaN, -inf for +-0, inf for
+// inf.
+__attribute__((target("avx512f"))) inline __m512 log16(__m512 x) {
+  __m512 m = _mm512_getmant_ps(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_nan);  // NaN where x < 0
+  __m512 e = _mm512_getexp_ps(x);
+  const __mmask16 high = _mm512_cmp_ps_mask(m, _mm512_set1_ps(1.41421356f), _CMP_GT_OQ);
+  m = _mm512_mask_mul_ps(m, high, m, _mm512_set1_ps(0.5f));
+  e = _mm512_mask_add_ps(e, high, e, _mm512_set1_ps(1.f));
+  const __m512 r = _mm512_sub_ps(m, _mm512_set1_ps(1.f));
+  __m512 p = _mm512_set1_ps(-7.373266667e-02f);
+  for (const float c : {1.262555271e-01f, -1.320042759e-01f, 1.422618032e-01f, -1.662145853e-01f, 1.999987662e-01f,
+                        -2.500084937e-01f, 3.333335221e-01f})
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(c));
+  const __m512 r2 = _mm512_mul_ps(r, r);
+  __m512 y = _mm512_mul_ps(_mm512_mul_ps(r, r2), p);
+  y = _mm512_fmadd_ps(e, _mm512_set1_ps(-2.12194440e-4f), y);
+  y = _mm512_fmadd_ps(_mm512_set1_ps(-0.5f), r2, y);
+  const __m512 ln = _mm512_fmadd_ps(e, _mm512_set1_ps(0.693359375f), _mm512_add_ps(r, y));
+  // For +-0 and inf, e is -inf or inf, and its two parts' products would
+  // cancel to NaN: the answer is e itself.
+  const __mmask16 edge = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_EQ_OQ) |
+                         _mm512_cmp_ps_mask(x, _mm512_set1_ps(std::numeric_limits<float>::infinity()), _CMP_EQ_OQ);
+  return _mm512_mask_mov_ps(ln, edge, e);
+}
+
 // f over [0, n), the tail under a mask.
 template <__m512 (*F)(__m512)>
 __attribute__((target("avx512f"))) void own16(const float* in, float* out, int64_t n) {
@@ -230,10 +263,11 @@ void run4(V4 f, const float* in, float* out, int64_t n) {
 }  // namespace
 
 bool vector_math(VecFn f, const float* in, float* out, int64_t n) {
-  if ((f == VecFn::kExp || f == VecFn::kSigmoid || f == VecFn::kTanh) && has_avx512()) {
+  if ((f == VecFn::kExp || f == VecFn::kSigmoid || f == VecFn::kTanh || f == VecFn::kLog) && has_avx512()) {
     parallel_ranges(n, [&](int64_t b, int64_t e) {
       if (f == VecFn::kExp) own16<exp16>(in + b, out + b, e - b);
       else if (f == VecFn::kSigmoid) own16<sigmoid16>(in + b, out + b, e - b);
+      else if (f == VecFn::kLog) own16<log16>(in + b, out + b, e - b);
       else own16<tanh16>(in + b, out + b, e - b);
     });
     return true;
