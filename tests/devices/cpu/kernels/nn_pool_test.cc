@@ -191,5 +191,37 @@ TEST(NnPool, GlobalAveragePool_ManyPlanes) {
   }
 }
 
+// GlobalMaxPool: the max of each plane, sizes around the vector widths;
+// a NaN anywhere in a plane gives NaN, for float (vector max) and double.
+TEST(NnPool, GlobalMaxPool_PlaneSizes_NaNAnywhere) {
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<float> value(-1.f, 1.f);
+  for (int64_t sp : {1, 15, 16, 17, 49, 64, 65, 200}) {
+    const Dims dims{2, 3, sp};
+    std::vector<float> x(static_cast<size_t>(dims.numel()));
+    for (float& v : x) v = value(rng);
+    // Plane 1 has its NaN first, plane 3 in the middle, plane 5 last.
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    x[static_cast<size_t>(sp)] = x[static_cast<size_t>(3 * sp + sp / 2)] = x[static_cast<size_t>(6 * sp - 1)] = nan;
+    std::vector<double> xd(x.begin(), x.end());
+    auto f = run_kernel("GlobalMaxPool", {make_tensor<float>(dims, x)}, 1);
+    auto d = run_kernel("GlobalMaxPool", {make_tensor<double>(dims, xd)}, 1);
+    ASSERT_TRUE(f.status.ok() && d.status.ok());
+    const auto yf = to_vector<float>(f.outputs[0].tensor());
+    const auto yd = to_vector<double>(d.outputs[0].tensor());
+    for (size_t p = 0; p < 6; ++p) {
+      const bool want_nan = p % 2 == 1;
+      const float want = *std::max_element(x.begin() + static_cast<int64_t>(p) * sp,
+                                           x.begin() + static_cast<int64_t>(p + 1) * sp);
+      EXPECT_EQ(std::isnan(yf[p]), want_nan) << "float plane " << p << " of size " << sp;
+      EXPECT_EQ(std::isnan(yd[p]), want_nan) << "double plane " << p << " of size " << sp;
+      if (!want_nan) {
+        EXPECT_EQ(yf[p], want) << "plane " << p << " of size " << sp;
+        EXPECT_EQ(yd[p], static_cast<double>(want)) << "plane " << p << " of size " << sp;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sy
