@@ -30,6 +30,21 @@ namespace {
 
 enum class PoolKind { kMax, kAvg, kLp };
 
+// LpPool's |v|^p and s^(1/p), without std::pow for p = 2 (the default) and
+// p = 1: a double pow per element took 2.7 ms for a 2x2 window over
+// [1, 64, 56, 56], 1.4x ONNX Runtime.
+struct LpNorm {
+  double p = 2;
+  template <typename A>
+  A term(A v) const {
+    return p == 2 ? v * v : p == 1 ? std::abs(v) : static_cast<A>(std::pow(std::abs(static_cast<double>(v)), p));
+  }
+  template <typename A>
+  A root(A s) const {
+    return p == 2 ? std::sqrt(s) : p == 1 ? s : static_cast<A>(std::pow(static_cast<double>(s), 1.0 / p));
+  }
+};
+
 // Calls f(T{}) for the element types pooling supports.
 template <typename F>
 bool visit_pool_type(DataType t, F&& f) {
@@ -53,7 +68,7 @@ class PoolKernel : public Kernel {
     if (attrs_.kernel_shape.empty()) return InvalidArgument(node.describe(), ": kernel_shape is required");
     count_include_pad_ = node.attr_int("count_include_pad", 0) != 0;
     storage_order_ = node.attr_int("storage_order", 0);
-    p_ = static_cast<double>(node.attr_int("p", 2));
+    lp_.p = static_cast<double>(node.attr_int("p", 2));
     if (storage_order_ != 0 && storage_order_ != 1)
       return InvalidArgument(node.describe(), ": storage_order must be 0 or 1");
     return OkStatus();
@@ -137,7 +152,7 @@ class PoolKernel : public Kernel {
                   } else if (kind_ == PoolKind::kAvg) {
                     sum += v;
                   } else {
-                    sum += static_cast<Acc>(std::pow(std::abs(static_cast<double>(v)), p_));
+                    sum += lp_.term(v);
                   }
                 }
               }
@@ -152,7 +167,7 @@ class PoolKernel : public Kernel {
                                                     : static_cast<double>(count);
               r = div > 0 ? static_cast<Acc>(static_cast<double>(sum) / div) : Acc{0};
             } else {
-              r = static_cast<Acc>(std::pow(static_cast<double>(sum), 1.0 / p_));
+              r = lp_.root(sum);
             }
             if constexpr (std::is_integral_v<T>) {
               yp[o] = best_i < 0 ? std::numeric_limits<T>::lowest() : static_cast<T>(r);
@@ -255,7 +270,7 @@ class PoolKernel : public Kernel {
   mutable std::map<std::vector<int64_t>, std::shared_ptr<DnnlPool>> cache_;
   bool count_include_pad_ = false;
   int64_t storage_order_ = 0;
-  double p_ = 2;
+  LpNorm lp_;
 };
 
 struct MaxPoolKernel final : PoolKernel {
@@ -272,7 +287,7 @@ class GlobalPoolKernel : public Kernel {
  public:
   explicit GlobalPoolKernel(PoolKind kind) : kind_(kind) {}
   Status init(const Node& node) override {
-    p_ = static_cast<double>(node.attr_int("p", 2));
+    lp_.p = static_cast<double>(node.attr_int("p", 2));
     return OkStatus();
   }
   Status compute(KernelContext& ctx) const override {
@@ -319,8 +334,8 @@ class GlobalPoolKernel : public Kernel {
           r = sp > 0 ? s / static_cast<Acc>(sp) : Acc{0};
         } else {
           double s = 0;
-          for (int64_t i = 0; i < sp; ++i) s += std::pow(std::abs(static_cast<double>(xp[i])), p_);
-          r = static_cast<Acc>(std::pow(s, 1.0 / p_));
+          for (int64_t i = 0; i < sp; ++i) s += lp_.term(static_cast<double>(xp[i]));
+          r = static_cast<Acc>(lp_.root(s));
         }
         Y[nc] = static_cast<T>(r);
       };
@@ -336,7 +351,7 @@ class GlobalPoolKernel : public Kernel {
 
  private:
   PoolKind kind_;
-  double p_ = 2;
+  LpNorm lp_;
 };
 
 struct GlobalMaxPoolKernel final : GlobalPoolKernel {

@@ -191,6 +191,45 @@ TEST(NnPool, GlobalAveragePool_ManyPlanes) {
   }
 }
 
+// LpPool and GlobalLpPool for p = 1 and 2 (their own formulas) and 3
+// (std::pow), padded windows included, against sums in double.
+TEST(NnPool, LpPool_EachP_MatchesReference) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> value(-2.f, 2.f);
+  const int64_t H = 5, W = 6;
+  std::vector<float> x(static_cast<size_t>(2 * H * W));
+  for (float& v : x) v = value(rng);
+  auto at = [&](int64_t c, int64_t h, int64_t w) {
+    return h < 0 || h >= H || w < 0 || w >= W ? 0.0 : static_cast<double>(x[static_cast<size_t>((c * H + h) * W + w)]);
+  };
+  for (int64_t p : {1, 2, 3}) {
+    // 2x2 windows, stride 1, one padded row and column on each side: 6x7.
+    auto r = run_kernel("LpPool", {make_tensor<float>({1, 2, H, W}, x)}, 1,
+                        {attr_ints("kernel_shape", {2, 2}), attr_ints("pads", {1, 1, 1, 1}), attr_int("p", p)});
+    ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+    const auto y = to_vector<float>(r.outputs[0].tensor());
+    ASSERT_EQ(y.size(), 2u * 6 * 7);
+    for (int64_t c = 0; c < 2; ++c)
+      for (int64_t oh = 0; oh < 6; ++oh)
+        for (int64_t ow = 0; ow < 7; ++ow) {
+          double sum = 0;
+          for (int64_t kh = 0; kh < 2; ++kh)
+            for (int64_t kw = 0; kw < 2; ++kw) sum += std::pow(std::abs(at(c, oh - 1 + kh, ow - 1 + kw)), p);
+          EXPECT_NEAR(y[static_cast<size_t>((c * 6 + oh) * 7 + ow)], std::pow(sum, 1.0 / p), 1e-5)
+              << "p=" << p << " at " << c << "," << oh << "," << ow;
+        }
+    std::vector<double> xd(x.begin(), x.end());
+    auto g = run_kernel("GlobalLpPool", {make_tensor<double>({1, 2, H, W}, xd)}, 1, {attr_int("p", p)});
+    ASSERT_TRUE(g.status.ok()) << g.status.to_string();
+    for (int64_t c = 0; c < 2; ++c) {
+      double sum = 0;
+      for (int64_t i = 0; i < H * W; ++i) sum += std::pow(std::abs(xd[static_cast<size_t>(c * H * W + i)]), p);
+      EXPECT_NEAR(to_vector<double>(g.outputs[0].tensor())[static_cast<size_t>(c)], std::pow(sum, 1.0 / p), 1e-12)
+          << "GlobalLpPool p=" << p;
+    }
+  }
+}
+
 // GlobalMaxPool: the max of each plane, sizes around the vector widths;
 // a NaN anywhere in a plane gives NaN, for float (vector max) and double.
 TEST(NnPool, GlobalMaxPool_PlaneSizes_NaNAnywhere) {
