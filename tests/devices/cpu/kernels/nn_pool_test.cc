@@ -33,6 +33,20 @@ TEST(NnPool, MaxPool_IndicesStorageOrder) {
   EXPECT_EQ(to_vector<int64_t>(c.outputs[1].tensor()), (std::vector<int64_t>{2, 2}));
 }
 
+// Over three axes, column-major is d + h * D + w * D * H: the max of a
+// [2, 2, 3] window at (1, 0, 2) is element 8 row-major and 9 column-major.
+TEST(NnPool, MaxPool_IndicesStorageOrder_ThreeAxes) {
+  std::vector<float> v(12, 0.f);
+  v[1 * 6 + 0 * 3 + 2] = 7.f;
+  auto x = make_tensor<float>({1, 1, 2, 2, 3}, v);
+  for (int64_t order : {0, 1}) {
+    auto r = run_kernel("MaxPool", {x}, 2, {attr_ints("kernel_shape", {2, 2, 3}), attr_int("storage_order", order)});
+    ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+    EXPECT_EQ(to_vector<float>(r.outputs[0].tensor()), (std::vector<float>{7.f}));
+    EXPECT_EQ(to_vector<int64_t>(r.outputs[1].tensor()), (std::vector<int64_t>{order ? 9 : 8})) << "order " << order;
+  }
+}
+
 TEST(NnPool, MaxPool_CeilModeDilations) {
   auto x = make_tensor<float>({1, 1, 5}, {1, 5, 2, 4, 3});
   auto r = run_kernel("MaxPool", {x}, 1, {attr_ints("kernel_shape", {2}), attr_ints("strides", {2}), attr_int("ceil_mode", 1)});
