@@ -84,8 +84,10 @@ inline T combine(T a, T b, Reduction r) {
     switch (r) {
       case Reduction::kAdd: return static_cast<T>(a + b);
       case Reduction::kMul: return static_cast<T>(a * b);
-      case Reduction::kMax: return std::max(a, b);
-      case Reduction::kMin: return std::min(a, b);
+      // A NaN on either side gives NaN, as NumPy's maximum and minimum do
+      // (std::max kept the destination's value against a NaN update).
+      case Reduction::kMax: return a < b || b != b ? b : a;
+      case Reduction::kMin: return b < a || b != b ? b : a;
       default: return b;
     }
   }

@@ -98,15 +98,15 @@ __device__ __forceinline__ int64_t normalized(int64_t i, int64_t dim) {
 
 // The CPU kernels' combine(dst, update): 16-bit floats in float rounded
 // back, integers wrapping (computed unsigned, so no signed overflow),
-// max/min as std::max(dst, u) / std::min(dst, u) (NaN handling included).
+// max/min giving NaN when either side is NaN.
 template <ScatterReduce R, typename T>
 __device__ __forceinline__ T combine(T a, T b) {
   if constexpr (kIsHalf<T>) {
     return float_to_half<T>(combine<R>(half_to_float(a), half_to_float(b)));
   } else if constexpr (R == ScatterReduce::kMax) {
-    return a < b ? b : a;
+    return a < b || b != b ? b : a;
   } else if constexpr (R == ScatterReduce::kMin) {
-    return b < a ? b : a;
+    return b < a || b != b ? b : a;
   } else if constexpr (std::is_floating_point_v<T>) {
     return R == ScatterReduce::kAdd ? a + b : a * b;
   } else {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <random>
 #include <string>
@@ -514,6 +515,23 @@ TEST(TensorOps, ScatterElements_AddReductionAndRangeCheck) {
   auto old = run_kernel("Scatter", {x, i64(Dims{1, 1}, {-1}), f32(Dims{1, 1}, {9})}, 1, {attr_int("axis", 1)}, 9);
   EXPECT_OK(old);
   EXPECT_EQ(to_vector<float>(out0(old)), (std::vector<float>{1, 2, 3, 4, 9}));
+}
+
+// max and min: a NaN in the data or in an update gives NaN, in either
+// order, as NumPy's maximum and minimum do.
+TEST(TensorOps, ScatterElements_MaxMin_PropagateNaN) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const char* red : {"max", "min"}) {
+    Tensor x = f32(Dims{4}, {nan, 1, 5, 5});
+    auto r = run_kernel("ScatterElements", {x, i64(Dims{4}, {0, 1, 2, 2}), f32(Dims{4}, {3, nan, 7, 2})}, 1,
+                        {attr_string("reduction", red)}, 16);
+    EXPECT_OK(r);
+    const std::vector<float> got = to_vector<float>(out0(r));
+    EXPECT_TRUE(std::isnan(got[0])) << red << ": NaN in the data";
+    EXPECT_TRUE(std::isnan(got[1])) << red << ": NaN in the update";
+    EXPECT_EQ(got[2], std::string(red) == "max" ? 7.f : 2.f) << red;
+    EXPECT_EQ(got[3], 5.f) << red;
+  }
 }
 
 TEST(TensorOps, ScatterND_MulAndRangeCheck) {
