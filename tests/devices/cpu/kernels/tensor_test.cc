@@ -563,6 +563,39 @@ TEST(TensorOps, NonZero_Coordinates) {
   EXPECT_EQ(to_vector<int64_t>(out0(r)), (std::vector<int64_t>{0, 1, 0, 1}));
 }
 
+// Every rank to 4, with dimensions of 1 and a zero-sized one: the
+// coordinates of each nonzero element in row-major order (NaN counts, -0
+// does not), against a walk of the flat index.
+TEST(TensorOps, NonZero_EveryRank_MatchesFlatWalk) {
+  std::mt19937 rng(6);
+  const std::vector<Dims> shapes = {{}, {7}, {3, 1, 5}, {2, 3, 4}, {1, 4, 1, 33}, {2, 0, 3}};
+  for (const Dims& d : shapes) {
+    std::vector<float> v(static_cast<size_t>(d.numel()));
+    for (float& e : v) {
+      const int pick = static_cast<int>(rng() % 4);
+      e = pick == 0 ? 1.5f : pick == 1 ? -0.f : pick == 2 ? std::numeric_limits<float>::quiet_NaN() : 0.f;
+    }
+    if (d.rank() == 0) v = {2.f};
+    auto r = run_kernel("NonZero", {f32(d, v)}, 1);
+    EXPECT_OK(r);
+    const int64_t rows = std::max<int64_t>(static_cast<int64_t>(d.rank()), 1);
+    std::vector<std::vector<int64_t>> want(static_cast<size_t>(rows));
+    for (int64_t i = 0; i < d.numel(); ++i) {
+      if (v[static_cast<size_t>(i)] == 0.f) continue;
+      int64_t rem = i;
+      for (int64_t k = static_cast<int64_t>(d.rank()); k-- > 0;) {
+        want[static_cast<size_t>(k)].push_back(rem % d[k]);
+        rem /= d[k];
+      }
+      if (d.rank() == 0) want[0].push_back(0);
+    }
+    std::vector<int64_t> flat;
+    for (const auto& row : want) flat.insert(flat.end(), row.begin(), row.end());
+    EXPECT_EQ(out0(r).dims(), (Dims{rows, static_cast<int64_t>(want[0].size())})) << d.to_string();
+    EXPECT_EQ(to_vector<int64_t>(out0(r)), flat) << d.to_string();
+  }
+}
+
 TEST(TensorOps, Compress_AxisAndFlat) {
   Tensor x = f32(Dims{3, 2}, {1, 2, 3, 4, 5, 6});
   auto r = run_kernel("Compress", {x, make_tensor<bool>(Dims{2}, {false, true})}, 1, {attr_int("axis", 0)});
