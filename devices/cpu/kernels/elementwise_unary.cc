@@ -142,7 +142,10 @@ struct IsInfOp : UnaryBase {
 
 struct ReluOp : UnaryBase {
   static constexpr uint32_t kTypes = kFloatTypes | kSignedInts;
-  template <typename C> C operator()(C x) const { return x > C(0) ? x : C(0); }
+  // NaN stays NaN, as in the ONNX reference (np.clip): x > 0 ? x : 0 made
+  // it 0. Likewise Celu and HardSigmoid below put x's side first in
+  // std::max and std::min, which return their first argument on a NaN.
+  template <typename C> C operator()(C x) const { return x < C(0) ? C(0) : x; }
 };
 
 // Activations with float attributes.
@@ -189,11 +192,11 @@ struct CeluOp : UnaryBase {
     return OkStatus();
   }
   template <typename C> C operator()(C x) const {
-    return std::max(C(0), x) + std::min(C(0), C(alpha) * std::expm1(x / C(alpha)));
+    return std::max(x, C(0)) + std::min(C(alpha) * std::expm1(x / C(alpha)), C(0));
   }
   static constexpr VecFn kInner[] = {VecFn::kExpm1};
   float arg(float x) const { return x / alpha; }
-  float finish(float x, float t) const { return std::max(0.f, x) + std::min(0.f, alpha * t); }
+  float finish(float x, float t) const { return std::max(x, 0.f) + std::min(alpha * t, 0.f); }
 };
 
 struct HardSigmoidOp : UnaryBase {
@@ -204,7 +207,7 @@ struct HardSigmoidOp : UnaryBase {
     beta = n.attr_float("beta", 0.5f);
     return OkStatus();
   }
-  template <typename C> C operator()(C x) const { return std::max(C(0), std::min(C(1), C(alpha) * x + C(beta))); }
+  template <typename C> C operator()(C x) const { return std::max(std::min(C(alpha) * x + C(beta), C(1)), C(0)); }
 };
 
 struct ThresholdedReluOp : UnaryBase {

@@ -113,7 +113,7 @@ struct UnaryF {
       else
         return x;
     } else if constexpr (op == EwUnary::kRelu) {
-      return x > C(0) ? x : C(0);
+      return x < C(0) ? C(0) : x;  // NaN stays NaN, as on the CPU
     } else if constexpr (op == EwUnary::kLeakyRelu) {
       return x < C(0) ? C(p.alpha) * x : x;
     } else if constexpr (op == EwUnary::kElu) {
@@ -121,9 +121,9 @@ struct UnaryF {
     } else if constexpr (op == EwUnary::kSelu) {
       return x <= C(0) ? C(p.gamma) * (C(p.alpha) * m_exp(x) - C(p.alpha)) : C(p.gamma) * x;
     } else if constexpr (op == EwUnary::kCelu) {
-      return s_max(C(0), x) + s_min(C(0), C(p.alpha) * m_expm1(x / C(p.alpha)));
+      return s_max(x, C(0)) + s_min(C(p.alpha) * m_expm1(x / C(p.alpha)), C(0));
     } else if constexpr (op == EwUnary::kHardSigmoid) {
-      return s_max(C(0), s_min(C(1), C(p.alpha) * x + C(p.beta)));
+      return s_max(s_min(C(p.alpha) * x + C(p.beta), C(1)), C(0));
     } else if constexpr (op == EwUnary::kThresholdedRelu) {
       return x > C(p.alpha) ? x : C(0);
     } else if constexpr (op == EwUnary::kShrink) {

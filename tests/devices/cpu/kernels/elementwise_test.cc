@@ -340,7 +340,8 @@ TEST(Elementwise, Compare_AllFive) {
 // The unary loops run as AVX2/AVX-512 clones where the CPU has them: over
 // 103 elements (whole vectors and a tail), each equal to the scalar std::
 // result bit for bit, halves to even, signed zeros, infinities and NaN
-// included; Not over bytes likewise.
+// included (Relu keeps a NaN, as the ONNX reference's np.clip does); Not
+// over bytes likewise.
 TEST(Elementwise, Unary_VectorLoops_MatchScalarBitForBit) {
   const float edges[] = {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 2.4f, -0.f, 0.f, kInf, -kInf, kNaN, 1e30f, -1e-30f, 8388609.f, 3.7f};
   std::vector<float> x(103);
@@ -354,7 +355,7 @@ TEST(Elementwise, Unary_VectorLoops_MatchScalarBitForBit) {
                         {"Round", [](float v) { return std::nearbyint(v); }},
                         {"Abs", [](float v) { return std::fabs(v); }},
                         {"Neg", [](float v) { return -v; }},
-                        {"Relu", [](float v) { return v > 0 ? v : 0.f; }}};
+                        {"Relu", [](float v) { return v < 0 ? 0.f : v; }}};  // NaN stays NaN
   for (const Case& c : cases) {
     const std::vector<float> got = unary_f(c.op, x);
     ASSERT_EQ(got.size(), x.size());
@@ -441,6 +442,18 @@ TEST(Elementwise, Activations) {
   expect_near(unary_f("Shrink", kX, {attr_float("lambd", 1.f), attr_float("bias", 0.5f)}), {-1.5f, 0, 0, 0, 1.5f});
   expect_near(unary_f("Sigmoid", {-1000.f, 1000.f}), {0, 1});
   expect_near(unary_f("Softplus", {-1000.f, 1000.f}), {0, 1000});
+}
+
+// A NaN stays NaN through the clamping activations, as in the ONNX
+// reference (np.clip, np.maximum): the clamps once turned it into 0 or 1.
+// ThresholdedRelu and Shrink compare and give 0, as the reference does.
+TEST(Elementwise, Activations_NaN) {
+  for (const char* op : {"Relu", "HardSigmoid", "Celu", "LeakyRelu", "Elu", "HardSwish", "Softsign"}) {
+    const std::vector<float> y = unary_f(op, {kNaN, 1.f});
+    EXPECT_TRUE(std::isnan(y[0])) << op << "(NaN) = " << y[0];
+  }
+  EXPECT_EQ(unary_f("ThresholdedRelu", {kNaN}), (std::vector<float>{0}));
+  EXPECT_EQ(unary_f("Shrink", {kNaN}), (std::vector<float>{0}));
 }
 
 TEST(Elementwise, Shrink_IntegerInput) {

@@ -55,7 +55,7 @@ const Case kCases[] = {
     {"Elu", [](double x) { return x < 0 ? std::expm1(x) : x; }, -20, 5},
     {"Selu", [](double x) { return 1.05070102214813232421875 * (x <= 0 ? 1.67326319217681884765625 * std::expm1(x) : x); },
      -20, 5},
-    {"Celu", [](double x) { return std::max(0.0, x) + std::min(0.0, std::expm1(x)); }, -20, 5},
+    {"Celu", [](double x) { return std::max(x, 0.0) + std::min(std::expm1(x), 0.0); }, -20, 5},  // NaN stays
     // On exp then log1p.
     {"Softplus", [](double x) { return std::max(0.0, x) + std::log1p(std::exp(-std::abs(x))); }, -30, 30},
 };
