@@ -349,13 +349,16 @@ StatusOr<Dims> split_sizes(Dims split, int64_t dim, int64_t n_out, bool num_outp
   if (static_cast<int64_t>(split.size()) != n_out)
     return InvalidArgument("Split: split ", split.to_string(), " has ", split.size(), " entries but the node has ",
                            n_out, " outputs");
+  const auto bad_sum = [&] {
+    return InvalidArgument("Split: split ", split.to_string(), " does not sum to axis dimension ", dim);
+  };
   int64_t total = 0;
   for (int64_t s : split) {
     if (s < 0) return InvalidArgument("Split: negative size in split ", split.to_string());
+    if (s > dim - total) return bad_sum();  // compared before adding, which could overflow
     total += s;
-    if (total > dim) break;
   }
-  if (total != dim) return InvalidArgument("Split: split ", split.to_string(), " does not sum to axis dimension ", dim);
+  if (total != dim) return bad_sum();
   return split;
 }
 

@@ -228,6 +228,12 @@ TEST(TensorOps, Split_FromInputAndEqualParts) {
   EXPECT_EQ(to_vector<float>(eq.outputs[1].tensor()), (std::vector<float>{4, 5, 6}));
   auto bad = run_kernel("Split", {x, i64v({1, 1})}, 2, {attr_int("axis", 1)});
   EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+  // Sizes past the axis, one of them so large that a running sum would
+  // overflow (found by the fuzzer under UBSan), or summing past it.
+  for (const auto& sizes : {std::vector<int64_t>{2, std::numeric_limits<int64_t>::max()}, std::vector<int64_t>{3, 1}}) {
+    auto over = run_kernel("Split", {x, i64v(sizes)}, 2, {attr_int("axis", 1)});
+    EXPECT_EQ(over.status.code(), StatusCode::kInvalidArgument) << over.status.to_string();
+  }
   auto old = run_kernel("Split", {x}, 2, {attr_int("axis", 1), attr_ints("split", {2, 1})}, 11);
   EXPECT_OK(old);
   EXPECT_EQ(to_vector<float>(old.outputs[1].tensor()), (std::vector<float>{3, 6}));
