@@ -384,7 +384,9 @@ StatusOr<std::unique_ptr<Model>> OnnxLoader::load_proto(onnx::ModelProto& proto,
   for (const auto& op : proto.opset_import()) {
     std::string domain = op.domain() == "ai.onnx" ? "" : op.domain();
     if (domain.empty() && op.version() > kMaxSupportedOpset)
-      return InvalidArgument(name, ": opset ", op.version(), " is newer than the newest supported (", kMaxSupportedOpset, ")");
+      return InvalidArgument(name, ": opset ", op.version(), " is newer than the newest supported (", kMaxSupportedOpset,
+                             "); export the model at opset ", kMaxSupportedOpset,
+                             " or older (torch.onnx.export's opset_version)");
     if (op.version() < 1) return InvalidArgument(name, ": opset version ", op.version(), " for domain '", domain, "' is invalid");
     model->opsets[domain] = static_cast<int>(op.version());
   }
