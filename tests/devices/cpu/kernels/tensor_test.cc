@@ -424,80 +424,6 @@ TEST(TensorOps, Gather_Strings) {
   EXPECT_EQ(to_vector<std::string>(out0(r)), (std::vector<std::string>{"c", "a", "b", "c"}));
 }
 
-TEST(TensorOps, GatherElements_AxisAndRangeCheck) {
-  Tensor x = f32(Dims{2, 2}, {1, 2, 3, 4});
-  auto r = run_kernel("GatherElements", {x, i64(Dims{2, 2}, {0, 0, 1, 0})}, 1, {attr_int("axis", 1)});
-  EXPECT_OK(r);
-  EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{1, 1, 4, 3}));
-  auto bad = run_kernel("GatherElements", {x, i64(Dims{2, 2}, {0, 0, 2, 0})}, 1, {attr_int("axis", 1)});
-  EXPECT_EQ(bad.status.code(), StatusCode::kOutOfRange);
-}
-
-// Indices smaller than the data on the other axes, negative ones, both
-// index types, every axis of a 3-D tensor: against the spec's formula.
-TEST(TensorOps, GatherElements_3DEveryAxis_MatchesReference) {
-  const Dims xd{2, 3, 4}, id{2, 2, 3};
-  std::vector<float> xv(24);
-  for (size_t i = 0; i < xv.size(); ++i) xv[i] = float(i);
-  for (int64_t axis = 0; axis < 3; ++axis) {
-    std::vector<int64_t> iv(12);
-    for (size_t i = 0; i < iv.size(); ++i) {
-      const int64_t n = xd[static_cast<size_t>(axis)];
-      iv[i] = static_cast<int64_t>(i * 5 % n) - (i % 3 == 0 ? n : 0);  // some negative
-    }
-    std::vector<int32_t> iv32(iv.begin(), iv.end());
-    for (bool wide : {true, false}) {
-      Tensor ind = wide ? i64(id, iv) : make_tensor<int32_t>(id, iv32);
-      auto r = run_kernel("GatherElements", {f32(xd, xv), ind}, 1, {attr_int("axis", axis)});
-      ASSERT_TRUE(r.status.ok()) << r.status.to_string();
-      const std::vector<float> got = to_vector<float>(out0(r));
-      for (int64_t a = 0; a < 2; ++a)
-        for (int64_t b = 0; b < 2; ++b)
-          for (int64_t c = 0; c < 3; ++c) {
-            int64_t at[3] = {a, b, c};
-            const int64_t k = (a * 2 + b) * 3 + c, n = xd[static_cast<size_t>(axis)];
-            at[axis] = (iv[static_cast<size_t>(k)] + n) % n;
-            EXPECT_EQ(got[static_cast<size_t>(k)], xv[static_cast<size_t>((at[0] * 3 + at[1]) * 4 + at[2])])
-                << "axis " << axis << " wide " << wide << " at " << k;
-          }
-    }
-  }
-}
-
-// Large enough that the rows split over the cores: each range starts its
-// row walk mid-tensor (indices smaller than the data on the other axes),
-// and of two bad indices in different ranges the first in order is named.
-TEST(TensorOps, GatherElements_ParallelRows_MatchReferenceAndNameFirstBadIndex) {
-  const Dims xd{64, 40, 50}, id{60, 38, 48};
-  std::vector<float> xv(static_cast<size_t>(xd.numel()));
-  for (size_t i = 0; i < xv.size(); ++i) xv[i] = float(i);
-  const int64_t n = id.numel();
-  for (int64_t axis = 0; axis < 3; ++axis) {
-    const int64_t len = xd[static_cast<size_t>(axis)];
-    std::vector<int64_t> iv(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) iv[static_cast<size_t>(i)] = (i * 7919) % (2 * len) - len;  // both signs
-    auto r = run_kernel("GatherElements", {f32(xd, xv), i64(id, iv)}, 1, {attr_int("axis", axis)});
-    ASSERT_TRUE(r.status.ok()) << r.status.to_string();
-    const std::vector<float> got = to_vector<float>(out0(r));
-    int64_t wrong = 0;
-    for (int64_t a = 0; a < id[0]; ++a)
-      for (int64_t b = 0; b < id[1]; ++b)
-        for (int64_t c = 0; c < id[2]; ++c) {
-          int64_t at[3] = {a, b, c};
-          const int64_t k = (a * id[1] + b) * id[2] + c;
-          at[axis] = (iv[static_cast<size_t>(k)] + len) % len;
-          wrong += got[static_cast<size_t>(k)] != xv[static_cast<size_t>((at[0] * xd[1] + at[1]) * xd[2] + at[2])];
-        }
-    EXPECT_EQ(wrong, 0) << "axis " << axis;
-    iv[static_cast<size_t>(n - 5)] = len;
-    iv[static_cast<size_t>(n / 3)] = -len - 1;
-    auto bad = run_kernel("GatherElements", {f32(xd, xv), i64(id, iv)}, 1, {attr_int("axis", axis)});
-    EXPECT_EQ(bad.status.code(), StatusCode::kOutOfRange);
-    EXPECT_NE(bad.status.to_string().find("position " + std::to_string(n / 3) + " "), std::string::npos)
-        << bad.status.to_string();
-  }
-}
-
 TEST(TensorOps, GatherND_BatchDims) {
   Tensor x = f32(Dims{2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
   auto r = run_kernel("GatherND", {x, i64(Dims{2, 1}, {1, 0})}, 1, {attr_int("batch_dims", 1)});
@@ -506,38 +432,6 @@ TEST(TensorOps, GatherND_BatchDims) {
   EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{2, 3, 4, 5}));
   auto bad = run_kernel("GatherND", {x, i64(Dims{1, 2}, {0, 2})}, 1);
   EXPECT_EQ(bad.status.code(), StatusCode::kOutOfRange);
-}
-
-TEST(TensorOps, ScatterElements_AddReductionAndRangeCheck) {
-  Tensor x = f32(Dims{1, 5}, {1, 2, 3, 4, 5});
-  auto r = run_kernel("ScatterElements", {x, i64(Dims{1, 2}, {1, 1}), f32(Dims{1, 2}, {1.1f, 2.1f})}, 1,
-                      {attr_int("axis", 1), attr_string("reduction", "add")}, 16);
-  EXPECT_OK(r);
-  std::vector<float> got = to_vector<float>(out0(r));
-  EXPECT_FLOAT_EQ(got[1], 5.2f);
-  EXPECT_FLOAT_EQ(got[0], 1.f);
-  auto bad = run_kernel("ScatterElements", {x, i64(Dims{1, 1}, {5}), f32(Dims{1, 1}, {0})}, 1, {attr_int("axis", 1)});
-  EXPECT_EQ(bad.status.code(), StatusCode::kOutOfRange);
-  auto old = run_kernel("Scatter", {x, i64(Dims{1, 1}, {-1}), f32(Dims{1, 1}, {9})}, 1, {attr_int("axis", 1)}, 9);
-  EXPECT_OK(old);
-  EXPECT_EQ(to_vector<float>(out0(old)), (std::vector<float>{1, 2, 3, 4, 9}));
-}
-
-// max and min: a NaN in the data or in an update gives NaN, in either
-// order, as NumPy's maximum and minimum do.
-TEST(TensorOps, ScatterElements_MaxMin_PropagateNaN) {
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  for (const char* red : {"max", "min"}) {
-    Tensor x = f32(Dims{4}, {nan, 1, 5, 5});
-    auto r = run_kernel("ScatterElements", {x, i64(Dims{4}, {0, 1, 2, 2}), f32(Dims{4}, {3, nan, 7, 2})}, 1,
-                        {attr_string("reduction", red)}, 16);
-    EXPECT_OK(r);
-    const std::vector<float> got = to_vector<float>(out0(r));
-    EXPECT_TRUE(std::isnan(got[0])) << red << ": NaN in the data";
-    EXPECT_TRUE(std::isnan(got[1])) << red << ": NaN in the update";
-    EXPECT_EQ(got[2], std::string(red) == "max" ? 7.f : 2.f) << red;
-    EXPECT_EQ(got[3], 5.f) << red;
-  }
 }
 
 TEST(TensorOps, ScatterND_MulAndRangeCheck) {
@@ -560,46 +454,6 @@ TEST(TensorOps, OneHot_AxisAndOutOfRangeIsAllOff) {
   EXPECT_EQ(out0(r).dims(), (Dims{3, 3}));
   // column j is the one-hot of indices[j]; 5 is outside [-3, 2] so all off.
   EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{1, 0, 0, 0, 0, 0, 0, 1, 0}));
-}
-
-TEST(TensorOps, NonZero_Coordinates) {
-  auto r = run_kernel("NonZero", {f32(Dims{2, 2}, {1, 0, 0, 3})}, 1);
-  EXPECT_OK(r);
-  EXPECT_EQ(out0(r).dims(), (Dims{2, 2}));
-  EXPECT_EQ(to_vector<int64_t>(out0(r)), (std::vector<int64_t>{0, 1, 0, 1}));
-}
-
-// Every rank to 4, with dimensions of 1 and a zero-sized one: the
-// coordinates of each nonzero element in row-major order (NaN counts, -0
-// does not), against a walk of the flat index.
-TEST(TensorOps, NonZero_EveryRank_MatchesFlatWalk) {
-  std::mt19937 rng(6);
-  const std::vector<Dims> shapes = {{}, {7}, {3, 1, 5}, {2, 3, 4}, {1, 4, 1, 33}, {2, 0, 3}};
-  for (const Dims& d : shapes) {
-    std::vector<float> v(static_cast<size_t>(d.numel()));
-    for (float& e : v) {
-      const int pick = static_cast<int>(rng() % 4);
-      e = pick == 0 ? 1.5f : pick == 1 ? -0.f : pick == 2 ? std::numeric_limits<float>::quiet_NaN() : 0.f;
-    }
-    if (d.rank() == 0) v = {2.f};
-    auto r = run_kernel("NonZero", {f32(d, v)}, 1);
-    EXPECT_OK(r);
-    const int64_t rows = std::max<int64_t>(static_cast<int64_t>(d.rank()), 1);
-    std::vector<std::vector<int64_t>> want(static_cast<size_t>(rows));
-    for (int64_t i = 0; i < d.numel(); ++i) {
-      if (v[static_cast<size_t>(i)] == 0.f) continue;
-      int64_t rem = i;
-      for (int64_t k = static_cast<int64_t>(d.rank()); k-- > 0;) {
-        want[static_cast<size_t>(k)].push_back(rem % d[k]);
-        rem /= d[k];
-      }
-      if (d.rank() == 0) want[0].push_back(0);
-    }
-    std::vector<int64_t> flat;
-    for (const auto& row : want) flat.insert(flat.end(), row.begin(), row.end());
-    EXPECT_EQ(out0(r).dims(), (Dims{rows, static_cast<int64_t>(want[0].size())})) << d.to_string();
-    EXPECT_EQ(to_vector<int64_t>(out0(r)), flat) << d.to_string();
-  }
 }
 
 TEST(TensorOps, Compress_AxisAndFlat) {
