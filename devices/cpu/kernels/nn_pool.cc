@@ -331,19 +331,14 @@ class GlobalPoolKernel : public Kernel {
           // take the max in SSE/AVX-512 registers (std::max's scalar chain,
           // which also kept or dropped a NaN by its position, took 61 us
           // for [8, 512, 7, 7]).
-          bool nan = false;
           if constexpr (std::is_same_v<T, float>) {
+            bool nan = false;
             r = elementwise::max_skipping_nan(xp, sp, &nan);
+            if (nan) r = std::numeric_limits<Acc>::quiet_NaN();
           } else {
             r = static_cast<Acc>(xp[0]);
-            for (int64_t i = 1; i < sp; ++i) {
-              const Acc v = static_cast<Acc>(xp[i]);
-              r = v > r ? v : r;
-              nan |= v != v;
-            }
-            nan |= r != r;
+            for (int64_t i = 1; i < sp; ++i) r = max_nan(r, static_cast<Acc>(xp[i]));
           }
-          if (nan) r = std::numeric_limits<Acc>::quiet_NaN();
         } else if (kind_ == PoolKind::kAvg) {
           const Acc s = reduce_detail::lane_sum<Acc>(sp, [&](int64_t i) { return static_cast<Acc>(xp[i]); });
           r = sp > 0 ? s / static_cast<Acc>(sp) : Acc{0};

@@ -55,9 +55,6 @@ struct PoolRows {
 // wait for them: a row at a time ran 3x slower than oneDNN on 28 columns.
 constexpr int64_t kPoolBlockFloats = 8192;
 
-// Where a window holds a NaN, so does its maximum, as with ONNX's reference.
-inline float max_nan(float r, float v) { return v > r || v != v ? v : r; }
-
 // d[i] = op(a[i], b[i]) for i < n, then d[i] = op(d[i], c[i]) for each
 // further source c: the first two fused, because a copy (memmove, of
 // other store widths) followed by loads of the same bytes stalls as well.

@@ -18,6 +18,14 @@ struct Span {
 };
 Span span(const Window& w, int j, int64_t start);
 
+// The larger of r and v, NaN where either is: where a window holds a NaN,
+// so does its maximum, as with ONNX's reference. One select, which
+// vectorises.
+template <typename A>
+inline A max_nan(A r, A v) {
+  return v > r || v != v ? v : r;
+}
+
 // Pools `planes` planes of x into y (both dense, plane after plane, shaped
 // by w). A window holding a NaN gives NaN for MaxPool. False, with nothing
 // written, when the window is not one it takes: dilation, padding as wide
