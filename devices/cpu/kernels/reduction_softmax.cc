@@ -462,8 +462,8 @@ class TopKKernel final : public Kernel {
           // earlier index).
           auto skip_past = [&](int64_t j, int64_t bar_index) {
             if constexpr (std::is_same_v<T, float>) {
-              const float v = p[bar_index];
-              if (inner == 1 && v == v) return j + elementwise::find_beyond(p + j, d - j, v, largest, largest);
+              if (inner == 1 && p[bar_index] == p[bar_index])
+                return j + elementwise::find_beyond(p + j, d - j, p[bar_index], largest, largest);
             }
             return j;
           };
