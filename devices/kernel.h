@@ -20,9 +20,10 @@ namespace sy {
 
 class KernelContext {
  public:
+  // Bit i of `constant_inputs` set: input i is constant (see input_constant).
   KernelContext(const Node& node, Device& device, std::span<const RuntimeValue* const> inputs,
-                std::span<RuntimeValue* const> outputs)
-      : node_(node), device_(device), inputs_(inputs), outputs_(outputs) {}
+                std::span<RuntimeValue* const> outputs, uint64_t constant_inputs = 0)
+      : node_(node), device_(device), inputs_(inputs), outputs_(outputs), constant_inputs_(constant_inputs) {}
 
   const Node& node() const { return node_; }
   Device& device() const { return device_; }
@@ -33,6 +34,11 @@ class KernelContext {
   // Tensor of input i; an undefined tensor if absent or not a tensor.
   const Tensor& input(size_t i) const;
   const RuntimeValue& input_value(size_t i) const;
+  // True if input i holds the same tensor in every run of the session (an
+  // initializer that is not a graph input, or a Constant node's output), so
+  // the kernel may keep what it derives from it, such as weights reordered
+  // into a faster layout. False past the 64th input.
+  bool input_constant(size_t i) const { return i < 64 && (constant_inputs_ >> i & 1) != 0; }
 
   size_t num_outputs() const { return outputs_.size(); }
   // False when the model omits output i, so kernels may skip computing it.
@@ -49,6 +55,7 @@ class KernelContext {
   Device& device_;
   std::span<const RuntimeValue* const> inputs_;
   std::span<RuntimeValue* const> outputs_;
+  uint64_t constant_inputs_ = 0;
   std::vector<Tensor> scratch_;  // only grows when a kernel fills an omitted output
 };
 

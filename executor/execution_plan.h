@@ -98,6 +98,7 @@ class ExecutionPlan {
   // there is no copy, cache_constant() ignores it. `out` may be null to ask
   // only whether there is one. Thread-safe.
   bool cached_constant(ValueId v, int space, RuntimeValue* out) const;
+  bool is_constant(ValueId v) const { return constant_[static_cast<size_t>(v)] != 0; }
   void cache_constant(ValueId v, int space, const RuntimeValue& copy) const;
 
  private:

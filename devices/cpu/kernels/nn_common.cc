@@ -384,6 +384,25 @@ void use_single_threaded_omp() {
   (void)done;
 }
 
+namespace {
+
+// Floor and ceiling of a / b for b > 0 and any sign of a.
+int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -(-a / b); }
+
+}  // namespace
+
+std::pair<int64_t, int64_t> index_span(int64_t off, int64_t s, int64_t count, int64_t limit) {
+  const int64_t lo = std::clamp<int64_t>(ceil_div(-off, s), 0, count);
+  return {lo, std::clamp<int64_t>(floor_div(limit - 1 - off, s) + 1, lo, count)};
+}
+
+ColumnSpan column_span(const Window& w, int64_t kw) {
+  const int64_t off = kw * w.dil[2] - w.pad_b[2];
+  const auto [lo, hi] = index_span(off, w.stride[2], w.out[2], w.in[2]);
+  return {off, lo, hi};
+}
+
 StatusOr<BufferRef> dnnl_scratchpad(size_t bytes) {
   return HostAllocator::host().allocate(std::max<size_t>(bytes, 1));
 }

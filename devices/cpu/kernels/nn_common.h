@@ -8,6 +8,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "devices/kernel.h"
@@ -59,6 +60,17 @@ struct Window {
 // the kernel_shape attribute). Errors are InvalidArgument naming `op`.
 StatusOr<Window> resolve_window(const WindowAttrs& a, const Dims& x_dims, std::span<const int64_t> kernel,
                                 const std::string& op);
+
+// The i in [0, count) with 0 <= i * s + off < limit (s > 0), as [lo, hi)
+// with lo <= hi <= count.
+std::pair<int64_t, int64_t> index_span(int64_t off, int64_t s, int64_t count, int64_t limit);
+
+// For window column kw: the input column under output column 0 (`off`),
+// and the output columns [lo, hi) whose input column is inside the input.
+struct ColumnSpan {
+  int64_t off, lo, hi;
+};
+ColumnSpan column_span(const Window& w, int64_t kw);
 
 // Output geometry of a forward convolution (Conv, ConvInteger, QLinearConv):
 // checks X/W shapes against `group` and kernel_shape and resolves the window.

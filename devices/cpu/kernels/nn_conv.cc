@@ -17,6 +17,8 @@
 #include <utility>
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "devices/cpu/kernels/blocked_conv.h"
+#include "devices/cpu/kernels/depthwise_conv.h"
 #include "devices/cpu/kernels/nn_common.h"
 #include "devices/host_allocator.h"
 
@@ -58,174 +60,6 @@ void conv_direct(const TX* X, const TW* W, int64_t N, int64_t C, int64_t M, int6
           }
           out(n, m, (od * w.out[1] + oh) * w.out[2] + ow, acc);
         }
-  });
-}
-
-// Floor and ceiling of a / b for b > 0 and any sign of a.
-int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -(-a / b); }
-
-// The i in [0, count) with 0 <= i * s + off < limit, as [lo, hi) with
-// lo <= hi <= count.
-std::pair<int64_t, int64_t> index_span(int64_t off, int64_t s, int64_t count, int64_t limit) {
-  const int64_t lo = std::clamp<int64_t>(ceil_div(-off, s), 0, count);
-  return {lo, std::clamp<int64_t>(floor_div(limit - 1 - off, s) + 1, lo, count)};
-}
-
-// For window column kw: the input column under output column 0 (`off`),
-// and the output columns [lo, hi) whose input column is inside the input.
-struct ColumnSpan {
-  int64_t off, lo, hi;
-};
-ColumnSpan column_span(const Window& w, int64_t kw) {
-  const int64_t off = kw * w.dil[2] - w.pad_b[2];
-  const auto [lo, hi] = index_span(off, w.stride[2], w.out[2], w.in[2]);
-  return {off, lo, hi};
-}
-
-// A depthwise float convolution of 1 or 2 spatial dims: one input and one
-// output channel per group (MobileNet's). oneDNN's plain-layout path ran it
-// about 20x slower than ONNX Runtime ([1, 128, 56, 56], 3x3: 1.9 ms against
-// 0.1). Each output row is a sum of input rows scaled by one weight each,
-// over the columns where the window is inside the input, so the inner loop
-// runs over contiguous columns and vectorises (stride 1); an x86-64-v3
-// clone (AVX2 and FMA) is picked at load time where the CPU has it.
-struct DepthwisePlane {
-  int64_t H, W, OH, OW, KH, KW, sh, sw, dh, ph;
-  const int64_t* off;  // per kw: input column under output column 0
-  const int64_t* lo;   // per kw: the output columns whose input is inside
-  const int64_t* hi;
-};
-
-__attribute__((target_clones("arch=x86-64-v3", "default"))) void depthwise_plane(const DepthwisePlane& p,
-                                                                                const float* x, const float* k,
-                                                                                float bias, float* y) {
-  for (int64_t oh = 0; oh < p.OH; ++oh) {
-    float* yr = y + oh * p.OW;
-    std::fill(yr, yr + p.OW, bias);
-    for (int64_t kh = 0; kh < p.KH; ++kh) {
-      const int64_t ih = oh * p.sh - p.ph + kh * p.dh;
-      if (ih < 0 || ih >= p.H) continue;
-      const float* xr = x + ih * p.W;
-      for (int64_t kw = 0; kw < p.KW; ++kw) {
-        const float wv = k[kh * p.KW + kw];
-        const int64_t off = p.off[kw];
-        if (p.sw == 1) {
-          for (int64_t ow = p.lo[kw]; ow < p.hi[kw]; ++ow) yr[ow] += wv * xr[ow + off];
-        } else {
-          for (int64_t ow = p.lo[kw]; ow < p.hi[kw]; ++ow) yr[ow] += wv * xr[ow * p.sw + off];
-        }
-      }
-    }
-  }
-}
-
-// Stride 1 along the rows: the plane is first copied into a zero-padded
-// buffer, so that every tap of every window is inside, and output columns
-// are summed in vector registers (GCC's vector type: one AVX register in
-// the x86-64-v3/v4 clones, two SSE ones else) and stored once, several
-// vectors at a time so that independent sums hide the adds' latency.
-// depthwise_plane's pass over the row per tap, with the edge columns apart,
-// took twice as long ([1, 128, 56, 56], 3x3: 300 us to 150, and 115 with
-// FMA and the taps of 3x3 unrolled).
-constexpr int64_t kMaxPaddedPlane = int64_t{1} << 22;  // floats: 16 MiB a thread at most
-
-struct PaddedPlane {
-  int64_t PW, OH, OW, KH, KW, sh, dh, dw;  // PW: the padded row's length
-};
-
-using Floats8 = float __attribute__((vector_size(32)));
-
-// kK: a square kK x kK kernel known at compile time, whose taps unroll
-// (3x3 is MobileNet's); 0: p.KH x p.KW at run time.
-template <int kVecs, int kK>
-[[gnu::always_inline]] inline void padded_columns(const PaddedPlane& p, const float* src, const float* k, float bias,
-                                                  float* out) {
-  const int64_t KH = kK ? kK : p.KH, KW = kK ? kK : p.KW;
-  Floats8 acc[kVecs];
-  for (int v = 0; v < kVecs; ++v) acc[v] = Floats8{} + bias;
-  for (int64_t kh = 0; kh < KH; ++kh) {
-    const float* row = src + kh * p.dh * p.PW;
-    for (int64_t kw = 0; kw < KW; ++kw) {
-      const Floats8 wv = Floats8{} + k[kh * KW + kw];
-      const float* at = row + kw * p.dw;
-#pragma GCC unroll 8
-      for (int v = 0; v < kVecs; ++v) {
-        Floats8 in;
-        std::memcpy(&in, at + 8 * v, sizeof in);
-        acc[v] += wv * in;
-      }
-    }
-  }
-  for (int v = 0; v < kVecs; ++v) std::memcpy(out + 8 * v, &acc[v], sizeof acc[v]);
-}
-
-// A row's columns: 32 at a time, the rest of the whole vectors in one
-// call, then the last 8 over columns already done: with 8 at a time,
-// [1, 128, 56, 56]'s three last vectors of each row took most of the time
-// in loop overhead.
-template <int kK>
-[[gnu::always_inline]] inline void padded_rows(const PaddedPlane& p, const float* xp, const float* k, float bias,
-                                               float* y) {
-  for (int64_t oh = 0; oh < p.OH; ++oh) {
-    const float* src = xp + oh * p.sh * p.PW;
-    float* yr = y + oh * p.OW;
-    int64_t ow = 0;
-    for (; ow + 32 <= p.OW; ow += 32) padded_columns<4, kK>(p, src + ow, k, bias, yr + ow);
-    switch ((p.OW - ow) / 8) {
-      case 3: padded_columns<3, kK>(p, src + ow, k, bias, yr + ow); break;
-      case 2: padded_columns<2, kK>(p, src + ow, k, bias, yr + ow); break;
-      case 1: padded_columns<1, kK>(p, src + ow, k, bias, yr + ow); break;
-      default: break;
-    }
-    ow += (p.OW - ow) / 8 * 8;
-    if (ow < p.OW) padded_columns<1, kK>(p, src + p.OW - 8, k, bias, yr + p.OW - 8);
-  }
-}
-
-// Needs OW >= 8. x86-64-v3 and v4 bring FMA, which plain "avx2" left out
-// (a multiply and an add per tap).
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void depthwise_plane_padded(
-    const PaddedPlane& p, const float* xp, const float* k, float bias, float* y) {
-  if (p.KH == 3 && p.KW == 3) return padded_rows<3>(p, xp, k, bias, y);
-  padded_rows<0>(p, xp, k, bias, y);
-}
-
-void depthwise_conv(const float* X, const float* W, const float* B, float* Y, int64_t N, int64_t C, const Window& w) {
-  const int64_t KW = w.k[2], sw = w.stride[2];
-  std::vector<int64_t> off(static_cast<size_t>(KW)), lo(off.size()), hi(off.size());
-  for (int64_t kw = 0; kw < KW; ++kw) {
-    const auto i = static_cast<size_t>(kw);
-    const ColumnSpan c = column_span(w, kw);
-    off[i] = c.off;
-    lo[i] = c.lo;
-    hi[i] = c.hi;
-  }
-  const DepthwisePlane p{w.in[1], w.in[2], w.out[1], w.out[2], w.k[1], KW,        w.stride[1],
-                         sw,      w.dil[1], w.pad_b[1], off.data(), lo.data(), hi.data()};
-  const int64_t PH = w.in[1] + w.pad_b[1] + w.pad_e[1], PW = w.in[2] + w.pad_b[2] + w.pad_e[2];
-  if (sw == 1 && w.out[2] >= 8 && PH <= kMaxPaddedPlane / PW) {
-    const PaddedPlane pp{PW, w.out[1], w.out[2], w.k[1], KW, w.stride[1], w.dil[1], w.dil[2]};
-    const bool padded = PH != p.H || PW != p.W;  // else the input is read in place
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, N * C), [&](const tbb::blocked_range<int64_t>& r) {
-      std::vector<float> xp(padded ? static_cast<size_t>(PH * PW) : 0, 0.f);  // the padding stays zero
-      for (int64_t nc = r.begin(); nc < r.end(); ++nc) {
-        const float* x = X + nc * p.H * p.W;
-        if (padded) {
-          for (int64_t h = 0; h < p.H; ++h)
-            std::memcpy(&xp[static_cast<size_t>((h + w.pad_b[1]) * PW + w.pad_b[2])], x + h * p.W,
-                        static_cast<size_t>(p.W) * sizeof(float));
-          x = xp.data();
-        }
-        const int64_t c = nc % C;
-        depthwise_plane_padded(pp, x, W + c * p.KH * p.KW, B ? B[c] : 0.f, Y + nc * p.OH * p.OW);
-      }
-    });
-    return;
-  }
-  tbb::parallel_for(int64_t{0}, N * C, [&](int64_t nc) {
-    const int64_t c = nc % C;
-    depthwise_plane(p, X + nc * p.H * p.W, W + c * p.KH * p.KW, B ? B[c] : 0.f, Y + nc * p.OH * p.OW);
   });
 }
 
@@ -341,6 +175,12 @@ class ConvKernel final : public Kernel {
       return InvalidArgument("Conv: bias must be 1-D of size ", s.M, ", got ", b->describe());
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), s.out));
     if (s.N == 0 || s.M == 0) return OkStatus();
+    // Constant weights can be kept in oneDNN's blocked layout. Not for a
+    // 1x1 window, which is a GEMM: oneDNN's blocked kernel ran it no faster
+    // before the reorders ([1, 144, 56, 56] to 24: 263 us against 203).
+    if (x.dtype() == DataType::kFloat && group_ == 1 && s.C > 0 && s.w.k_size() > 1 && ctx.input_constant(1) &&
+        blocked_.run(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s))
+      return OkStatus();
     if (x.dtype() == DataType::kFloat && s.w.nsp <= 2 && group_ == s.C && s.M == s.C) {
       depthwise_conv(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s.N, s.C,
                      s.w);
@@ -487,6 +327,7 @@ class ConvKernel final : public Kernel {
 
   WindowAttrs attrs_;
   int64_t group_ = 1;
+  BlockedConv blocked_;
   mutable std::mutex mu_;
   mutable std::map<std::vector<int64_t>, std::shared_ptr<DnnlConv>> cache_;
 };

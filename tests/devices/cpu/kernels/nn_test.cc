@@ -245,8 +245,8 @@ void expect_float_conv_matches_double(const Dims& xs, const Dims& ws, const std:
   expect_near(to_vector<float>(got.outputs[0].tensor()), std::vector<float>(want.begin(), want.end()));
 }
 
-// Float depthwise convolutions take a path of their own. Odd sizes,
-// strides, dilations, pads wider than the window and the input.
+// Float depthwise convolutions take paths of their own (depthwise_conv.cc).
+// Odd sizes, strides, dilations, pads wider than the window and the input.
 TEST(Nn, Conv_Depthwise_MatchesGenericLoop) {
   struct Case {
     Dims x, w;
@@ -270,6 +270,14 @@ TEST(Nn, Conv_Depthwise_MatchesGenericLoop) {
       {{1, 2, 5, 56}, {2, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
       {{1, 2, 4, 50}, {2, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
       {{1, 2, 7, 24}, {2, 1, 5, 5}, {0, 0, 0, 0}, {1, 1}, {1, 1}},
+      // Blocks of 16 channels (strides, or rows under 8 columns): a short
+      // last block, rows of whole and partial groups of 16 columns, pixel
+      // groups running across rows, two images, bands of one output row.
+      {{2, 20, 9, 40}, {20, 1, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}},
+      {{1, 33, 7, 7}, {33, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
+      {{1, 17, 12, 35}, {17, 1, 3, 3}, {2, 0, 1, 3}, {2, 3}, {2, 2}},
+      {{1, 17, 6, 1100}, {17, 1, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}},
+      {{1, 16, 1, 50}, {16, 1, 1, 5}, {0, 2, 0, 2}, {1, 2}, {1, 1}},
   };
   tbb::task_arena arena;
   for (const Case& c : cases) {
