@@ -329,8 +329,10 @@ int cmd_bench(const BenchArgs& a) {
   if (!paths.ok()) return report_error(paths.status().message(), kExitBadInput);
 
   std::vector<Loaded> models;
+  LoadOptions load;
+  load.fuse_ops = a.fuse;
   for (const std::string& p : *paths) {
-    auto loaded = OnnxLoader().load_file(p);
+    auto loaded = OnnxLoader(load).load_file(p);
     if (!loaded.ok()) return report_error(loaded.status().message(), kExitBadInput);
     Loaded m;
     m.path = p;

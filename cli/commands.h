@@ -29,6 +29,7 @@ struct RunArgs {
   bool random_inputs = false;
   uint64_t seed = 0;
   bool quiet = false;
+  bool fuse = true;  // the loader's OpFusion
 };
 
 struct ConformanceArgs {
@@ -76,10 +77,11 @@ struct BenchArgs {
   int concurrency = 1;
   uint64_t seed = 0;
   bool check = true;  // compare every policy's outputs with the first policy's
+  bool fuse = true;   // the loader's OpFusion
 };
 
 int cmd_run(const RunArgs& args);
-int cmd_info(const std::string& model);
+int cmd_info(const std::string& model, bool fuse);
 struct TestArgs {
   std::string case_dir;
   std::string policy = "dynamic";

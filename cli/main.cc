@@ -5,6 +5,8 @@
 #include "cli/commands.h"
 
 namespace {
+constexpr const char* kNoFusionHelp =
+    "Load the model as it is: no BatchNormalization folded into the Conv before it, no Relu or Clip fused into it";
 constexpr const char* kPolicyHelp =
     "Placement policy: dynamic (default), cpu/single, gpu, ort, static-heft, round-robin, random, "
     "or a path to a policy plugin (.so)";
@@ -48,10 +50,13 @@ int main(int argc, char** argv) {
   c_run->add_flag("--random-inputs", run.random_inputs, "Generate missing inputs at random");
   c_run->add_option("--seed", run.seed, "Seed for --random-inputs, the 'random' policy and the simulator's noise");
   c_run->add_flag("-q,--quiet", run.quiet, "Print only errors");
+  c_run->add_flag("!--no-fusion", run.fuse, kNoFusionHelp);
 
   std::string info_model;
+  bool info_fuse = true;
   auto* c_info = app.add_subcommand("info", "Describe a model: opsets, inputs/outputs, op counts, kernel coverage");
   c_info->add_option("model", info_model, "ONNX model file")->required();
+  c_info->add_flag("!--no-fusion", info_fuse, kNoFusionHelp);
 
   TestArgs test;
   auto* c_test = app.add_subcommand("test", "Run one ONNX backend test case (model.onnx + test_data_set_*)");
@@ -140,6 +145,7 @@ int main(int argc, char** argv) {
   c_bench->add_option("--seed", bench.seed, "Seed for the random inputs and the 'random' policy")->capture_default_str();
   c_bench->add_option("--profile", bench.profile, "Cost profile to load in every session (from 'calibrate'); not written");
   c_bench->add_option("--json", bench.json, "Also write every row (with per-run latencies) as JSON");
+  c_bench->add_flag("!--no-fusion", bench.fuse, kNoFusionHelp);
   c_bench->add_flag("!--no-check", bench.check,
                     "Do not compare the policies' outputs (for models whose outputs vary from run to run)");
 
@@ -160,7 +166,7 @@ int main(int argc, char** argv) {
                         kExitBadInput);
   try {
     if (c_run->parsed()) return cmd_run(run);
-    if (c_info->parsed()) return cmd_info(info_model);
+    if (c_info->parsed()) return cmd_info(info_model, info_fuse);
     if (c_test->parsed()) return cmd_test(test);
     if (c_conf->parsed()) return cmd_conformance(conf, "/proc/self/exe");
     if (c_dev->parsed()) return cmd_devices(dev);

@@ -65,7 +65,9 @@ double busy_percent(const RunResult& r, size_t d) {
 }  // namespace
 
 int cmd_run(const RunArgs& a) {
-  auto loaded = OnnxLoader().load_file(a.model);
+  LoadOptions load;
+  load.fuse_ops = a.fuse;
+  auto loaded = OnnxLoader(load).load_file(a.model);
   if (!loaded.ok()) return report_error(loaded.status().message(), kExitBadInput);
   std::shared_ptr<const Model> model(std::move(loaded).value());
   SessionOptions opts;
@@ -243,8 +245,10 @@ struct OpSurvey {
 };
 }  // namespace
 
-int cmd_info(const std::string& path) {
-  auto loaded = OnnxLoader().load_file(path);
+int cmd_info(const std::string& path, bool fuse) {
+  LoadOptions load;
+  load.fuse_ops = fuse;
+  auto loaded = OnnxLoader(load).load_file(path);
   if (!loaded.ok()) return report_error(loaded.status().message(), kExitBadInput);
   const Model& m = **loaded;
   const Graph& g = *m.graph;
@@ -264,6 +268,8 @@ int cmd_info(const std::string& path) {
   for (const auto& [op, c] : ops.counts) total += c;
   std::cout << "nodes: " << total << " (including subgraphs), initializers: " << g.initializers().size() << "\n";
   std::cout << "control-flow nesting depth: " << ops.depth << "\n";
+  std::cout << "fused at load: " << m.fusions.batch_norms_folded << " BatchNormalization folded into Conv, "
+            << m.fusions.activations_fused << " Relu/Clip into FusedConv" << (fuse ? "" : " (--no-fusion)") << "\n";
   std::cout << "op counts:\n";
   for (const auto& [op, c] : ops.counts) std::cout << "  " << op << ": " << c << "\n";
   if (ops.no_kernel.empty()) {

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/op_fusion.h"
 #include "ir/status.h"
 #include "ir/tensor_data.h"
 #include "ir/type_info.h"
@@ -144,6 +145,7 @@ struct Model {
   int64_t ir_version = 0;
   std::map<std::string, int> opsets;  // domain -> version ("" = ai.onnx)
   std::string producer;
+  FusionCounts fusions;  // what the loader's OpFusion did
   std::unique_ptr<Graph> graph;
 };
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "ir/isolated_inference.h"
+#include "ir/op_fusion.h"
 #include "ir/tensor_proto.h"
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
@@ -137,6 +138,8 @@ class GraphBuilder {
     if (it == model_.opsets.end())
       return InvalidArgument(node.describe(), ": domain '", node.domain, "' is not imported by the model");
     node.opset = it->second;
+    // Switchyard's own op, which OpFusion makes; libonnx has no schema of it.
+    if (node.domain == kSwitchyardDomain && node.op_type == kFusedConv) return OkStatus();
     const auto* schema = onnx::OpSchemaRegistry::Schema(node.op_type, node.opset, node.domain);
     if (!schema)
       return InvalidArgument(node.describe(), ": unknown operator '", node.op_type, "' in domain '",
@@ -416,6 +419,18 @@ StatusOr<std::unique_ptr<Model>> OnnxLoader::load_proto(onnx::ModelProto& proto,
     } catch (const std::exception& e) {
       const std::string msg = first_paragraph(e.what());
       return InvalidArgument(name, ": ", checker_culprit(proto.graph(), *model->graph, ctx, msg), "ONNX checker: ", msg);
+    }
+  }
+  if (options_.fuse_ops) {
+    // After the checks, so that every error names the model's own nodes;
+    // the fused graph is then built again (its FusedConv nodes are ours).
+    model->fusions = OpFusion::run(proto);
+    if (model->fusions.batch_norms_folded + model->fusions.activations_fused > 0) {
+      if (model->fusions.activations_fused > 0) model->opsets[kSwitchyardDomain] = 1;
+      model->graph = std::make_unique<Graph>(proto.graph().name());
+      GraphBuilder fused(*model, options_, base_dir);
+      if (Status st = fused.build(proto.graph(), *model->graph, 0); !st.ok())
+        return st.with_context(name + " (after fusing operators; --no-fusion loads it unfused)");
     }
   }
   return model;

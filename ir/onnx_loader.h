@@ -19,6 +19,7 @@ struct LoadOptions {
   uint64_t max_file_bytes = 4ull << 30;  // larger files are rejected
   bool run_onnx_checker = true;        // libonnx's checker, after our own checks
   bool infer_shapes = true;            // libonnx shape inference fills value types
+  bool fuse_ops = true;                // OpFusion (ir/op_fusion.h), once the model has passed the checks
 };
 
 // Highest default-domain opset this build supports.

@@ -258,3 +258,61 @@ TEST(Session, NegativeTimeout_IsAnError) {
 
 }  // namespace
 }  // namespace sy
+
+namespace sy {
+namespace {
+
+// The loader's fusions (ir/op_fusion.h) change no result beyond rounding:
+// Conv, BatchNormalization and Clip, run fused and as written, on devices
+// that the policy switches between.
+TEST(Session, FusedConvModel_MatchesTheModelAsWritten) {
+  constexpr int kF = onnx::TensorProto::FLOAT;
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {1, 16, 10, 10}).output("y", kF, {1, 24, 10, 10});
+  std::vector<float> w(24 * 16 * 9), stats(24);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int64_t>(i * 13 % 17) - 8) / 16;
+  for (size_t i = 0; i < stats.size(); ++i) stats[i] = 0.5f + static_cast<float>(i) / 8;
+  g.init_float("W", {24, 16, 3, 3}, w).init_float("scale", {24}, stats).init_float("bias", {24}, stats);
+  g.init_float("mean", {24}, std::vector<float>(24, 0.25f)).init_float("var", {24}, stats);
+  g.init_float("lo", {}, {-1}).init_float("hi", {}, {2});
+  auto* conv = g.node("Conv", {"x", "W"}, {"c"});
+  auto* pads = conv->add_attribute();
+  pads->set_name("pads");
+  pads->set_type(onnx::AttributeProto::INTS);
+  for (int i = 0; i < 4; ++i) pads->add_ints(1);
+  g.node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"bn"});
+  g.node("Clip", {"bn", "lo", "hi"}, {"y"});
+  Tensor x = floats({1, 16, 10, 10}, 0);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(i % 11) / 4 - 1;
+  std::vector<std::vector<float>> results;
+  for (bool fuse : {false, true}) {
+    LoadOptions load;
+    load.fuse_ops = fuse;
+    auto proto = m;
+    auto model = OnnxLoader(load).load_proto(proto, "fusion", "");
+    ASSERT_TRUE(model.ok()) << model.status().to_string();
+    EXPECT_EQ((*model)->graph->nodes().size(), fuse ? 1u : 3u);
+    SessionOptions opt;
+    opt.devices = "cpu:0,cpu:1";
+    opt.policy = "round-robin";
+    auto s = Session::create(std::shared_ptr<const Model>(std::move(model).value()), opt);
+    ASSERT_TRUE(s.ok()) << s.status().to_string();
+    for (int run = 0; run < 2; ++run) {
+      auto r = (*s)->run({{"x", RuntimeValue(x)}});
+      ASSERT_TRUE(r.ok()) << r.status().to_string();
+      const Tensor& y = r->outputs[0].tensor();
+      results.emplace_back(y.data<float>(), y.data<float>() + y.numel());
+    }
+  }
+  ASSERT_EQ(results.size(), 4u);
+  int clamped = 0;
+  for (size_t i = 0; i < results[0].size(); ++i) {
+    clamped += results[0][i] == -1 || results[0][i] == 2;
+    for (size_t k = 1; k < 4; ++k) ASSERT_NEAR(results[k][i], results[0][i], 1e-4) << "run " << k << " at " << i;
+  }
+  EXPECT_GT(clamped, 0);
+}
+
+}  // namespace
+}  // namespace sy

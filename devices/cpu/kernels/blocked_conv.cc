@@ -114,7 +114,8 @@ std::shared_ptr<const BlockedConv::Part> BlockedConv::part(const float* w, const
   return made;
 }
 
-bool BlockedConv::run(const float* x, const float* w, const float* b, float* y, const ConvShape& s) const {
+bool BlockedConv::run(const float* x, const float* w, const float* b, float* y, const ConvShape& s,
+                      const ConvActivation& act) const {
   const int64_t cores = tbb::this_task_arena::max_concurrency();
   // Images in equal shares if they go round the cores evenly, else all
   // images and the output channels in whole blocks per part.
@@ -156,7 +157,7 @@ bool BlockedConv::run(const float* x, const float* w, const float* b, float* y, 
     std::atomic<bool> ok{true};
     tbb::parallel_for(int64_t{0}, count, [&](int64_t p) {
       const int64_t n0 = by_channels ? 0 : p * per_part, m0 = by_channels ? p * per_part : 0;
-      if (!run_part(*parts[p], x, b, y, s, n0, m0, shared_src)) ok.store(false);
+      if (!run_part(*parts[p], x, b, y, s, n0, m0, shared_src, act)) ok.store(false);
     });
     return ok.load();
   } catch (const dnnl::error&) {
@@ -165,7 +166,7 @@ bool BlockedConv::run(const float* x, const float* w, const float* b, float* y, 
 }
 
 bool BlockedConv::run_part(const Part& part, const float* x, const float* b, float* y, const ConvShape& s, int64_t n0,
-                           int64_t m0, const BufferRef& shared_src) {
+                           int64_t m0, const BufferRef& shared_src, const ConvActivation& act) {
   try {
     use_single_threaded_omp();
     dnnl::engine& eng = cpu_engine();
@@ -200,6 +201,9 @@ bool BlockedConv::run_part(const Part& part, const float* x, const float* b, flo
     part.prim.execute(strm, args);
     if (part.reorder_dst) part.dst_out.execute(strm, dst_m, y_m);
     strm.wait();
+    // Not oneDNN's eltwise post-op: its clip and relu turn a NaN into a bound.
+    const int64_t nb = part.dst_plain.dims()[0], mc = part.dst_plain.dims()[1], osz = s.w.out_size();
+    for (int64_t n = n0; n < n0 + nb; ++n) act.apply(y + (n * s.M + m0) * osz, mc * osz);
     return true;
   } catch (const dnnl::error&) {
     return false;

@@ -60,6 +60,7 @@ constexpr int64_t kMaxPaddedPlane = int64_t{1} << 22;  // floats: 16 MiB a threa
 
 struct PaddedPlane {
   int64_t PW, OH, OW, KH, KW, sh, dh, dw;  // PW: the padded row's length
+  float lo, hi;                            // the activation's bounds
 };
 
 using Floats8 = float __attribute__((vector_size(32)));
@@ -85,7 +86,11 @@ template <int kVecs, int kK>
       }
     }
   }
-  for (int v = 0; v < kVecs; ++v) std::memcpy(out + 8 * v, &acc[v], sizeof acc[v]);
+  for (int v = 0; v < kVecs; ++v) {
+    acc[v] = acc[v] < p.lo ? p.lo : acc[v];  // a NaN passes both
+    acc[v] = p.hi < acc[v] ? p.hi : acc[v];
+    std::memcpy(out + 8 * v, &acc[v], sizeof acc[v]);
+  }
 }
 
 // A row's columns: 32 at a time, the rest of the whole vectors in one
@@ -119,7 +124,8 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) vo
   padded_rows<0>(p, xp, k, bias, y);
 }
 
-void depthwise_planes(const float* X, const float* W, const float* B, float* Y, int64_t N, int64_t C, const Window& w) {
+void depthwise_planes(const float* X, const float* W, const float* B, float* Y, int64_t N, int64_t C, const Window& w,
+                      const ConvActivation& act) {
   const int64_t KW = w.k[2], sw = w.stride[2];
   std::vector<int64_t> off(static_cast<size_t>(KW)), lo(off.size()), hi(off.size());
   for (int64_t kw = 0; kw < KW; ++kw) {
@@ -133,7 +139,7 @@ void depthwise_planes(const float* X, const float* W, const float* B, float* Y, 
                          sw,      w.dil[1], w.pad_b[1], off.data(), lo.data(), hi.data()};
   const int64_t PH = w.in[1] + w.pad_b[1] + w.pad_e[1], PW = w.in[2] + w.pad_b[2] + w.pad_e[2];
   if (sw == 1 && w.out[2] >= 8 && PH <= kMaxPaddedPlane / PW) {
-    const PaddedPlane pp{PW, w.out[1], w.out[2], w.k[1], KW, w.stride[1], w.dil[1], w.dil[2]};
+    const PaddedPlane pp{PW, w.out[1], w.out[2], w.k[1], KW, w.stride[1], w.dil[1], w.dil[2], act.lower(), act.upper()};
     const bool padded = PH != p.H || PW != p.W;  // else the input is read in place
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, N * C), [&](const tbb::blocked_range<int64_t>& r) {
       std::vector<float> xp(padded ? static_cast<size_t>(PH * PW) : 0, 0.f);  // the padding stays zero
@@ -154,6 +160,7 @@ void depthwise_planes(const float* X, const float* W, const float* B, float* Y, 
   tbb::parallel_for(int64_t{0}, N * C, [&](int64_t nc) {
     const int64_t c = nc % C;
     depthwise_plane(p, X + nc * p.H * p.W, W + c * p.KH * p.KW, B ? B[c] : 0.f, Y + nc * p.OH * p.OW);
+    act.apply(Y + nc * p.OH * p.OW, p.OH * p.OW);
   });
 }
 
@@ -197,6 +204,7 @@ struct BlockPlan {
   int64_t PW;         // band row length in pixels: every column a window reads
   int64_t band_rows;  // output rows per band
   int64_t in_rows;    // input rows a band reads
+  float lo, hi;       // the activation's bounds
 };
 
 // Input rows [ih0, ih0 + p.in_rows) of channels [0, cn) (planes of x, H*W
@@ -278,6 +286,10 @@ struct BlockPlan {
           acc[q] += wv * in;
         }
       }
+    for (int64_t q = 0; q < kLanes; ++q) {
+      acc[q] = acc[q] < p.lo ? p.lo : acc[q];  // a NaN passes both
+      acc[q] = p.hi < acc[q] ? p.hi : acc[q];
+    }
     transpose16(acc);
     if (valid == kLanes) {
       for (int64_t l = 0; l < cn; ++l) std::memcpy(y + l * plane + pix0, &acc[l], sizeof acc[l]);
@@ -312,9 +324,9 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) vo
 constexpr int64_t kMaxBandFloats = int64_t{1} << 22;  // 16 MiB a thread
 
 bool depthwise_blocks(const float* X, const float* W, const float* B, float* Y, int64_t N, int64_t C,
-                      const Window& w) {
-  BlockPlan p{w.in[1], w.in[2], w.out[1], w.out[2], w.k[1], w.k[2], w.stride[1], w.stride[2],
-              w.dil[1], w.dil[2], w.pad_b[1], w.pad_b[2], 0, 0, 0};
+                      const Window& w, const ConvActivation& act) {
+  BlockPlan p{w.in[1],  w.in[2],  w.out[1],   w.out[2],   w.k[1], w.k[2], w.stride[1], w.stride[2],
+              w.dil[1], w.dil[2], w.pad_b[1], w.pad_b[2], 0,      0,      0,           act.lower(), act.upper()};
   p.PW = (p.OW - 1) * p.sw + (p.KW - 1) * p.dw + 1;
   if (p.PW > kMaxBandFloats / kLanes / ((p.KH - 1) * p.dh + 1)) return false;
   const int64_t span = (p.KH - 1) * p.dh + 1;  // input rows under one output row
@@ -337,10 +349,11 @@ bool depthwise_blocks(const float* X, const float* W, const float* B, float* Y, 
 
 }  // namespace
 
-void depthwise_conv(const float* X, const float* W, const float* B, float* Y, int64_t N, int64_t C, const Window& w) {
+void depthwise_conv(const float* X, const float* W, const float* B, float* Y, int64_t N, int64_t C, const Window& w,
+                    const ConvActivation& act) {
   // Rows of stride 1 and 8 or more columns vectorise along the row as well.
-  if ((w.stride[2] == 1 && w.out[2] >= 8) || !depthwise_blocks(X, W, B, Y, N, C, w))
-    depthwise_planes(X, W, B, Y, N, C, w);
+  if ((w.stride[2] == 1 && w.out[2] >= 8) || !depthwise_blocks(X, W, B, Y, N, C, w, act))
+    depthwise_planes(X, W, B, Y, N, C, w, act);
 }
 
 }  // namespace sy::nn

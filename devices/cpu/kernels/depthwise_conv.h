@@ -9,8 +9,10 @@
 
 namespace sy::nn {
 
-// Y = depthwise conv(X, W) + B (B may be null) over the device's cores, for
-// X [N, C, spatial], W [C, 1, window], w.nsp <= 2. Thread-safe.
-void depthwise_conv(const float* X, const float* W, const float* B, float* Y, int64_t N, int64_t C, const Window& w);
+// Y = act(depthwise conv(X, W) + B) (B may be null) over the device's cores,
+// for X [N, C, spatial], W [C, 1, window], w.nsp <= 2; the activation is
+// applied in registers. Thread-safe.
+void depthwise_conv(const float* X, const float* W, const float* B, float* Y, int64_t N, int64_t C, const Window& w,
+                    const ConvActivation& act);
 
 }  // namespace sy::nn

@@ -384,6 +384,25 @@ void use_single_threaded_omp() {
   (void)done;
 }
 
+Status ConvActivation::parse(const Node& node) {
+  const std::string name = node.attr_string("activation", "");
+  on = !name.empty();
+  lo = -std::numeric_limits<float>::infinity();
+  hi = std::numeric_limits<float>::infinity();
+  if (name.empty()) return OkStatus();
+  if (name == "Relu") {
+    lo = 0;
+    return OkStatus();
+  }
+  const std::vector<float> params = node.attr_floats("activation_params");
+  if (name != "Clip" || params.size() != 2)
+    return InvalidArgument(node.describe(), ": activation must be Relu, or Clip with activation_params (min, max); got '",
+                           name, "' with ", params.size(), " params");
+  lo = params[0];
+  hi = params[1];
+  return OkStatus();
+}
+
 namespace {
 
 // Floor and ceiling of a / b for b > 0 and any sign of a.

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <span>
 #include <string>
 #include <utility>
@@ -82,6 +83,30 @@ struct ConvShape {
 };
 StatusOr<ConvShape> conv_shape(const WindowAttrs& a, int64_t group, const Tensor& x, const Tensor& wt,
                                const std::string& op);
+
+// FusedConv's activation (ir/op_fusion.h): y = min(max(y, lo), hi), a NaN
+// kept. Shared by the CPU and CUDA kernels.
+struct ConvActivation {
+  bool on = false;
+  float lo = 0, hi = 0;
+  // From the node's `activation` and `activation_params`; off for a node
+  // without them (Conv). InvalidArgument for an activation other than Relu
+  // and Clip, or Clip without its two bounds.
+  Status parse(const Node& node);
+  // The bounds to clamp to: the activation's, or none (-inf, inf).
+  float lower() const { return on ? lo : -std::numeric_limits<float>::infinity(); }
+  float upper() const { return on ? hi : std::numeric_limits<float>::infinity(); }
+  // Clamps y[0, n) in place if on, on the calling thread: for a kernel's
+  // epilogue, while its output is still in the caches.
+  void apply(float* y, int64_t n) const {
+    if (!on) return;
+    for (int64_t i = 0; i < n; ++i) {
+      float v = y[i];
+      v = v < lo ? lo : v;  // a NaN passes both
+      y[i] = hi < v ? hi : v;
+    }
+  }
+};
 
 // Output geometry of ConvTranspose: out = s*(in-1) + output_padding + dk -
 // pad_b - pad_e, or output_shape / SAME with the pads derived from it. The

@@ -84,7 +84,8 @@ constexpr int64_t kIm2colChunkBytes = int64_t{512} << 10;
 constexpr int64_t kIm2colMinColumns = 256;
 constexpr int64_t kMaxIm2colChunkBytes = int64_t{64} << 20;  // a huge C * KH * KW goes to oneDNN
 
-bool im2col_conv(const float* X, const float* Wt, const float* B, float* Y, const ConvShape& s, int64_t group) {
+bool im2col_conv(const float* X, const float* Wt, const float* B, float* Y, const ConvShape& s, int64_t group,
+                 const ConvActivation& act) {
   const Window& w = s.w;
   const int64_t cores = tbb::this_task_arena::max_concurrency();
   if (w.k_size() == 1 || cores < 2) return false;
@@ -146,6 +147,7 @@ bool im2col_conv(const float* X, const float* Wt, const float* B, float* Y, cons
       if (B)
         for (int64_t m = 0; m < Mg; ++m)
           for (int64_t i = 0; i < ccols; ++i) y[m * cols + i] += B[g * Mg + m];
+      for (int64_t m = 0; m < Mg; ++m) act.apply(y + m * cols, ccols);
     }
   });
   return ok.load();
@@ -162,14 +164,20 @@ class ConvKernel final : public Kernel {
   Status init(const Node& node) override {
     group_ = node.attr_int("group", 1);
     if (group_ <= 0) return InvalidArgument(node.describe(), ": group must be positive");
+    RETURN_IF_ERROR(activation_.parse(node));
     return attrs_.parse(node);
   }
 
+  // FusedConv's activation is applied by each path as it writes the
+  // output: a pass of its own over a finished output cost as much as the
+  // Clip node it replaced.
   Status compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const Tensor& wt = ctx.input(1);
     ASSIGN_OR_RETURN(ConvShape s, conv_shape(attrs_, group_, x, wt, "Conv"));
     if (x.dtype() != wt.dtype()) return InvalidArgument("Conv: X and W types differ");
+    if (activation_.on && x.dtype() != DataType::kFloat)
+      return Unimplemented("FusedConv: unsupported type ", dtype_name(x.dtype()));
     const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     if (b && (b->numel() != s.M || b->rank() != 1 || b->dtype() != x.dtype()))
       return InvalidArgument("Conv: bias must be 1-D of size ", s.M, ", got ", b->describe());
@@ -179,15 +187,16 @@ class ConvKernel final : public Kernel {
     // 1x1 window, which is a GEMM: oneDNN's blocked kernel ran it no faster
     // before the reorders ([1, 144, 56, 56] to 24: 263 us against 203).
     if (x.dtype() == DataType::kFloat && group_ == 1 && s.C > 0 && s.w.k_size() > 1 && ctx.input_constant(1) &&
-        blocked_.run(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s))
+        blocked_.run(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s, activation_))
       return OkStatus();
     if (x.dtype() == DataType::kFloat && s.w.nsp <= 2 && group_ == s.C && s.M == s.C) {
       depthwise_conv(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s.N, s.C,
-                     s.w);
+                     s.w, activation_);
       return OkStatus();
     }
     if (x.dtype() == DataType::kFloat && s.C > 0 &&
-        im2col_conv(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s, group_))
+        im2col_conv(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s, group_,
+                    activation_))
       return OkStatus();
     if (x.dtype() == DataType::kFloat && s.C > 0 && run_dnnl(x, wt, b, y, s)) return OkStatus();
     bool ok = false;
@@ -199,6 +208,10 @@ class ConvKernel final : public Kernel {
       conv_direct<T, T, Acc>(x.data<T>(), wt.data<T>(), s.N, s.C, s.M, group_, s.w, Acc{}, {},
                              [&](int64_t n, int64_t m, int64_t i, Acc acc) {
                                if (b) acc += static_cast<Acc>(b->data<T>()[m]);
+                               if (activation_.on) {  // float only (checked above)
+                                 acc = acc < activation_.lo ? activation_.lo : acc;
+                                 acc = activation_.hi < acc ? activation_.hi : acc;
+                               }
                                Y[(n * s.M + m) * osz + i] = static_cast<T>(acc);
                              });
       ok = true;
@@ -238,6 +251,9 @@ class ConvKernel final : public Kernel {
       if (a >= e) return;
       const bool done = by_images ? run_dnnl_slice(x, wt, b, y, s, a, e, 0, s.M) : run_dnnl_slice(x, wt, b, y, s, 0, 1, a, e);
       if (!done) ok.store(false);
+      const int64_t osz = s.w.out_size();
+      if (done && by_images) activation_.apply(y->data<float>() + a * s.M * osz, (e - a) * s.M * osz);
+      if (done && !by_images) activation_.apply(y->data<float>() + a * osz, (e - a) * osz);
     };
     if (parts == 1) {
       run_part(0);
@@ -327,6 +343,7 @@ class ConvKernel final : public Kernel {
 
   WindowAttrs attrs_;
   int64_t group_ = 1;
+  ConvActivation activation_;
   BlockedConv blocked_;
   mutable std::mutex mu_;
   mutable std::map<std::vector<int64_t>, std::shared_ptr<DnnlConv>> cache_;
@@ -539,6 +556,12 @@ struct QLinearConvKernel final : IntConvKernel {
 void register_conv_kernels(KernelRegistry& r) {
   const std::vector<DataType> ft = {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16};
   add_kernel(r, "Conv", 1, make_kernel<ConvKernel>, ft);
+  KernelDef fused;
+  fused.domain = kSwitchyardDomain;
+  fused.op = kFusedConv;
+  fused.types = {DataType::kFloat};
+  fused.factory = make_kernel<ConvKernel>;
+  r.add(std::move(fused));
   add_kernel(r, "ConvTranspose", 1, make_kernel<ConvTransposeKernel>, {DataType::kFloat, DataType::kDouble});
   add_kernel(r, "ConvInteger", 10, make_kernel<ConvIntegerKernel>, {DataType::kUInt8, DataType::kInt8});
   add_kernel(r, "QLinearConv", 10, make_kernel<QLinearConvKernel>, {DataType::kUInt8, DataType::kInt8});

@@ -8,11 +8,13 @@
 // ONNX window out of it, which also covers output_padding, output_shape
 // and negative derived pads. 1-D convolutions run as 2-D with H = 1.
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "devices/cpu/kernels/nn_common.h"
 #include "devices/cuda/kernels/blas_dnn_common.h"
 #include "devices/cuda/kernels/cuda_kernels.h"
+#include "devices/cuda/kernels/elementwise_launch.h"
 
 namespace sy::cuda::dnn {
 namespace {
@@ -138,10 +140,25 @@ class ConvKernel final : public Kernel {
   Status init(const Node& node) override {
     group_ = node.attr_int("group", 1);
     if (group_ <= 0) return InvalidArgument(node.describe(), ": group must be positive");
+    RETURN_IF_ERROR(activation_.parse(node));
     return attrs_.parse(node);
   }
 
   Status compute(KernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(Tensor * y, convolve(ctx));
+    if (!activation_.on || y->numel() == 0) return OkStatus();
+    // FusedConv: clamped in place, next on the same stream.
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    EwScalar lo, hi;
+    std::memcpy(lo.bytes, &activation_.lo, sizeof(float));
+    std::memcpy(hi.bytes, &activation_.hi, sizeof(float));
+    CUDA_RETURN_IF_ERROR(launch_clip(ew_type::kFloat, y->raw(), y->raw(), y->numel(), lo, hi, l.stream));
+    return OkStatus();
+  }
+
+ private:
+  // The convolution alone, into output 0, which it returns.
+  StatusOr<Tensor*> convolve(KernelContext& ctx) const {
     const Tensor& x = ctx.input(0);
     const Tensor& wt = ctx.input(1);
     ASSIGN_OR_RETURN(nn::ConvShape s, nn::conv_shape(attrs_, group_, x, wt, "Conv"));
@@ -150,7 +167,7 @@ class ConvKernel final : public Kernel {
     const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     RETURN_IF_ERROR(check_bias(b, x, s.M, "Conv"));
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), s.out));
-    if (y->numel() == 0) return OkStatus();
+    if (y->numel() == 0) return y;
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     ASSIGN_OR_RETURN(cudnnHandle_t h, l.cudnn());
 
@@ -186,7 +203,7 @@ class ConvKernel final : public Kernel {
         RETURN_IF_ERROR(y_desc.set(type, yd));
         RETURN_IF_ERROR(add_bias(h, type, *b, y_desc, yd, *y));
       }
-      return OkStatus();
+      return y;
     }
     const Tensor* xin = &x;
     Tensor padded;
@@ -211,12 +228,12 @@ class ConvKernel final : public Kernel {
                                                         wt.raw(), c_desc.get(), algo, ws.raw(), ws_bytes,
                                                         zero_for(x.dtype()), y_desc.get(), y->raw()));
     if (b) RETURN_IF_ERROR(add_bias(h, type, *b, y_desc, yd, *y));
-    return OkStatus();
+    return y;
   }
 
- private:
   nn::WindowAttrs attrs_;
   int64_t group_ = 1;
+  nn::ConvActivation activation_;
 };
 
 // ConvTranspose is the data gradient of a forward convolution from Y to X:
@@ -330,6 +347,10 @@ class ConvTransposeKernel final : public Kernel {
 
 void register_conv_kernels(KernelRegistry& r) {
   add_cuda_kernel<ConvKernel>(r, "Conv", 1, {DataType::kFloat});
+  KernelDef fused = *r.find("", "Conv", 1, DeviceKind::kCuda, DataType::kFloat);
+  fused.domain = kSwitchyardDomain;
+  fused.op = kFusedConv;
+  r.add(std::move(fused));
   add_cuda_kernel<ConvTransposeKernel>(r, "ConvTranspose", 1, {DataType::kFloat});
 }
 

@@ -289,6 +289,15 @@ void add_dnn(std::vector<DiffCase>& cs) {
                         {attr_int("group", 16), attr_string("auto_pad", "SAME_UPPER")}), 1e-4, 1e-3));
   cs.push_back(tol(make("Conv_1d", "Conv", {f32({2, 8, 100}), f32({16, 8, 5})}), 1e-4, 1e-3));
   cs.push_back(tol(make("Conv_3d", "Conv", {f32({1, 4, 8, 9, 10}), f32({6, 4, 3, 3, 3})}), 1e-4, 1e-3));
+  {
+    // The loader's fusion of Conv and Clip (ir/op_fusion.h).
+    DiffCase fused = make("FusedConv_clip", "FusedConv", {f32({2, 16, 33, 35}), f32({32, 16, 3, 3}), f32({32})},
+                          {attr_ints("pads", {1, 1, 1, 1}), attr_string("activation", "Clip"),
+                           attr_floats("activation_params", {-0.5f, 0.75f})});
+    fused.domain = kSwitchyardDomain;
+    fused.opset = 1;
+    cs.push_back(tol(std::move(fused), 1e-4, 1e-3));
+  }
   cs.push_back(tol(make("ConvTranspose_2d", "ConvTranspose", {f32({2, 16, 15, 17}), f32({16, 8, 3, 3}), f32({8})},
                         {attr_ints("strides", {2, 2}), attr_ints("pads", {1, 1, 1, 1}),
                          attr_ints("output_padding", {1, 1})}), 1e-4, 1e-3));

@@ -26,7 +26,7 @@ TEST(CudaKernelDiff, CaseNames_AreUnique) {
 TEST(CudaKernelDiff, Cases_CoverEveryCudaOp) {
   if (!cuda_compiled()) GTEST_SKIP() << "this build has no CUDA kernels (SWITCHYARD_CUDA=OFF or no toolkit)";
   std::set<std::string> covered;
-  for (const DiffCase& c : cuda_diff_cases()) covered.insert("::" + c.op);
+  for (const DiffCase& c : cuda_diff_cases()) covered.insert(c.domain + "::" + c.op);
   std::string missing;
   for (const std::string& op : KernelRegistry::builtin().ops(DeviceKind::kCuda))
     if (!covered.count(op)) missing += " " + op;

@@ -89,6 +89,7 @@ DiffRun run_diff_case(const DiffCase& c, Device& device, DeviceKind kernel_kind,
   DiffRun run;
   Node node;
   node.op_type = c.op;
+  node.domain = c.domain;
   node.opset = c.opset;
   node.attributes = c.attrs;
   for (size_t i = 0; i < c.inputs.size(); ++i) node.inputs.push_back(c.inputs[i].none ? kNoValue : ValueId(i));
@@ -104,7 +105,7 @@ DiffRun run_diff_case(const DiffCase& c, Device& device, DeviceKind kernel_kind,
   }
   const DataType first =
       c.any_type || c.inputs.empty() || c.inputs[0].none ? DataType::kUndefined : c.inputs[0].type;
-  const KernelDef* def = KernelRegistry::builtin().find("", c.op, c.opset, kernel_kind, first);
+  const KernelDef* def = KernelRegistry::builtin().find(c.domain, c.op, c.opset, kernel_kind, first);
   if (!def) return {NotFound("no ", device_kind_name(kernel_kind), " kernel for ", c.op, "-", c.opset, " on ",
                              dtype_name(first)), {}};
   std::unique_ptr<Kernel> kernel = def->factory();

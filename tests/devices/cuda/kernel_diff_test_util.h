@@ -37,6 +37,7 @@ struct DiffCase {
   std::string name;  // unique, [A-Za-z0-9_]
   std::string op;
   int opset = 17;
+  std::string domain;  // "" for ONNX's
   std::vector<Attribute> attrs;
   std::vector<DiffInput> inputs;
   size_t outputs = 1;

@@ -25,6 +25,7 @@ namespace sy {
 namespace {
 
 using testing::attr_float;
+using testing::attr_floats;
 using testing::attr_int;
 using testing::attr_ints;
 using testing::attr_string;
@@ -336,6 +337,72 @@ TEST(Nn, Conv_Im2colChunks_MatchGenericLoop) {
                                       attr_ints("dilations", c.dilations), attr_int("group", c.group)},
                                      arena);
   }
+}
+
+// FusedConv (ir/op_fusion.h) clamps as each path writes its output: the
+// same values as Conv then Clip, a NaN kept (oneDNN's own clip and relu
+// post-ops turn it into a bound, which is why they are not used).
+TEST(Nn, FusedConv_EveryPathClampsAndKeepsNaN) {
+  struct Case {
+    const char* path;
+    Dims x, w;
+    int64_t group;
+    std::vector<int64_t> strides;
+    uint64_t constant;  // bit 1: constant weights
+  };
+  const std::vector<Case> cases = {
+      {"blocked", {1, 8, 9, 9}, {20, 8, 3, 3}, 1, {1, 1}, 0b10},
+      {"im2col", {1, 16, 64, 30}, {8, 16, 3, 3}, 1, {1, 1}, 0},
+      {"oneDNN 1x1", {1, 24, 5, 6}, {40, 24, 1, 1}, 1, {1, 1}, 0},
+      {"depthwise rows", {1, 5, 9, 20}, {5, 1, 3, 3}, 5, {1, 1}, 0},
+      {"depthwise blocks", {1, 20, 9, 20}, {20, 1, 3, 3}, 20, {2, 2}, 0},
+      {"grouped", {1, 6, 9, 9}, {4, 3, 3, 3}, 2, {1, 1}, 0},
+  };
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  tbb::task_arena arena(2);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.path);
+    std::vector<float> x(static_cast<size_t>(c.x.numel())), w(static_cast<size_t>(c.w.numel()));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int64_t>(i * 37 % 23) - 11) / 2;
+    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int64_t>(i * 11 % 7) - 3) / 4;
+    x[static_cast<size_t>(c.x[2] * c.x[3] + 2 * c.x[3] + 3)] = nan;  // channel 1
+    const std::vector<Attribute> conv_attrs = {attr_int("group", c.group), attr_ints("pads", {1, 1, 1, 1}),
+                                               attr_ints("strides", c.strides)};
+    const Tensor xt = make_tensor<float>(c.x, x), wt = make_tensor<float>(c.w, w);
+    testing::KernelRun plain, fused;
+    std::vector<Attribute> fused_attrs = conv_attrs;
+    fused_attrs.push_back(attr_string("activation", "Clip"));
+    fused_attrs.push_back(attr_floats("activation_params", {-2.5f, 3}));
+    arena.execute([&] {
+      plain = run_kernel("Conv", {xt, wt}, 1, conv_attrs, 17, "", true, c.constant);
+      fused = run_kernel("FusedConv", {xt, wt}, 1, fused_attrs, 1, "com.switchyard", true, c.constant);
+    });
+    ASSERT_TRUE(plain.status.ok()) << plain.status.to_string();
+    ASSERT_TRUE(fused.status.ok()) << fused.status.to_string();
+    const std::vector<float> want = to_vector<float>(plain.outputs[0].tensor());
+    const std::vector<float> got = to_vector<float>(fused.outputs[0].tensor());
+    ASSERT_EQ(got.size(), want.size());
+    int nans = 0, clamped = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (std::isnan(want[i])) {
+        ++nans;
+        EXPECT_TRUE(std::isnan(got[i])) << i;
+        continue;
+      }
+      clamped += want[i] < -2.5f || want[i] > 3;
+      EXPECT_NEAR(got[i], std::clamp(want[i], -2.5f, 3.f), 1e-4) << i;
+    }
+    EXPECT_GT(nans, 0);
+    EXPECT_GT(clamped, 0);
+  }
+}
+
+TEST(Nn, FusedConv_UnknownActivation_IsAnError) {
+  const Tensor x = make_tensor<float>({1, 1, 3, 3}, std::vector<float>(9, 1)), w = make_tensor<float>({1, 1, 1, 1}, {1});
+  auto r = run_kernel("FusedConv", {x, w}, 1, {attr_string("activation", "Tanh")}, 1, "com.switchyard");
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+  r = run_kernel("FusedConv", {x, w}, 1, {attr_string("activation", "Clip")}, 1, "com.switchyard");
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument) << "Clip without its bounds";
 }
 
 TEST(Nn, Conv_SameUpperDilations) {

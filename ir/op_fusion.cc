@@ -1,0 +1,282 @@
+#include "ir/op_fusion.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ir/tensor_data.h"
+#include "ir/tensor_proto.h"
+#include "onnx/onnx_pb.h"
+
+namespace sy {
+namespace {
+
+bool default_domain(const onnx::NodeProto& n) { return n.domain().empty() || n.domain() == "ai.onnx"; }
+
+const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+// Reads of each value name in g, its subgraphs' included (a subgraph may
+// read an outer value by name), and g's outputs: a fusion removes a value
+// only if its one reader is the node fused with its producer.
+void count_uses(const onnx::GraphProto& g, std::unordered_map<std::string, int>& uses) {
+  for (const auto& n : g.node()) {
+    for (const auto& in : n.input())
+      if (!in.empty()) ++uses[in];
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) count_uses(a.g(), uses);
+      for (const auto& sg : a.graphs()) count_uses(sg, uses);
+    }
+  }
+  for (const auto& o : g.output()) ++uses[o.name()];
+}
+
+// Every name g and its subgraphs give a value, so that a new initializer
+// takes none of them.
+void collect_names(const onnx::GraphProto& g, std::unordered_set<std::string>& names) {
+  for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
+    for (const auto& v : *list) names.insert(v.name());
+  for (const auto& t : g.initializer()) names.insert(t.name());
+  for (const auto& n : g.node()) {
+    names.insert(n.input().begin(), n.input().end());
+    names.insert(n.output().begin(), n.output().end());
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) collect_names(a.g(), names);
+      for (const auto& sg : a.graphs()) collect_names(sg, names);
+    }
+  }
+}
+
+// One graph's values that are constant: initializers that are not graph
+// inputs (a caller may feed those).
+class Constants {
+ public:
+  explicit Constants(onnx::GraphProto& g) : g_(g) {
+    std::unordered_set<std::string> inputs;
+    for (const auto& i : g.input()) inputs.insert(i.name());
+    for (int i = 0; i < g.initializer_size(); ++i)
+      if (!inputs.count(g.initializer(i).name())) index_[g.initializer(i).name()] = i;
+  }
+  // The float tensor `name` holds, if it is a constant of at most `max`
+  // elements stored in the file (not external).
+  std::shared_ptr<TensorData> floats(const std::string& name, int64_t max) const {
+    auto it = index_.find(name);
+    if (it == index_.end()) return nullptr;
+    const onnx::TensorProto& t = g_.initializer(it->second);
+    if (t.data_type() != onnx::TensorProto::FLOAT) return nullptr;
+    auto data = tensor_from_proto(t, "");
+    if (!data.ok() || (*data)->numel() > max) return nullptr;
+    return *data;
+  }
+  // Adds a float initializer named after `base`, unique in the model
+  // (`names` holds every name, and takes the new one).
+  std::string add(const std::string& base, const Dims& dims, const std::vector<float>& values,
+                  std::unordered_set<std::string>& names) {
+    std::string name = base + "/bn_folded";
+    for (int k = 2; names.count(name); ++k) name = base + "/bn_folded" + std::to_string(k);
+    names.insert(name);
+    onnx::TensorProto* t = g_.add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims) t->add_dims(d);
+    t->set_raw_data(values.data(), values.size() * sizeof(float));
+    index_[name] = g_.initializer_size() - 1;
+    return name;
+  }
+
+ private:
+  onnx::GraphProto& g_;
+  std::unordered_map<std::string, int> index_;
+};
+
+// The element type of value `name` in g, or 0 if g does not say.
+int elem_type(const onnx::GraphProto& g, const std::string& name) {
+  for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
+    for (const auto& v : *list)
+      if (v.name() == name && v.type().has_tensor_type()) return v.type().tensor_type().elem_type();
+  for (const auto& t : g.initializer())
+    if (t.name() == name) return t.data_type();
+  return 0;
+}
+
+// Conv(x, W, B) then BatchNormalization(scale, bias, mean, var): W' = W * s,
+// B' = (B - mean) * s + bias with s = scale / sqrt(var + epsilon), in double.
+bool fold_batch_norm(onnx::NodeProto& conv, const onnx::NodeProto& bn, Constants& constants,
+                     std::unordered_set<std::string>& names) {
+  if (bn.input_size() != 5 || (bn.output_size() > 1 && !bn.output(1).empty())) return false;
+  for (int i = 2; i < bn.output_size(); ++i)
+    if (!bn.output(i).empty()) return false;
+  if (const auto* t = find_attr(bn, "training_mode"); t && t->i() != 0) return false;
+  if (conv.input_size() < 2) return false;
+  const auto w = constants.floats(conv.input(1), std::numeric_limits<int64_t>::max());
+  if (!w || w->dims.rank() < 3 || w->dims[0] <= 0) return false;
+  const int64_t M = w->dims[0], per = w->numel() / M;
+  std::shared_ptr<TensorData> stats[4];
+  for (int i = 0; i < 4; ++i) {
+    stats[i] = constants.floats(bn.input(i + 1), M);
+    if (!stats[i] || stats[i]->numel() != M) return false;
+  }
+  std::shared_ptr<TensorData> b;
+  if (conv.input_size() > 2 && !conv.input(2).empty()) {
+    b = constants.floats(conv.input(2), M);
+    if (!b || b->numel() != M) return false;
+  }
+  const auto* eps_attr = find_attr(bn, "epsilon");
+  const double eps = eps_attr ? eps_attr->f() : 1e-5;
+  std::vector<float> w2(static_cast<size_t>(w->numel())), b2(static_cast<size_t>(M));
+  const float *wv = w->data<float>(), *scale = stats[0]->data<float>(), *bias = stats[1]->data<float>(),
+              *mean = stats[2]->data<float>(), *var = stats[3]->data<float>();
+  for (int64_t m = 0; m < M; ++m) {
+    const double s = scale[m] / std::sqrt(static_cast<double>(var[m]) + eps);
+    for (int64_t k = 0; k < per; ++k) w2[m * per + k] = static_cast<float>(wv[m * per + k] * s);
+    b2[m] = static_cast<float>(((b ? b->data<float>()[m] : 0.0) - mean[m]) * s + bias[m]);
+  }
+  const std::string wname = constants.add(conv.input(1), w->dims, w2, names);
+  const std::string bname = constants.add(b ? conv.input(2) : conv.input(1) + "_bias", Dims{M}, b2, names);
+  conv.set_input(1, wname);
+  if (conv.input_size() > 2) {
+    conv.set_input(2, bname);
+  } else {
+    conv.add_input(bname);
+  }
+  return true;
+}
+
+// Relu, or Clip with constant bounds, as (activation, params); nullopt for
+// anything else.
+std::optional<std::pair<std::string, std::vector<float>>> activation_of(const onnx::NodeProto& n, int opset,
+                                                                        const Constants& constants) {
+  if (!default_domain(n) || n.output_size() != 1) return std::nullopt;
+  if (n.op_type() == "Relu") return std::make_pair(std::string("Relu"), std::vector<float>{});
+  if (n.op_type() != "Clip") return std::nullopt;
+  float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+  if (opset < 11) {
+    if (const auto* a = find_attr(n, "min")) lo = a->f();
+    if (const auto* a = find_attr(n, "max")) hi = a->f();
+  } else {
+    for (int i = 1; i < n.input_size() && i < 3; ++i) {
+      if (n.input(i).empty()) continue;
+      const auto t = constants.floats(n.input(i), 1);
+      if (!t || t->numel() != 1) return std::nullopt;
+      (i == 1 ? lo : hi) = t->data<float>()[0];
+    }
+  }
+  return std::make_pair(std::string("Clip"), std::vector<float>{lo, hi});
+}
+
+void fuse_activation(onnx::NodeProto& conv, const onnx::NodeProto& act,
+                     const std::pair<std::string, std::vector<float>>& activation) {
+  conv.set_op_type(kFusedConv);
+  conv.set_domain(kSwitchyardDomain);
+  auto* a = conv.add_attribute();
+  a->set_name("activation");
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(activation.first);
+  if (!activation.second.empty()) {
+    auto* p = conv.add_attribute();
+    p->set_name("activation_params");
+    p->set_type(onnx::AttributeProto::FLOATS);
+    for (float v : activation.second) p->add_floats(v);
+  }
+  conv.set_output(0, act.output(0));
+}
+
+void fuse_graph(onnx::GraphProto& g, int opset, FusionCounts& counts) {
+  for (auto& n : *g.mutable_node())
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_g()) fuse_graph(*a.mutable_g(), opset, counts);
+      for (auto& sg : *a.mutable_graphs()) fuse_graph(sg, opset, counts);
+    }
+  std::unordered_map<std::string, int> uses;
+  count_uses(g, uses);
+  std::unordered_set<std::string> names;
+  collect_names(g, names);
+  Constants constants(g);
+  std::unordered_map<std::string, int> producer;  // value -> node index
+  for (int i = 0; i < g.node_size(); ++i)
+    for (const auto& o : g.node(i).output())
+      if (!o.empty()) producer[o] = i;
+  std::vector<bool> removed(static_cast<size_t>(g.node_size()), false);
+  std::unordered_set<std::string> gone;  // values no node makes any more
+  // The float Conv (or FusedConv of an earlier fusion) whose only reader is
+  // node i, through node i's first input, or null.
+  auto conv_before = [&](int i) -> onnx::NodeProto* {
+    const onnx::NodeProto& n = g.node(i);
+    if (n.input_size() == 0 || uses[n.input(0)] != 1) return nullptr;
+    auto it = producer.find(n.input(0));
+    if (it == producer.end() || removed[static_cast<size_t>(it->second)]) return nullptr;
+    onnx::NodeProto* conv = g.mutable_node(it->second);
+    if (conv->op_type() != "Conv" || !default_domain(*conv) || conv->output_size() != 1 || conv->input_size() < 2)
+      return nullptr;
+    return elem_type(g, conv->input(0)) == onnx::TensorProto::FLOAT ||
+                   elem_type(g, conv->input(1)) == onnx::TensorProto::FLOAT
+               ? conv
+               : nullptr;
+  };
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    if (n.op_type() == "BatchNormalization" && default_domain(n)) {
+      onnx::NodeProto* conv = conv_before(i);
+      if (!conv || !fold_batch_norm(*conv, n, constants, names)) continue;
+      gone.insert(conv->output(0));
+      conv->set_output(0, n.output(0));
+      producer[n.output(0)] = producer[n.input(0)];
+      removed[static_cast<size_t>(i)] = true;
+      ++counts.batch_norms_folded;
+    } else if (auto act = activation_of(n, opset, constants)) {
+      onnx::NodeProto* conv = conv_before(i);
+      if (!conv) continue;
+      gone.insert(conv->output(0));
+      producer[n.output(0)] = producer[n.input(0)];
+      fuse_activation(*conv, n, *act);
+      removed[static_cast<size_t>(i)] = true;
+      ++counts.activations_fused;
+    }
+  }
+  if (gone.empty()) return;
+  // Drop the removed nodes, the vanished values' types, and initializers
+  // nothing reads any more (the weights a fold replaced).
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+  for (int i = 0; i < g.node_size(); ++i)
+    if (!removed[static_cast<size_t>(i)]) *kept.Add() = std::move(*g.mutable_node(i));
+  g.mutable_node()->Swap(&kept);
+  for (int i = g.value_info_size() - 1; i >= 0; --i)
+    if (gone.count(g.value_info(i).name())) g.mutable_value_info()->DeleteSubrange(i, 1);
+  uses.clear();
+  count_uses(g, uses);
+  for (const auto& in : g.input()) ++uses[in.name()];
+  for (int i = g.initializer_size() - 1; i >= 0; --i)
+    if (!uses.count(g.initializer(i).name())) g.mutable_initializer()->DeleteSubrange(i, 1);
+}
+
+}  // namespace
+
+FusionCounts OpFusion::run(onnx::ModelProto& model) {
+  FusionCounts counts;
+  int opset = 0;
+  for (const auto& op : model.opset_import())
+    if (op.domain().empty() || op.domain() == "ai.onnx") opset = static_cast<int>(op.version());
+  if (!model.has_graph() || opset == 0) return counts;
+  fuse_graph(*model.mutable_graph(), opset, counts);
+  if (counts.activations_fused > 0) {
+    bool imported = false;
+    for (const auto& op : model.opset_import()) imported = imported || op.domain() == kSwitchyardDomain;
+    if (!imported) {
+      auto* op = model.add_opset_import();
+      op->set_domain(kSwitchyardDomain);
+      op->set_version(1);
+    }
+  }
+  return counts;
+}
+
+}  // namespace sy

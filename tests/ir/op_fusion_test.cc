@@ -1,0 +1,226 @@
+#include "ir/op_fusion.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "ir/onnx_loader.h"
+#include "tests/executor/model_builder.h"
+
+namespace sy {
+namespace {
+
+using testing::GraphBuilder;
+constexpr int kF = onnx::TensorProto::FLOAT;
+
+// x[1,2,4,4] -> Conv(W[3,2,3,3], B[3]) -> "c" -> BatchNormalization -> "bn"
+// -> Relu -> "y". With `clip`, Clip(bn, lo, hi) instead of Relu.
+onnx::ModelProto conv_bn_act(bool clip = false, int opset = 17) {
+  auto m = testing::new_model(opset);
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {1, 2, 4, 4}).output("y", kF, {1, 3, 4, 4});
+  std::vector<float> w(54);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 7) - 3;
+  g.init_float("W", {3, 2, 3, 3}, w).init_float("B", {3}, {0.5f, -1, 2});
+  g.init_float("scale", {3}, {2, 0.5f, 1}).init_float("bias", {3}, {1, 0, -1});
+  g.init_float("mean", {3}, {0.25f, 1, -2}).init_float("var", {3}, {4, 0.25f, 1});
+  auto* conv = g.node("Conv", {"x", "W", "B"}, {"c"});
+  auto* pads = conv->add_attribute();
+  pads->set_name("pads");
+  pads->set_type(onnx::AttributeProto::INTS);
+  for (int i = 0; i < 4; ++i) pads->add_ints(1);
+  auto* bn = g.node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"bn"});
+  auto* eps = bn->add_attribute();
+  eps->set_name("epsilon");
+  eps->set_type(onnx::AttributeProto::FLOAT);
+  eps->set_f(0.0f);  // exact in the expectations below
+  if (clip) {
+    g.init_float("lo", {}, {-1}).init_float("hi", {}, {6});
+    g.node("Clip", {"bn", "lo", "hi"}, {"y"});
+  } else {
+    g.node("Relu", {"bn"}, {"y"});
+  }
+  return m;
+}
+
+const onnx::TensorProto* initializer(const onnx::GraphProto& g, const std::string& name) {
+  for (const auto& t : g.initializer())
+    if (t.name() == name) return &t;
+  return nullptr;
+}
+
+std::vector<float> floats_of(const onnx::TensorProto& t) {
+  std::vector<float> v(t.raw_data().size() / sizeof(float));
+  std::memcpy(v.data(), t.raw_data().data(), v.size() * sizeof(float));
+  return v;
+}
+
+TEST(OpFusion, ConvBatchNormRelu_FoldsAndFuses) {
+  auto m = conv_bn_act();
+  const FusionCounts c = OpFusion::run(m);
+  EXPECT_EQ(c.batch_norms_folded, 1);
+  EXPECT_EQ(c.activations_fused, 1);
+  const onnx::GraphProto& g = m.graph();
+  ASSERT_EQ(g.node_size(), 1);
+  const onnx::NodeProto& n = g.node(0);
+  EXPECT_EQ(n.op_type(), kFusedConv);
+  EXPECT_EQ(n.domain(), kSwitchyardDomain);
+  EXPECT_EQ(n.output(0), "y");
+  bool relu = false;
+  for (const auto& a : n.attribute()) relu = relu || (a.name() == "activation" && a.s() == "Relu");
+  EXPECT_TRUE(relu);
+  // W' = W * s and B' = (B - mean) * s + bias, s = scale / sqrt(var) = {1, 1, 1}
+  // for channel 0 (2 / 2), 1 (0.5 / 0.5), 2 (1 / 1).
+  const onnx::TensorProto* w = initializer(g, n.input(1));
+  const onnx::TensorProto* b = initializer(g, n.input(2));
+  ASSERT_TRUE(w && b);
+  const std::vector<float> wv = floats_of(*w), bv = floats_of(*b);
+  ASSERT_EQ(wv.size(), 54u);
+  for (size_t i = 0; i < wv.size(); ++i) EXPECT_EQ(wv[i], static_cast<float>(i % 7) - 3) << i;
+  EXPECT_EQ(bv, (std::vector<float>{0.5f - 0.25f + 1, -1 - 1 + 0, 2 + 2 - 1}));
+  // The replaced weights and the statistics are gone; the new opset is imported.
+  for (const char* name : {"W", "B", "scale", "bias", "mean", "var"}) EXPECT_EQ(initializer(g, name), nullptr) << name;
+  bool imported = false;
+  for (const auto& op : m.opset_import()) imported = imported || op.domain() == kSwitchyardDomain;
+  EXPECT_TRUE(imported);
+}
+
+TEST(OpFusion, FoldScalesEachOutputChannel) {
+  auto m = conv_bn_act();
+  auto* var = m.mutable_graph()->mutable_initializer(5);  // var: s = {1, 2, 0.5}
+  ASSERT_EQ(var->name(), "var");
+  var->clear_float_data();
+  for (float v : {4.f, 0.0625f, 4.f}) var->add_float_data(v);
+  OpFusion::run(m);
+  const onnx::NodeProto& n = m.graph().node(0);
+  const std::vector<float> wv = floats_of(*initializer(m.graph(), n.input(1)));
+  const std::vector<float> bv = floats_of(*initializer(m.graph(), n.input(2)));
+  const float s[3] = {1, 2, 0.5f};
+  for (size_t i = 0; i < wv.size(); ++i) EXPECT_FLOAT_EQ(wv[i], (static_cast<float>(i % 7) - 3) * s[i / 18]) << i;
+  EXPECT_FLOAT_EQ(bv[1], (-1 - 1) * 2 + 0);
+  EXPECT_FLOAT_EQ(bv[2], (2 + 2) * 0.5f - 1);
+}
+
+TEST(OpFusion, ClipBounds_BecomeParams_FromInputsOrAttributes) {
+  auto m = conv_bn_act(/*clip=*/true);
+  EXPECT_EQ(OpFusion::run(m).activations_fused, 1);
+  const onnx::NodeProto& n = m.graph().node(0);
+  std::vector<float> params;
+  for (const auto& a : n.attribute())
+    if (a.name() == "activation_params") params.assign(a.floats().begin(), a.floats().end());
+  EXPECT_EQ(params, (std::vector<float>{-1, 6}));
+  // Opset 6: Clip's bounds are attributes.
+  auto old = conv_bn_act(/*clip=*/true, 6);
+  auto* clip = old.mutable_graph()->mutable_node(2);
+  clip->mutable_input()->DeleteSubrange(1, 2);
+  auto* mx = clip->add_attribute();
+  mx->set_name("max");
+  mx->set_type(onnx::AttributeProto::FLOAT);
+  mx->set_f(3);
+  EXPECT_EQ(OpFusion::run(old).activations_fused, 1);
+  params.clear();
+  for (const auto& a : old.graph().node(0).attribute())
+    if (a.name() == "activation_params") params.assign(a.floats().begin(), a.floats().end());
+  ASSERT_EQ(params.size(), 2u);
+  EXPECT_EQ(params[0], -INFINITY);
+  EXPECT_EQ(params[1], 3);
+}
+
+// Each of these leaves the graph as it is: the result would not be the
+// same, or something else reads the value a fusion removes.
+TEST(OpFusion, LeavesAlone_WhatItCannotProveTheSame) {
+  struct Case {
+    const char* what;
+    void (*edit)(onnx::ModelProto&);
+  };
+  const Case cases[] = {
+      {"conv output is also a graph output",
+       [](onnx::ModelProto& m) { GraphBuilder(m.mutable_graph()).output("c", kF, {1, 3, 4, 4}); }},
+      {"conv output read by a second node",
+       [](onnx::ModelProto& m) {
+         GraphBuilder g(m.mutable_graph());
+         g.node("Neg", {"c"}, {"n"});
+         g.output("n", kF, {1, 3, 4, 4});
+       }},
+      {"statistics a caller may feed", [](onnx::ModelProto& m) { GraphBuilder(m.mutable_graph()).input("mean", kF, {3}); }},
+      {"weights a caller may feed", [](onnx::ModelProto& m) { GraphBuilder(m.mutable_graph()).input("W", kF, {3, 2, 3, 3}); }},
+      {"training mode",
+       [](onnx::ModelProto& m) {
+         auto* a = m.mutable_graph()->mutable_node(1)->add_attribute();
+         a->set_name("training_mode");
+         a->set_type(onnx::AttributeProto::INT);
+         a->set_i(1);
+       }},
+      {"conv output read inside a subgraph",
+       [](onnx::ModelProto& m) {
+         GraphBuilder g(m.mutable_graph());
+         g.input("p", onnx::TensorProto::BOOL, {});
+         auto* iff = g.node("If", {"p"}, {"z"});
+         auto t = GraphBuilder::subgraph(iff, "then_branch", "t");
+         t.node("Identity", {"c"}, {"tz"});
+         t.output("tz", kF, {1, 3, 4, 4});
+         auto e = GraphBuilder::subgraph(iff, "else_branch", "e");
+         e.node("Identity", {"x"}, {"ez"});
+         e.output("ez", kF, {1, 2, 4, 4});
+         g.output("z", kF, {});
+       }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    auto m = conv_bn_act();
+    c.edit(m);
+    const FusionCounts got = OpFusion::run(m);
+    EXPECT_EQ(got.batch_norms_folded, 0);
+    // The activation reads the BatchNormalization's output, which stays.
+    EXPECT_EQ(got.activations_fused, 0);
+  }
+}
+
+TEST(OpFusion, DoubleConv_IsNotFused) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", onnx::TensorProto::DOUBLE, {1, 1, 3, 3}).input("w", onnx::TensorProto::DOUBLE, {1, 1, 1, 1});
+  g.output("y", onnx::TensorProto::DOUBLE, {1, 1, 3, 3});
+  g.node("Conv", {"x", "w"}, {"c"});
+  g.node("Relu", {"c"}, {"y"});
+  EXPECT_EQ(OpFusion::run(m).activations_fused, 0);
+}
+
+TEST(OpFusion, LoopBody_IsFusedToo) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("M", onnx::TensorProto::INT64, {}).input("x", kF, {1, 1, 3, 3}).init_float("w", {1, 1, 1, 1}, {2});
+  g.output("y", kF, {1, 1, 3, 3});
+  auto* loop = g.node("Loop", {"M", "", "x"}, {"y"});
+  auto body = GraphBuilder::subgraph(loop, "body", "body");
+  body.input("i", onnx::TensorProto::INT64, {}).input("cond", onnx::TensorProto::BOOL, {}).input("v", kF, {1, 1, 3, 3});
+  body.node("Identity", {"cond"}, {"cond_out"});
+  body.node("Conv", {"v", "w"}, {"c"});
+  body.node("Relu", {"c"}, {"v_out"});
+  body.output("cond_out", onnx::TensorProto::BOOL, {}).output("v_out", kF, {1, 1, 3, 3});
+  EXPECT_EQ(OpFusion::run(m).activations_fused, 1);
+  EXPECT_EQ(m.graph().node(0).attribute(0).g().node(1).op_type(), kFusedConv);
+}
+
+// The loader fuses after its checks, unless told not to, and says what it did.
+TEST(OpFusion, Loader_FusesByDefault) {
+  auto fused_proto = conv_bn_act();
+  auto fused = OnnxLoader().load_proto(fused_proto, "m", "");
+  ASSERT_TRUE(fused.ok()) << fused.status().to_string();
+  EXPECT_EQ((*fused)->fusions.batch_norms_folded, 1);
+  EXPECT_EQ((*fused)->fusions.activations_fused, 1);
+  ASSERT_EQ((*fused)->graph->nodes().size(), 1u);
+  EXPECT_EQ((*fused)->graph->nodes()[0].op_type, kFusedConv);
+  EXPECT_EQ((*fused)->opsets.at(kSwitchyardDomain), 1);
+  LoadOptions plain;
+  plain.fuse_ops = false;
+  auto plain_proto = conv_bn_act();
+  auto unfused = OnnxLoader(plain).load_proto(plain_proto, "m", "");
+  ASSERT_TRUE(unfused.ok()) << unfused.status().to_string();
+  EXPECT_EQ((*unfused)->graph->nodes().size(), 3u);
+  EXPECT_EQ((*unfused)->fusions.activations_fused, 0);
+}
+
+}  // namespace
+}  // namespace sy
