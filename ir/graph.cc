@@ -77,6 +77,9 @@ StatusOr<const Graph*> Node::required_graph(std::string_view n) const {
 
 std::string Node::op_key() const {
   if (domain.empty() || domain == "ai.onnx") return op_type;
+  // A fused convolution costs what the Conv does (its clamp rides in the
+  // kernel's epilogue), so profiles measured on Conv apply to it.
+  if (domain == kSwitchyardDomain && op_type == kFusedConv) return "Conv";
   std::string key = domain;
   key += "::";
   key += op_type;

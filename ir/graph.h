@@ -86,7 +86,7 @@ class Node {
   // "Add (node 'add_1')" for error messages.
   std::string describe() const;
   // "Op", or "domain::Op" outside the default domain: the key costs are
-  // kept under (cost model, simulation profiles).
+  // kept under (cost model, simulation profiles). FusedConv's is "Conv".
   std::string op_key() const;
 };
 

@@ -212,6 +212,7 @@ TEST(OpFusion, Loader_FusesByDefault) {
   EXPECT_EQ((*fused)->fusions.activations_fused, 1);
   ASSERT_EQ((*fused)->graph->nodes().size(), 1u);
   EXPECT_EQ((*fused)->graph->nodes()[0].op_type, kFusedConv);
+  EXPECT_EQ((*fused)->graph->nodes()[0].op_key(), "Conv") << "costs are kept under Conv's key";
   EXPECT_EQ((*fused)->opsets.at(kSwitchyardDomain), 1);
   LoadOptions plain;
   plain.fuse_ops = false;

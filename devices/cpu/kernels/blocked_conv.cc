@@ -36,7 +36,6 @@ memory::format_tag plain_tag(int nsp, bool weights) {
   return nsp == 1 ? tag::ncw : nsp == 2 ? tag::nchw : tag::ncdhw;
 }
 
-
 }  // namespace
 
 std::shared_ptr<const BlockedConv::Part> BlockedConv::part(const float* w, const ConvShape& s, int64_t nb,

@@ -1,6 +1,8 @@
-// CPU convolution kernels: Conv (float via a cached oneDNN primitive, other
-// types and oneDNN rejections via a direct loop), ConvTranspose (GEMM +
-// col2im), ConvInteger and QLinearConv (direct loop, int32 accumulation).
+// CPU convolution kernels: Conv and FusedConv (float: constant weights in
+// oneDNN's blocked layout (blocked_conv.cc), depthwise (depthwise_conv.cc),
+// im2col and sgemm, or a cached plain oneDNN primitive; other types and
+// oneDNN rejections via a direct loop), ConvTranspose (GEMM + col2im),
+// ConvInteger and QLinearConv (direct loop, int32 accumulation).
 #include <oneapi/dnnl/dnnl.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
