@@ -268,8 +268,12 @@ int cmd_info(const std::string& path, bool fuse) {
   for (const auto& [op, c] : ops.counts) total += c;
   std::cout << "nodes: " << total << " (including subgraphs), initializers: " << g.initializers().size() << "\n";
   std::cout << "control-flow nesting depth: " << ops.depth << "\n";
-  std::cout << "fused at load: " << m.fusions.batch_norms_folded << " BatchNormalization folded into Conv, "
-            << m.fusions.activations_fused << " Relu/Clip into FusedConv" << (fuse ? "" : " (--no-fusion)") << "\n";
+  if (fuse) {
+    std::cout << "fused at load: " << m.fusions.batch_norms_folded << " BatchNormalization folded into Conv, "
+              << m.fusions.activations_fused << " Relu/Clip into FusedConv\n";
+  } else {
+    std::cout << "fused at load: nothing (--no-fusion)\n";
+  }
   std::cout << "op counts:\n";
   for (const auto& [op, c] : ops.counts) std::cout << "  " << op << ": " << c << "\n";
   if (ops.no_kernel.empty()) {

@@ -53,5 +53,28 @@ TEST(InfoCommand, ControlFlowBodies_AreCounted) {
   EXPECT_LE(std::stoi(m[1]), 122 - 9) << r.out;
 }
 
+// y = Relu(Conv(x, W)): the loader fuses the two unless told not to.
+TEST(InfoCommand, SaysWhatWasFused_AndNoFusionLoadsTheModelAsWritten) {
+  onnx::ModelProto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", onnx::TensorProto::FLOAT, {1, 1, 3, 3});
+  add_float_initializer(g, "W", {1, 1, 1, 1}, {2});
+  add_node(g, "Conv", {"x", "W"}, {"c"});
+  add_node(g, "Relu", {"c"}, {"y"});
+  add_output(g, "y", onnx::TensorProto::FLOAT, {1, 1, 3, 3});
+  TempDir tmp;
+  write_model(m, tmp.file("m.onnx"));
+  auto fused = run_switchyard({"info", tmp.file("m.onnx")});
+  ASSERT_TRUE(fused.exited && fused.exit_code == 0) << fused.describe();
+  EXPECT_NE(fused.out.find("fused at load: 0 BatchNormalization folded into Conv, 1 Relu/Clip into FusedConv\n"),
+            std::string::npos)
+      << fused.out;
+  EXPECT_NE(fused.out.find("  com.switchyard::FusedConv: 1\n"), std::string::npos) << fused.out;
+  auto plain = run_switchyard({"info", tmp.file("m.onnx"), "--no-fusion"});
+  ASSERT_TRUE(plain.exited && plain.exit_code == 0) << plain.describe();
+  EXPECT_NE(plain.out.find("fused at load: nothing (--no-fusion)\n"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("  Relu: 1\n"), std::string::npos) << plain.out;
+}
+
 }  // namespace
 }  // namespace sy
