@@ -179,9 +179,12 @@ using Floats16 = float __attribute__((vector_size(64)));
 using Ints16 = int32_t __attribute__((vector_size(64)));
 
 // Transposes 16 vectors of 16 in place, swapping one bit of the row index
-// with the same bit of the column index per level.
+// with the same bit of the column index per level. Everything here must
+// inline into its target_clones caller: a call taking vectors by value
+// passes them in the clone's registers to a default-target callee, which
+// reads them from memory (a -O0 build computed zeros).
 [[gnu::always_inline]] inline void transpose16(Floats16 (&r)[kLanes]) {
-  auto level = [&](int b, Ints16 lo, Ints16 hi) {
+  auto level = [&](int b, Ints16 lo, Ints16 hi) __attribute__((always_inline)) {
     for (int i = 0; i < kLanes; ++i)
       if (!(i & b)) {
         const Floats16 a = r[i], c = r[i + b];
