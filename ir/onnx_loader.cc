@@ -427,6 +427,7 @@ StatusOr<std::unique_ptr<Model>> OnnxLoader::load_proto(onnx::ModelProto& proto,
     model->fusions = OpFusion::run(proto);
     if (model->fusions.batch_norms_folded + model->fusions.activations_fused > 0) {
       if (model->fusions.activations_fused > 0) model->opsets[kSwitchyardDomain] = 1;
+      model->graph.reset();  // its copies of the weights first: a big model's peak memory
       model->graph = std::make_unique<Graph>(proto.graph().name());
       GraphBuilder fused(*model, options_, base_dir);
       if (Status st = fused.build(proto.graph(), *model->graph, 0); !st.ok())
