@@ -87,8 +87,7 @@ template <int kVecs, int kK>
     }
   }
   for (int v = 0; v < kVecs; ++v) {
-    acc[v] = acc[v] < p.lo ? p.lo : acc[v];  // a NaN passes both
-    acc[v] = p.hi < acc[v] ? p.hi : acc[v];
+    clamp_keep_nan(acc[v], p.lo, p.hi);
     std::memcpy(out + 8 * v, &acc[v], sizeof acc[v]);
   }
 }
@@ -289,10 +288,7 @@ struct BlockPlan {
           acc[q] += wv * in;
         }
       }
-    for (int64_t q = 0; q < kLanes; ++q) {
-      acc[q] = acc[q] < p.lo ? p.lo : acc[q];  // a NaN passes both
-      acc[q] = p.hi < acc[q] ? p.hi : acc[q];
-    }
+    for (int64_t q = 0; q < kLanes; ++q) clamp_keep_nan(acc[q], p.lo, p.hi);
     transpose16(acc);
     if (valid == kLanes) {
       for (int64_t l = 0; l < cn; ++l) std::memcpy(y + l * plane + pix0, &acc[l], sizeof acc[l]);

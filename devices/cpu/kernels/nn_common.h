@@ -84,6 +84,16 @@ struct ConvShape {
 StatusOr<ConvShape> conv_shape(const WindowAttrs& a, int64_t group, const Tensor& x, const Tensor& wt,
                                const std::string& op);
 
+// Clamps v to [lo, hi] in place, a NaN kept (it fails both comparisons).
+// V may be a GCC vector of floats: by reference, since a vector passed by
+// value between a target_clones clone and a default-target function
+// arrives garbled where the call is not inlined.
+template <typename V>
+[[gnu::always_inline]] inline void clamp_keep_nan(V& v, float lo, float hi) {
+  v = v < lo ? lo : v;
+  v = hi < v ? hi : v;
+}
+
 // FusedConv's activation (ir/op_fusion.h): y = min(max(y, lo), hi), a NaN
 // kept. Shared by the CPU and CUDA kernels.
 struct ConvActivation {
@@ -100,11 +110,7 @@ struct ConvActivation {
   // epilogue, while its output is still in the caches.
   void apply(float* y, int64_t n) const {
     if (!on) return;
-    for (int64_t i = 0; i < n; ++i) {
-      float v = y[i];
-      v = v < lo ? lo : v;  // a NaN passes both
-      y[i] = hi < v ? hi : v;
-    }
+    for (int64_t i = 0; i < n; ++i) clamp_keep_nan(y[i], lo, hi);
   }
 };
 

@@ -210,10 +210,8 @@ class ConvKernel final : public Kernel {
       conv_direct<T, T, Acc>(x.data<T>(), wt.data<T>(), s.N, s.C, s.M, group_, s.w, Acc{}, {},
                              [&](int64_t n, int64_t m, int64_t i, Acc acc) {
                                if (b) acc += static_cast<Acc>(b->data<T>()[m]);
-                               if (activation_.on) {  // float only (checked above)
-                                 acc = acc < activation_.lo ? activation_.lo : acc;
-                                 acc = activation_.hi < acc ? activation_.hi : acc;
-                               }
+                               // float only (checked above)
+                               if (activation_.on) clamp_keep_nan(acc, activation_.lo, activation_.hi);
                                Y[(n * s.M + m) * osz + i] = static_cast<T>(acc);
                              });
       ok = true;
