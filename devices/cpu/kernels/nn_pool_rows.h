@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "devices/cpu/kernels/nn_common.h"
+#include "devices/cpu/kernels/wrapping.h"  // max_nan: a window with a NaN has NaN for its maximum
 
 namespace sy::nn {
 
@@ -17,14 +18,6 @@ struct Span {
   int64_t lo = 0, hi = 0, padded = 0;
 };
 Span span(const Window& w, int j, int64_t start);
-
-// The larger of r and v, NaN where either is: where a window holds a NaN,
-// so does its maximum, as with ONNX's reference. One select, which
-// vectorises.
-template <typename A>
-inline A max_nan(A r, A v) {
-  return v > r || v != v ? v : r;
-}
 
 // Pools `planes` planes of x into y (both dense, plane after plane, shaped
 // by w). A window holding a NaN gives NaN for MaxPool. False, with nothing

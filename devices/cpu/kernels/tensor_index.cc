@@ -13,6 +13,7 @@
 #include "devices/cpu/kernels/index_checks.h"
 #include "devices/cpu/kernels/tensor_common.h"
 #include "devices/cpu/kernels/tensor_register.h"
+#include "devices/cpu/kernels/wrapping.h"
 
 namespace sy::tensor_ops {
 namespace {
@@ -85,10 +86,10 @@ inline T combine(T a, T b, Reduction r) {
     switch (r) {
       case Reduction::kAdd: return static_cast<T>(a + b);
       case Reduction::kMul: return static_cast<T>(a * b);
-      // A NaN on either side gives NaN, as NumPy's maximum and minimum do
-      // (std::max kept the destination's value against a NaN update).
-      case Reduction::kMax: return a < b || b != b ? b : a;
-      case Reduction::kMin: return b < a || b != b ? b : a;
+      // A NaN on either side gives NaN (std::max kept the destination's
+      // value against a NaN update).
+      case Reduction::kMax: return max_nan(a, b);
+      case Reduction::kMin: return min_nan(a, b);
       default: return b;
     }
   }

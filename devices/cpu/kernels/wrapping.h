@@ -1,6 +1,7 @@
-// Integer arithmetic that wraps around on overflow, as two's-complement
-// hardware, numpy and ONNX Runtime do, instead of being undefined behaviour
-// (which UBSan reports and an optimiser may exploit). Narrow types compute
+// Arithmetic as ONNX and NumPy define it where C++'s differs. Integer
+// arithmetic wraps around on overflow, as two's-complement hardware, numpy
+// and ONNX Runtime do, instead of being undefined behaviour (which UBSan
+// reports and an optimiser may exploit); max and min propagate NaN. Narrow types compute
 // in unsigned int: uint16 * uint16 would otherwise promote to a signed int
 // that can overflow. The conversion back is modular (C++20). Other types
 // (floating point, the half types' float) get the ordinary operation.
@@ -38,6 +39,18 @@ template <typename T>
 constexpr T wrap_neg(T a) {
   if constexpr (kWraps<T>) return static_cast<T>(WrapUnsigned<T>{0} - static_cast<WrapUnsigned<T>>(a));
   else return -a;
+}
+
+// The larger and the smaller of a and v, NaN where either is, as NumPy's
+// maximum and minimum (std::max and std::min return their first argument
+// against a NaN). One unconditional select, which vectorises.
+template <typename T>
+constexpr T max_nan(T a, T v) {
+  return v > a || v != v ? v : a;
+}
+template <typename T>
+constexpr T min_nan(T a, T v) {
+  return v < a || v != v ? v : a;
 }
 
 }  // namespace sy
