@@ -190,6 +190,16 @@ void fuse_activation(onnx::NodeProto& conv, const onnx::NodeProto& act,
   conv.set_output(0, act.output(0));
 }
 
+// Removes the elements for which drop(element, index) holds, in order and
+// in one pass (DeleteSubrange one at a time would be quadratic).
+template <typename T, typename Drop>
+void erase_if(google::protobuf::RepeatedPtrField<T>& list, Drop drop) {
+  google::protobuf::RepeatedPtrField<T> kept;
+  for (int i = 0; i < list.size(); ++i)
+    if (!drop(list.Get(i), i)) *kept.Add() = std::move(*list.Mutable(i));
+  list.Swap(&kept);
+}
+
 void fuse_graph(onnx::GraphProto& g, int opset, FusionCounts& counts) {
   for (auto& n : *g.mutable_node())
     for (auto& a : *n.mutable_attribute()) {
@@ -207,13 +217,13 @@ void fuse_graph(onnx::GraphProto& g, int opset, FusionCounts& counts) {
       if (!o.empty()) producer[o] = i;
   std::vector<bool> removed(static_cast<size_t>(g.node_size()), false);
   std::unordered_set<std::string> gone;  // values no node makes any more
-  // The float Conv (or FusedConv of an earlier fusion) whose only reader is
-  // node i, through node i's first input, or null.
+  // The float Conv whose only reader is node i, through node i's first
+  // input, or null. (A fused node's output names the Conv as its producer.)
   auto conv_before = [&](int i) -> onnx::NodeProto* {
     const onnx::NodeProto& n = g.node(i);
     if (n.input_size() == 0 || uses[n.input(0)] != 1) return nullptr;
     auto it = producer.find(n.input(0));
-    if (it == producer.end() || removed[static_cast<size_t>(it->second)]) return nullptr;
+    if (it == producer.end()) return nullptr;
     onnx::NodeProto* conv = g.mutable_node(it->second);
     if (conv->op_type() != "Conv" || !default_domain(*conv) || conv->output_size() != 1 || conv->input_size() < 2)
       return nullptr;
@@ -245,17 +255,12 @@ void fuse_graph(onnx::GraphProto& g, int opset, FusionCounts& counts) {
   if (gone.empty()) return;
   // Drop the removed nodes, the vanished values' types, and initializers
   // nothing reads any more (the weights a fold replaced).
-  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
-  for (int i = 0; i < g.node_size(); ++i)
-    if (!removed[static_cast<size_t>(i)]) *kept.Add() = std::move(*g.mutable_node(i));
-  g.mutable_node()->Swap(&kept);
-  for (int i = g.value_info_size() - 1; i >= 0; --i)
-    if (gone.count(g.value_info(i).name())) g.mutable_value_info()->DeleteSubrange(i, 1);
+  erase_if(*g.mutable_node(), [&](const onnx::NodeProto&, int i) { return removed[static_cast<size_t>(i)]; });
+  erase_if(*g.mutable_value_info(), [&](const onnx::ValueInfoProto& v, int) { return gone.count(v.name()) != 0; });
   uses.clear();
   count_uses(g, uses);
   for (const auto& in : g.input()) ++uses[in.name()];
-  for (int i = g.initializer_size() - 1; i >= 0; --i)
-    if (!uses.count(g.initializer(i).name())) g.mutable_initializer()->DeleteSubrange(i, 1);
+  erase_if(*g.mutable_initializer(), [&](const onnx::TensorProto& t, int) { return uses.count(t.name()) == 0; });
 }
 
 }  // namespace
