@@ -21,6 +21,7 @@ struct BlockedConv::Part {
   // dst_plain, where the two differ.
   bool reorder_src = false, reorder_dst = false;
   dnnl::reorder src_in, dst_out;
+  int64_t m0 = 0;                      // the part's first output channel
   std::shared_ptr<BufferRef> weights;  // pd.weights_desc(), shared by parts with the same channels
 };
 
@@ -41,25 +42,15 @@ memory::format_tag plain_tag(int nsp, bool weights) {
 std::shared_ptr<const BlockedConv::Part> BlockedConv::part(const float* w, const ConvShape& s, int64_t nb,
                                                            int64_t m0, int64_t mc, bool bias) const {
   const int nsp = s.w.nsp;
-  const Window& win = s.w;
-  memory::dims src{nb, s.C}, dst{nb, mc}, wei{mc, s.C}, strides, dil, pl, pr;
-  for (int i = 0; i < nsp; ++i) {
-    const int o = kMaxSpatial - nsp + i;
-    src.push_back(win.in[o]);
-    dst.push_back(win.out[o]);
-    wei.push_back(win.k[o]);
-    strides.push_back(win.stride[o]);
-    dil.push_back(win.dil[o] - 1);
-    pl.push_back(win.pad_b[o]);
-    pr.push_back(win.pad_e[o]);
-  }
+  const DnnlWindow dw = dnnl_window(s.w);
+  memory::dims src{nb, s.C}, dst{nb, mc}, wei{mc, s.C};
+  src.insert(src.end(), dw.in.begin(), dw.in.end());
+  dst.insert(dst.end(), dw.out.begin(), dw.out.end());
+  wei.insert(wei.end(), dw.k.begin(), dw.k.end());
   std::vector<int64_t> key = src;
-  key.insert(key.end(), wei.begin(), wei.end());
-  key.insert(key.end(), strides.begin(), strides.end());
-  key.insert(key.end(), dil.begin(), dil.end());
-  key.insert(key.end(), pl.begin(), pl.end());
-  key.insert(key.end(), pr.begin(), pr.end());
+  for (const auto* v : {&dw.k, &dw.strides, &dw.dil, &dw.pad_b, &dw.pad_e}) key.insert(key.end(), v->begin(), v->end());
   key.push_back(m0);
+  key.push_back(mc);
   key.push_back(s.M);
   key.push_back(bias ? 1 : 0);
   {
@@ -70,17 +61,18 @@ std::shared_ptr<const BlockedConv::Part> BlockedConv::part(const float* w, const
   const auto f32 = memory::data_type::f32;
   const auto any = memory::format_tag::any;
   auto made = std::make_shared<Part>();
+  made->m0 = m0;
   made->src_plain = memory::desc(src, f32, plain_tag(nsp, false));
   // Channels [m0, m0 + mc) of nb images of y: dense for one image, strided
   // by the whole image for several.
   memory::dims dst_strides(dst.size(), 1);
   for (size_t i = dst.size() - 1; i > 1; --i) dst_strides[i - 1] = dst_strides[i] * dst[i];
-  dst_strides[0] = s.M * win.out_size();
+  dst_strides[0] = s.M * s.w.out_size();
   made->dst_plain = memory::desc(dst, f32, dst_strides);
   memory::desc bias_md = bias ? memory::desc({mc}, f32, memory::format_tag::a) : memory::desc();
   dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
                                     memory::desc(src, f32, any), memory::desc(wei, f32, any), bias_md,
-                                    memory::desc(dst, f32, any), strides, dil, pl, pr);
+                                    memory::desc(dst, f32, any), dw.strides, dw.dil, dw.pad_b, dw.pad_e);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   made->pd = dnnl::convolution_forward::primitive_desc(d, attr, cpu_engine());
@@ -97,12 +89,12 @@ std::shared_ptr<const BlockedConv::Part> BlockedConv::part(const float* w, const
   std::lock_guard<std::mutex> lock(mu_);
   // Parts of the same channels (a batch split by images) share the weights.
   for (const auto& [k, p] : parts_)
-    if (k[k.size() - 2] == m0 && p->pd.weights_desc() == made->pd.weights_desc()) made->weights = p->weights;
+    if (p->m0 == m0 && p->pd.weights_desc() == made->pd.weights_desc()) made->weights = p->weights;
   if (!made->weights) {
     auto buf = HostAllocator::host().allocate(made->pd.weights_desc().get_size());
     if (!buf.ok()) return nullptr;
     made->weights = std::make_shared<BufferRef>(std::move(*buf));
-    memory plain({wei, f32, plain_tag(nsp, true)}, cpu_engine(), const_cast<float*>(w) + m0 * (s.C * win.k_size()));
+    memory plain({wei, f32, plain_tag(nsp, true)}, cpu_engine(), const_cast<float*>(w) + m0 * (s.C * s.w.k_size()));
     memory blocked(made->pd.weights_desc(), cpu_engine(), (*made->weights)->data);
     dnnl::stream strm(cpu_engine());
     dnnl::reorder(plain, blocked).execute(strm, plain, blocked);
@@ -149,7 +141,8 @@ bool BlockedConv::run(const float* x, const float* w, const float* b, float* y, 
       if (!buf.ok()) return false;
       shared_src = std::move(*buf);
       dnnl::stream strm(eng);
-      memory x_m(parts[0]->src_plain, eng, const_cast<float*>(x)), src_m(parts[0]->pd.src_desc(), eng, shared_src->data);
+      memory x_m(parts[0]->src_plain, eng, const_cast<float*>(x));
+      memory src_m(parts[0]->pd.src_desc(), eng, shared_src->data);
       parts[0]->src_in.execute(strm, x_m, src_m);
       strm.wait();
     }

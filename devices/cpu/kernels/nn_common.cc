@@ -411,6 +411,21 @@ int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -(-a 
 
 }  // namespace
 
+DnnlWindow dnnl_window(const Window& w) {
+  DnnlWindow d;
+  for (int i = 0; i < w.nsp; ++i) {
+    const int o = kMaxSpatial - w.nsp + i;
+    d.in.push_back(w.in[o]);
+    d.out.push_back(w.out[o]);
+    d.k.push_back(w.k[o]);
+    d.strides.push_back(w.stride[o]);
+    d.dil.push_back(w.dil[o] - 1);
+    d.pad_b.push_back(w.pad_b[o]);
+    d.pad_e.push_back(w.pad_e[o]);
+  }
+  return d;
+}
+
 std::pair<int64_t, int64_t> index_span(int64_t off, int64_t s, int64_t count, int64_t limit) {
   const int64_t lo = std::clamp<int64_t>(ceil_div(-off, s), 0, count);
   return {lo, std::clamp<int64_t>(floor_div(limit - 1 - off, s) + 1, lo, count)};

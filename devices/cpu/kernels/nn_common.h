@@ -56,6 +56,14 @@ struct Window {
   int64_t k_size() const { return k[0] * k[1] * k[2]; }
 };
 
+// Window w's spatial dims as oneDNN's descriptors take them, one entry per
+// spatial dim: input, output and window sizes, strides, dilations (0 for
+// none), and begin and end pads.
+struct DnnlWindow {
+  std::vector<int64_t> in, out, k, strides, dil, pad_b, pad_e;
+};
+DnnlWindow dnnl_window(const Window& w);
+
 // Resolves output size and padding of a conv/pool window over x (N, C,
 // spatial...). `kernel` gives the kernel's spatial dims (from weights or
 // the kernel_shape attribute). Errors are InvalidArgument naming `op`.

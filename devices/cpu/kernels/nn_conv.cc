@@ -189,7 +189,8 @@ class ConvKernel final : public Kernel {
     // 1x1 window, which is a GEMM: oneDNN's blocked kernel ran it no faster
     // before the reorders ([1, 144, 56, 56] to 24: 263 us against 203).
     if (x.dtype() == DataType::kFloat && group_ == 1 && s.C > 0 && s.w.k_size() > 1 && ctx.input_constant(1) &&
-        blocked_.run(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s, activation_))
+        blocked_.run(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s,
+                     activation_))
       return OkStatus();
     if (x.dtype() == DataType::kFloat && s.w.nsp <= 2 && group_ == s.C && s.M == s.C) {
       depthwise_conv(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s.N, s.C,
@@ -294,14 +295,7 @@ class ConvKernel final : public Kernel {
           wei.assign(wt.dims().begin(), wt.dims().end());
           wei[0] = mc;
         }
-        memory::dims strides, dil, pl, pr;
-        for (int i = 0; i < nsp; ++i) {
-          const int o = kMaxSpatial - nsp + i;
-          strides.push_back(s.w.stride[o]);
-          dil.push_back(s.w.dil[o] - 1);
-          pl.push_back(s.w.pad_b[o]);
-          pr.push_back(s.w.pad_e[o]);
-        }
+        const DnnlWindow dw = dnnl_window(s.w);
         using tag = memory::format_tag;
         const tag act = nsp == 1 ? tag::ncw : nsp == 2 ? tag::nchw : tag::ncdhw;
         const tag wtag = group_ > 1 ? (nsp == 1 ? tag::goiw : nsp == 2 ? tag::goihw : tag::goidhw)
@@ -310,7 +304,8 @@ class ConvKernel final : public Kernel {
         memory::desc src_md(src, f32, act), dst_md(dst, f32, act), wei_md(wei, f32, wtag);
         memory::desc bias_md = b ? memory::desc({mc}, f32, tag::a) : memory::desc();
         dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                          src_md, wei_md, bias_md, dst_md, strides, dil, pl, pr);
+                                          src_md, wei_md, bias_md, dst_md, dw.strides, dw.dil, dw.pad_b,
+                                          dw.pad_e);
         dnnl::primitive_attr attr;
         attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
         auto made = std::make_shared<DnnlConv>();

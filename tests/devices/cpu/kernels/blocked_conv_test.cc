@@ -121,6 +121,25 @@ TEST(BlockedConv, LaterCalls_ReuseTheWeightsOnNewInputs) {
   }
 }
 
+// One kernel may run on devices of different core counts (cpu:0 and cpu:1
+// of unequal shares), which split the output channels differently: parts
+// that start at the same channel but span others must not be confused.
+TEST(BlockedConv, OtherCoreCounts_GetTheirOwnParts) {
+  const Case c = {{1, 16, 9, 11}, {40, 16, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}};
+  const std::vector<float> x = values(c.x.numel(), 1), w = values(c.w.numel(), 2), b = values(40, 3);
+  const std::vector<float> want = reference(c, x, w, &b);
+  BlockedConv conv;
+  for (int threads : {2, 3, 2, 1, 3}) {
+    SCOPED_TRACE(threads);
+    tbb::task_arena arena(threads);
+    std::vector<float> got;
+    bool ran = false;
+    arena.execute([&] { ran = run_blocked(conv, c, x, w, &b, &got); });
+    ASSERT_TRUE(ran);
+    expect_close(got, want);
+  }
+}
+
 // Through the Conv kernel: constant weights take the blocked path, others
 // the paths that read them afresh; both agree.
 TEST(BlockedConv, ConvKernel_ConstantAndFedWeightsAgree) {
