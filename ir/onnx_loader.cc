@@ -1,6 +1,8 @@
 #include "ir/onnx_loader.h"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <filesystem>
 #include <fstream>
@@ -20,13 +22,21 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// What a GraphBuilder does with the values of tensors (initializers and
+// tensor attributes).
+enum class TensorValues {
+  kCheck,  // checks them, copies none: a graph to check the model with, not to run
+  kCopy,   // copies them out of the proto
+  kTake,   // copies each, then frees it in the proto, so the weights are never held twice
+};
+
 // Builds one Graph (and, recursively, its subgraphs) from a GraphProto.
 class GraphBuilder {
  public:
-  GraphBuilder(const Model& model, const LoadOptions& opt, const std::string& base_dir)
-      : model_(model), opt_(opt), base_dir_(base_dir) {}
+  GraphBuilder(const Model& model, const LoadOptions& opt, const std::string& base_dir, TensorValues values)
+      : model_(model), opt_(opt), base_dir_(base_dir), values_(values) {}
 
-  Status build(const onnx::GraphProto& gp, Graph& g, int depth) {
+  Status build(onnx::GraphProto& gp, Graph& g, int depth) {
     if (depth > opt_.max_nesting_depth)
       return InvalidArgument("graph '", gp.name(), "': subgraph nesting depth exceeds the limit of ",
                              opt_.max_nesting_depth);
@@ -40,8 +50,8 @@ class GraphBuilder {
       v.is_graph_input = true;
       g.mutable_inputs().push_back(g.add_value(std::move(v)));
     }
-    for (const auto& init : gp.initializer()) {
-      auto t = tensor_from_proto(init, base_dir_);
+    for (auto& init : *gp.mutable_initializer()) {
+      auto t = read_tensor(init);
       if (!t.ok()) return t.status().with_context("graph '" + gp.name() + "': initializer '" + init.name() + "'");
       std::optional<ValueId> existing = g.find_value(init.name());
       if (existing && g.value(*existing).initializer >= 0)
@@ -57,6 +67,7 @@ class GraphBuilder {
         id = g.add_value(std::move(v));
       }
       g.mutable_value(id).initializer = g.add_initializer(std::move(t).value());
+      release(init);
     }
     if (gp.sparse_initializer_size() > 0)
       return Unimplemented("graph '", gp.name(), "': sparse initializers are not supported");
@@ -93,7 +104,7 @@ class GraphBuilder {
     }
     // Pass 2: opsets, kernels' schemas, inputs, attributes and subgraphs.
     for (int ni = 0; ni < gp.node_size(); ++ni) {
-      const auto& np = gp.node(ni);
+      auto& np = *gp.mutable_node(ni);
       Node& node = g.mutable_node(ni);
       RETURN_IF_ERROR(resolve_op(node));
       for (const auto& in : np.input()) {
@@ -105,7 +116,7 @@ class GraphBuilder {
         if (id == kNoValue) return InvalidArgument(node.describe(), ": input '", in, "' is not defined in this graph or an enclosing one");
         node.inputs.push_back(id);
       }
-      for (const auto& ap : np.attribute()) {
+      for (auto& ap : *np.mutable_attribute()) {
         auto a = convert_attribute(ap, g, node, depth);
         if (!a.ok()) return a.status();
         g.mutable_node(ni).attributes.push_back(std::move(a).value());
@@ -170,10 +181,18 @@ class GraphBuilder {
     return id;
   }
 
-  StatusOr<Attribute> convert_attribute(const onnx::AttributeProto& ap, Graph& g, const Node& node, int depth) {
+  StatusOr<std::shared_ptr<TensorData>> read_tensor(const onnx::TensorProto& tp) const {
+    return tensor_from_proto(tp, base_dir_, values_ != TensorValues::kCheck);
+  }
+  // Frees a tensor's proto once its values are copied (kTake).
+  void release(onnx::TensorProto& tp) const {
+    if (values_ == TensorValues::kTake) onnx::TensorProto().Swap(&tp);  // the temporary takes the memory along
+  }
+
+  StatusOr<Attribute> convert_attribute(onnx::AttributeProto& ap, Graph& g, const Node& node, int depth) {
     Attribute a;
     a.name = ap.name();
-    auto sub = [&](const onnx::GraphProto& sgp) -> StatusOr<const Graph*> {
+    auto sub = [&](onnx::GraphProto& sgp) -> StatusOr<const Graph*> {
       auto child = std::make_unique<Graph>(sgp.name(), &g);
       Graph* raw = g.add_subgraph(std::move(child));
       owner_node_[raw] = node.id;
@@ -190,27 +209,29 @@ class GraphBuilder {
       case onnx::AttributeProto::STRINGS: a.kind = Attribute::Kind::kStrings; a.strings.assign(ap.strings().begin(), ap.strings().end()); break;
       case onnx::AttributeProto::TENSOR: {
         a.kind = Attribute::Kind::kTensor;
-        auto t = tensor_from_proto(ap.t(), base_dir_);
+        auto t = read_tensor(ap.t());
         if (!t.ok()) return t.status().with_context(node.describe() + " attribute '" + ap.name() + "'");
         a.t = std::move(t).value();
+        release(*ap.mutable_t());
         break;
       }
       case onnx::AttributeProto::TENSORS:
         a.kind = Attribute::Kind::kTensors;
-        for (const auto& tp : ap.tensors()) {
-          auto t = tensor_from_proto(tp, base_dir_);
+        for (auto& tp : *ap.mutable_tensors()) {
+          auto t = read_tensor(tp);
           if (!t.ok()) return t.status().with_context(node.describe() + " attribute '" + ap.name() + "'");
           a.tensors.push_back(std::move(t).value());
+          release(tp);
         }
         break;
       case onnx::AttributeProto::GRAPH: {
         a.kind = Attribute::Kind::kGraph;
-        ASSIGN_OR_RETURN(a.g, sub(ap.g()));
+        ASSIGN_OR_RETURN(a.g, sub(*ap.mutable_g()));
         break;
       }
       case onnx::AttributeProto::GRAPHS:
         a.kind = Attribute::Kind::kGraphs;
-        for (const auto& sgp : ap.graphs()) {
+        for (auto& sgp : *ap.mutable_graphs()) {
           ASSIGN_OR_RETURN(const Graph* sg, sub(sgp));
           a.graphs.push_back(sg);
         }
@@ -316,9 +337,25 @@ class GraphBuilder {
   const Model& model_;
   const LoadOptions& opt_;
   std::string base_dir_;
+  TensorValues values_;
   std::map<const Graph*, NodeId> owner_node_;  // subgraph -> node in its parent
 };
 
+}  // namespace
+
+namespace {
+// Parses a whole model from `in`, or says why not.
+Status parse_model(google::protobuf::io::ZeroCopyInputStream& in, const std::string& name, onnx::ModelProto& proto) {
+  google::protobuf::io::CodedInputStream cis(&in);
+  cis.SetTotalBytesLimit(INT32_MAX);
+  // Each subgraph level costs about three message levels, so this admits
+  // nesting well past max_nesting_depth and lets that check give the error.
+  cis.SetRecursionLimit(1024);
+  if (!proto.ParseFromCodedStream(&cis) || !cis.ConsumedEntireMessage())
+    return InvalidArgument(name, ": not a valid ONNX protobuf (parse failed; the file may be truncated, of another "
+                                 "format, or nested too deeply)");
+  return OkStatus();
+}
 }  // namespace
 
 StatusOr<std::unique_ptr<Model>> OnnxLoader::load_file(const std::string& path) const {
@@ -328,27 +365,32 @@ StatusOr<std::unique_ptr<Model>> OnnxLoader::load_file(const std::string& path) 
   uintmax_t size = fs::file_size(path, ec);
   if (ec) return NotFound(path, ": cannot read file size");
   if (size > options_.max_file_bytes) return InvalidArgument(path, ": file of ", size, " bytes exceeds the limit");
+  if (size == 0) return InvalidArgument(path, ": empty file, not an ONNX model");
   std::ifstream in(path, std::ios::binary);
   if (!in) return NotFound(path, ": cannot open file");
-  std::string bytes(size, '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(size));
-  if (!in) return InvalidArgument(path, ": failed to read file");
+  // Parsed straight from the file: the file's bytes are never held whole
+  // beside the message.
+  onnx::ModelProto proto;
+  google::protobuf::io::IstreamInputStream stream(&in);
+  RETURN_IF_ERROR(parse_model(stream, path, proto));
+  if (in.bad()) return InvalidArgument(path, ": failed to read file");
   std::string dir = fs::path(path).parent_path().string();
-  return load_bytes(bytes, path, dir.empty() ? "." : dir);
+  return load(proto, path, dir.empty() ? "." : dir, /*take_values=*/true);
 }
 
 StatusOr<std::unique_ptr<Model>> OnnxLoader::load_bytes(const std::string& bytes, const std::string& name,
                                                        const std::string& base_dir) const {
+  if (bytes.empty() || bytes.size() > static_cast<size_t>(INT32_MAX))
+    return InvalidArgument(name, ": not a valid ONNX protobuf (", bytes.size(), " bytes)");
   onnx::ModelProto proto;
-  google::protobuf::io::CodedInputStream cis(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
-  cis.SetTotalBytesLimit(INT32_MAX);
-  // Each subgraph level costs about three message levels, so this admits
-  // nesting well past max_nesting_depth and lets that check give the error.
-  cis.SetRecursionLimit(1024);
-  if (bytes.empty() || !proto.ParseFromCodedStream(&cis) || !cis.ConsumedEntireMessage())
-    return InvalidArgument(name, ": not a valid ONNX protobuf (parse failed; the file may be truncated, of another "
-                                 "format, or nested too deeply)");
-  return load_proto(proto, name, base_dir);
+  google::protobuf::io::ArrayInputStream stream(bytes.data(), static_cast<int>(bytes.size()));
+  RETURN_IF_ERROR(parse_model(stream, name, proto));
+  return load(proto, name, base_dir, /*take_values=*/true);
+}
+
+StatusOr<std::unique_ptr<Model>> OnnxLoader::load_proto(onnx::ModelProto& proto, const std::string& name,
+                                                       const std::string& base_dir) const {
+  return load(proto, name, base_dir, /*take_values=*/false);
 }
 
 namespace {
@@ -376,8 +418,8 @@ std::string checker_culprit(const onnx::GraphProto& gp, const Graph& g, const on
 }
 }  // namespace
 
-StatusOr<std::unique_ptr<Model>> OnnxLoader::load_proto(onnx::ModelProto& proto, const std::string& name,
-                                                       const std::string& base_dir) const {
+StatusOr<std::unique_ptr<Model>> OnnxLoader::load(onnx::ModelProto& proto, const std::string& name,
+                                                 const std::string& base_dir, bool take_values) const {
   auto model = std::make_unique<Model>();
   model->path = name;
   model->ir_version = proto.ir_version();
@@ -402,9 +444,12 @@ StatusOr<std::unique_ptr<Model>> OnnxLoader::load_proto(onnx::ModelProto& proto,
     // messages.
     if (auto types = infer_value_info_isolated(proto)) *proto.mutable_graph()->mutable_value_info() = std::move(*types);
   }
+  // A first graph without the tensors' values (cheap) serves our checks and
+  // names culprits for libonnx's checker; the values are read once, into
+  // the graph that runs, when the model has passed them and been fused.
   model->graph = std::make_unique<Graph>(proto.graph().name());
-  GraphBuilder builder(*model, options_, base_dir);
-  Status s = builder.build(proto.graph(), *model->graph, 0);
+  GraphBuilder checked(*model, options_, base_dir, TensorValues::kCheck);
+  Status s = checked.build(*proto.mutable_graph(), *model->graph, 0);
   if (!s.ok()) return s.with_context(name);
   if (options_.run_onnx_checker) {
     onnx::checker::CheckerContext ctx;
@@ -421,19 +466,14 @@ StatusOr<std::unique_ptr<Model>> OnnxLoader::load_proto(onnx::ModelProto& proto,
       return InvalidArgument(name, ": ", checker_culprit(proto.graph(), *model->graph, ctx, msg), "ONNX checker: ", msg);
     }
   }
-  if (options_.fuse_ops) {
-    // After the checks, so that every error names the model's own nodes;
-    // the fused graph is then built again (its FusedConv nodes are ours).
-    model->fusions = OpFusion::run(proto);
-    if (model->fusions.batch_norms_folded + model->fusions.activations_fused > 0) {
-      if (model->fusions.activations_fused > 0) model->opsets[kSwitchyardDomain] = 1;
-      model->graph.reset();  // its copies of the weights first: a big model's peak memory
-      model->graph = std::make_unique<Graph>(proto.graph().name());
-      GraphBuilder fused(*model, options_, base_dir);
-      if (Status st = fused.build(proto.graph(), *model->graph, 0); !st.ok())
-        return st.with_context(name + " (after fusing operators; --no-fusion loads it unfused)");
-    }
-  }
+  // After the checks, so that every error names the model's own nodes.
+  if (options_.fuse_ops) model->fusions = OpFusion::run(proto);
+  const bool fused = model->fusions.batch_norms_folded + model->fusions.activations_fused > 0;
+  if (model->fusions.activations_fused > 0) model->opsets[kSwitchyardDomain] = 1;
+  model->graph = std::make_unique<Graph>(proto.graph().name());
+  GraphBuilder builder(*model, options_, base_dir, take_values ? TensorValues::kTake : TensorValues::kCopy);
+  if (Status st = builder.build(*proto.mutable_graph(), *model->graph, 0); !st.ok())
+    return st.with_context(fused ? name + " (after fusing operators; --no-fusion loads it unfused)" : name);
   return model;
 }
 

@@ -33,10 +33,16 @@ class OnnxLoader {
   // `base_dir` is where external data may live ("" forbids it).
   StatusOr<std::unique_ptr<Model>> load_bytes(const std::string& bytes, const std::string& name,
                                              const std::string& base_dir) const;
+  // Adds inferred types to `proto` and fuses it (LoadOptions), but leaves
+  // its tensors' values in it.
   StatusOr<std::unique_ptr<Model>> load_proto(onnx::ModelProto& proto, const std::string& name,
                                              const std::string& base_dir) const;
 
  private:
+  // `take_values`: each tensor's values leave `proto` once copied.
+  StatusOr<std::unique_ptr<Model>> load(onnx::ModelProto& proto, const std::string& name, const std::string& base_dir,
+                                        bool take_values) const;
+
   LoadOptions options_;
 };
 

@@ -69,17 +69,37 @@ class Constants {
   // The float tensor `name` holds, if it is a constant of at most `max`
   // elements stored in the file (not external).
   std::shared_ptr<TensorData> floats(const std::string& name, int64_t max) const {
+    const onnx::TensorProto* t = find(name);
+    if (!t) return nullptr;
+    auto shape = tensor_from_proto(*t, "", /*values=*/false);  // checks, and copies nothing yet
+    if (!shape.ok() || (*shape)->numel() > max) return nullptr;
+    auto data = tensor_from_proto(*t, "");
+    return data.ok() ? *data : nullptr;
+  }
+  // The values of float constant `name` as raw little-endian bytes, which a
+  // fold may rewrite where they lie, and its shape; null if `name` is not a
+  // float constant stored in the file. Moves values kept in float_data to
+  // raw_data.
+  std::string* raw_floats(const std::string& name, Dims& dims) {
     auto it = index_.find(name);
     if (it == index_.end()) return nullptr;
-    const onnx::TensorProto& t = g_.initializer(it->second);
+    onnx::TensorProto& t = *g_.mutable_initializer(it->second);
     if (t.data_type() != onnx::TensorProto::FLOAT) return nullptr;
-    auto data = tensor_from_proto(t, "");
-    if (!data.ok() || (*data)->numel() > max) return nullptr;
-    return *data;
+    auto shape = tensor_from_proto(t, "", /*values=*/false);
+    if (!shape.ok()) return nullptr;
+    dims = (*shape)->dims;
+    if (!t.has_raw_data()) {
+      std::string raw(static_cast<size_t>(t.float_data_size()) * sizeof(float), '\0');
+      if (!raw.empty()) std::memcpy(raw.data(), t.float_data().data(), raw.size());
+      google::protobuf::RepeatedField<float>().Swap(t.mutable_float_data());
+      t.set_raw_data(std::move(raw));
+    }
+    return t.mutable_raw_data();
   }
-  // Adds a float initializer named after `base`, unique in the model
-  // (`names` holds every name, and takes the new one).
-  std::string add(const std::string& base, const Dims& dims, const std::vector<float>& values,
+  // Adds a float initializer of raw little-endian `bytes`, named after
+  // `base` and unique in the model (`names` holds every name, and takes the
+  // new one).
+  std::string add(const std::string& base, const Dims& dims, std::string bytes,
                   std::unordered_set<std::string>& names) {
     std::string name = base + "/bn_folded";
     for (int k = 2; names.count(name); ++k) name = base + "/bn_folded" + std::to_string(k);
@@ -88,12 +108,18 @@ class Constants {
     t->set_name(name);
     t->set_data_type(onnx::TensorProto::FLOAT);
     for (int64_t d : dims) t->add_dims(d);
-    t->set_raw_data(values.data(), values.size() * sizeof(float));
+    t->set_raw_data(std::move(bytes));
     index_[name] = g_.initializer_size() - 1;
     return name;
   }
 
  private:
+  const onnx::TensorProto* find(const std::string& name) const {
+    auto it = index_.find(name);
+    if (it == index_.end() || g_.initializer(it->second).data_type() != onnx::TensorProto::FLOAT) return nullptr;
+    return &g_.initializer(it->second);
+  }
+
   onnx::GraphProto& g_;
   std::unordered_map<std::string, int> index_;
 };
@@ -111,15 +137,22 @@ int elem_type(const onnx::GraphProto& g, const std::string& name) {
 // Conv(x, W, B) then BatchNormalization(scale, bias, mean, var): W' = W * s,
 // B' = (B - mean) * s + bias with s = scale / sqrt(var + epsilon), in double.
 bool fold_batch_norm(onnx::NodeProto& conv, const onnx::NodeProto& bn, Constants& constants,
-                     std::unordered_set<std::string>& names) {
+                     const std::unordered_map<std::string, int>& uses, std::unordered_set<std::string>& names) {
   if (bn.input_size() != 5 || (bn.output_size() > 1 && !bn.output(1).empty())) return false;
   for (int i = 2; i < bn.output_size(); ++i)
     if (!bn.output(i).empty()) return false;
   if (const auto* t = find_attr(bn, "training_mode"); t && t->i() != 0) return false;
   if (conv.input_size() < 2) return false;
-  const auto w = constants.floats(conv.input(1), std::numeric_limits<int64_t>::max());
-  if (!w || w->dims.rank() < 3 || w->dims[0] <= 0) return false;
-  const int64_t M = w->dims[0], per = w->numel() / M;
+  // Only this Conv reads the weights or the bias: fold where they lie, for
+  // a new initializer would hold a second copy until the old one is gone.
+  auto only_reader = [&](const std::string& name) {
+    auto it = uses.find(name);
+    return it != uses.end() && it->second == 1;
+  };
+  Dims wdims;
+  std::string* const wraw = constants.raw_floats(conv.input(1), wdims);
+  if (!wraw || wdims.rank() < 3 || wdims[0] <= 0) return false;
+  const int64_t M = wdims[0], per = wdims.numel() / M;
   std::shared_ptr<TensorData> stats[4];
   for (int i = 0; i < 4; ++i) {
     stats[i] = constants.floats(bn.input(i + 1), M);
@@ -132,16 +165,33 @@ bool fold_batch_norm(onnx::NodeProto& conv, const onnx::NodeProto& bn, Constants
   }
   const auto* eps_attr = find_attr(bn, "epsilon");
   const double eps = eps_attr ? eps_attr->f() : 1e-5;
-  std::vector<float> w2(static_cast<size_t>(w->numel())), b2(static_cast<size_t>(M));
-  const float *wv = w->data<float>(), *scale = stats[0]->data<float>(), *bias = stats[1]->data<float>(),
-              *mean = stats[2]->data<float>(), *var = stats[3]->data<float>();
+  const bool in_place = only_reader(conv.input(1));
+  std::string copy;
+  std::string& w = in_place ? *wraw : (copy = *wraw);
+  std::vector<float> b2(static_cast<size_t>(M));
+  const float *scale = stats[0]->data<float>(), *bias = stats[1]->data<float>(), *mean = stats[2]->data<float>(),
+              *var = stats[3]->data<float>();
   for (int64_t m = 0; m < M; ++m) {
     const double s = scale[m] / std::sqrt(static_cast<double>(var[m]) + eps);
-    for (int64_t k = 0; k < per; ++k) w2[m * per + k] = static_cast<float>(wv[m * per + k] * s);
+    // memcpy: the bytes of a std::string are not floats to C++.
+    for (char *p = w.data() + m * per * sizeof(float), *end = p + per * sizeof(float); p < end; p += sizeof(float)) {
+      float v;
+      std::memcpy(&v, p, sizeof v);
+      v = static_cast<float>(v * s);
+      std::memcpy(p, &v, sizeof v);
+    }
     b2[m] = static_cast<float>(((b ? b->data<float>()[m] : 0.0) - mean[m]) * s + bias[m]);
   }
-  const std::string wname = constants.add(conv.input(1), w->dims, w2, names);
-  const std::string bname = constants.add(b ? conv.input(2) : conv.input(1) + "_bias", Dims{M}, b2, names);
+  std::string b2_bytes(reinterpret_cast<const char*>(b2.data()), b2.size() * sizeof(float));
+  const std::string wname = in_place ? conv.input(1) : constants.add(conv.input(1), wdims, std::move(copy), names);
+  std::string bname;
+  if (b && only_reader(conv.input(2))) {
+    Dims bdims;
+    *constants.raw_floats(conv.input(2), bdims) = std::move(b2_bytes);
+    bname = conv.input(2);
+  } else {
+    bname = constants.add(b ? conv.input(2) : conv.input(1) + "_bias", Dims{M}, std::move(b2_bytes), names);
+  }
   conv.set_input(1, wname);
   if (conv.input_size() > 2) {
     conv.set_input(2, bname);
@@ -236,7 +286,7 @@ void fuse_graph(onnx::GraphProto& g, int opset, FusionCounts& counts) {
     const onnx::NodeProto& n = g.node(i);
     if (n.op_type() == "BatchNormalization" && default_domain(n)) {
       onnx::NodeProto* conv = conv_before(i);
-      if (!conv || !fold_batch_norm(*conv, n, constants, names)) continue;
+      if (!conv || !fold_batch_norm(*conv, n, constants, uses, names)) continue;
       gone.insert(conv->output(0));
       conv->set_output(0, n.output(0));
       producer[n.output(0)] = producer[n.input(0)];

@@ -14,10 +14,11 @@ namespace {
 // Copies `count` typed values from a repeated proto field into `out` after
 // checking the count matches, converting element by element.
 template <typename Dst, typename Field>
-Status copy_field(const Field& field, int64_t numel, TensorData& out) {
+Status copy_field(const Field& field, int64_t numel, bool values, TensorData& out) {
   if (static_cast<int64_t>(field.size()) != numel)
     return InvalidArgument("tensor '", out.name, "' has ", field.size(), " values but its shape ",
                            out.dims.to_string(), " needs ", numel);
+  if (!values) return OkStatus();
   out.bytes.resize(static_cast<size_t>(numel) * sizeof(Dst));
   Dst* d = reinterpret_cast<Dst*>(out.bytes.data());
   for (int64_t i = 0; i < numel; ++i) d[i] = static_cast<Dst>(field.Get(static_cast<int>(i)));
@@ -26,11 +27,13 @@ Status copy_field(const Field& field, int64_t numel, TensorData& out) {
 
 // int32_data holds 16-bit types as their bit patterns.
 template <typename Bits>
-Status copy_bits_field(const google::protobuf::RepeatedField<int32_t>& field, int64_t numel, TensorData& out) {
-  return copy_field<Bits>(field, numel, out);
+Status copy_bits_field(const google::protobuf::RepeatedField<int32_t>& field, int64_t numel, bool values,
+                       TensorData& out) {
+  return copy_field<Bits>(field, numel, values, out);
 }
 
-Status read_external(const onnx::TensorProto& p, const std::string& base_dir, size_t expected, TensorData& out) {
+Status read_external(const onnx::TensorProto& p, const std::string& base_dir, size_t expected, bool values,
+                     TensorData& out) {
   std::string location;
   int64_t offset = 0, length = -1;
   for (const auto& kv : p.external_data()) {
@@ -59,6 +62,7 @@ Status read_external(const onnx::TensorProto& p, const std::string& base_dir, si
   if (static_cast<uintmax_t>(offset) + expected > size)
     return InvalidArgument("tensor '", out.name, "': external data file '", full.string(), "' has ", size,
                            " bytes, needs ", offset + static_cast<int64_t>(expected));
+  if (!values) return OkStatus();
   std::ifstream in(full, std::ios::binary);
   in.seekg(offset);
   out.bytes.resize(expected);
@@ -68,7 +72,8 @@ Status read_external(const onnx::TensorProto& p, const std::string& base_dir, si
 }
 
 // The tensor's type, shape and values as stored, checked against each other.
-StatusOr<std::shared_ptr<TensorData>> read_tensor_proto(const onnx::TensorProto& p, const std::string& base_dir) {
+StatusOr<std::shared_ptr<TensorData>> read_tensor_proto(const onnx::TensorProto& p, const std::string& base_dir,
+                                                        bool values) {
   auto out = std::make_shared<TensorData>();
   out->name = p.name();
   if (!dtype_is_valid(p.data_type()))
@@ -95,34 +100,34 @@ StatusOr<std::shared_ptr<TensorData>> read_tensor_proto(const onnx::TensorProto&
     if (p.string_data_size() != numel)
       return InvalidArgument("tensor '", p.name(), "' has ", p.string_data_size(), " strings but its shape ",
                              out->dims.to_string(), " needs ", numel);
-    out->strings.assign(p.string_data().begin(), p.string_data().end());
+    if (values) out->strings.assign(p.string_data().begin(), p.string_data().end());
     return out;
   }
   if (p.data_location() == onnx::TensorProto::EXTERNAL) {
-    RETURN_IF_ERROR(read_external(p, base_dir, expected, *out));
+    RETURN_IF_ERROR(read_external(p, base_dir, expected, values, *out));
     return out;
   }
   if (p.has_raw_data()) {
     if (p.raw_data().size() != expected)
       return InvalidArgument("tensor '", p.name(), "' has ", p.raw_data().size(), " bytes of raw data but its shape ",
                              out->dims.to_string(), " of ", dtype_name(t), " needs ", expected);
-    out->bytes.assign(p.raw_data().begin(), p.raw_data().end());
+    if (values) out->bytes.assign(p.raw_data().begin(), p.raw_data().end());
     return out;
   }
   switch (t) {
-    case DataType::kFloat: RETURN_IF_ERROR(copy_field<float>(p.float_data(), numel, *out)); break;
-    case DataType::kDouble: RETURN_IF_ERROR(copy_field<double>(p.double_data(), numel, *out)); break;
-    case DataType::kInt64: RETURN_IF_ERROR(copy_field<int64_t>(p.int64_data(), numel, *out)); break;
-    case DataType::kUInt32: RETURN_IF_ERROR(copy_field<uint32_t>(p.uint64_data(), numel, *out)); break;
-    case DataType::kUInt64: RETURN_IF_ERROR(copy_field<uint64_t>(p.uint64_data(), numel, *out)); break;
-    case DataType::kInt32: RETURN_IF_ERROR(copy_field<int32_t>(p.int32_data(), numel, *out)); break;
-    case DataType::kInt16: RETURN_IF_ERROR(copy_field<int16_t>(p.int32_data(), numel, *out)); break;
-    case DataType::kUInt16: RETURN_IF_ERROR(copy_field<uint16_t>(p.int32_data(), numel, *out)); break;
-    case DataType::kInt8: RETURN_IF_ERROR(copy_field<int8_t>(p.int32_data(), numel, *out)); break;
-    case DataType::kUInt8: RETURN_IF_ERROR(copy_field<uint8_t>(p.int32_data(), numel, *out)); break;
-    case DataType::kBool: RETURN_IF_ERROR(copy_field<bool>(p.int32_data(), numel, *out)); break;
+    case DataType::kFloat: RETURN_IF_ERROR(copy_field<float>(p.float_data(), numel, values, *out)); break;
+    case DataType::kDouble: RETURN_IF_ERROR(copy_field<double>(p.double_data(), numel, values, *out)); break;
+    case DataType::kInt64: RETURN_IF_ERROR(copy_field<int64_t>(p.int64_data(), numel, values, *out)); break;
+    case DataType::kUInt32: RETURN_IF_ERROR(copy_field<uint32_t>(p.uint64_data(), numel, values, *out)); break;
+    case DataType::kUInt64: RETURN_IF_ERROR(copy_field<uint64_t>(p.uint64_data(), numel, values, *out)); break;
+    case DataType::kInt32: RETURN_IF_ERROR(copy_field<int32_t>(p.int32_data(), numel, values, *out)); break;
+    case DataType::kInt16: RETURN_IF_ERROR(copy_field<int16_t>(p.int32_data(), numel, values, *out)); break;
+    case DataType::kUInt16: RETURN_IF_ERROR(copy_field<uint16_t>(p.int32_data(), numel, values, *out)); break;
+    case DataType::kInt8: RETURN_IF_ERROR(copy_field<int8_t>(p.int32_data(), numel, values, *out)); break;
+    case DataType::kUInt8: RETURN_IF_ERROR(copy_field<uint8_t>(p.int32_data(), numel, values, *out)); break;
+    case DataType::kBool: RETURN_IF_ERROR(copy_field<bool>(p.int32_data(), numel, values, *out)); break;
     case DataType::kFloat16:
-    case DataType::kBFloat16: RETURN_IF_ERROR(copy_bits_field<uint16_t>(p.int32_data(), numel, *out)); break;
+    case DataType::kBFloat16: RETURN_IF_ERROR(copy_bits_field<uint16_t>(p.int32_data(), numel, values, *out)); break;
     default: return Unimplemented("tensor '", p.name(), "' has unsupported type ", dtype_name(t));
   }
   return out;
@@ -130,8 +135,9 @@ StatusOr<std::shared_ptr<TensorData>> read_tensor_proto(const onnx::TensorProto&
 
 }  // namespace
 
-StatusOr<std::shared_ptr<TensorData>> tensor_from_proto(const onnx::TensorProto& p, const std::string& base_dir) {
-  ASSIGN_OR_RETURN(std::shared_ptr<TensorData> out, read_tensor_proto(p, base_dir));
+StatusOr<std::shared_ptr<TensorData>> tensor_from_proto(const onnx::TensorProto& p, const std::string& base_dir,
+                                                        bool values) {
+  ASSIGN_OR_RETURN(std::shared_ptr<TensorData> out, read_tensor_proto(p, base_dir, values));
   // A bool is the byte 0 or 1 wherever a kernel reads it (as a bool, or as
   // that byte); raw or external data may hold any byte.
   if (out->dtype == DataType::kBool)

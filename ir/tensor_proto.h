@@ -17,8 +17,11 @@ class TypeProto;
 namespace sy {
 
 // `base_dir` is the folder external data must live in ("" forbids external
-// data). Errors are prefixed by the caller.
-StatusOr<std::shared_ptr<TensorData>> tensor_from_proto(const onnx::TensorProto& proto, const std::string& base_dir);
+// data). Errors are prefixed by the caller. Without `values`, the proto is
+// checked just as fully, but the result holds only its name, type and
+// shape: no bytes are copied or read from external files.
+StatusOr<std::shared_ptr<TensorData>> tensor_from_proto(const onnx::TensorProto& proto, const std::string& base_dir,
+                                                        bool values = true);
 TypeInfo type_from_proto(const onnx::TypeProto& proto);
 
 }  // namespace sy

@@ -1,7 +1,11 @@
 #include "ir/onnx_loader.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 
 #include "tests/executor/model_builder.h"
@@ -217,6 +221,87 @@ TEST(OnnxLoader, ControlFlowInputOmitted_IsAClearError) {
     GraphBuilder::subgraph(iff, "else_branch", "else").output("x", kF, {2});
     expect_error(m, "input 0 is omitted; If needs it");
   }
+}
+
+// x + c, with c an initializer of float_data {1, 2} and a Constant node's
+// tensor k = {10, 20}: y = x + c + k.
+onnx::ModelProto add_constants_model() {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {2}).init_float("c", {2}, {1, 2}).output("y", kF, {2});
+  auto* k = g.node("Constant", {}, {"k"})->add_attribute();
+  k->set_name("value");
+  k->set_type(onnx::AttributeProto::TENSOR);
+  k->mutable_t()->set_data_type(kF);
+  k->mutable_t()->add_dims(2);
+  for (float v : {10.f, 20.f}) k->mutable_t()->add_float_data(v);
+  g.node("Add", {"x", "c"}, {"xc"});
+  g.node("Add", {"xc", "k"}, {"y"});
+  return m;
+}
+
+std::vector<float> floats_of(const TensorData& t) {
+  if (t.bytes.size() != static_cast<size_t>(t.numel()) * sizeof(float)) return {};  // values not read
+  return {t.data<float>(), t.data<float>() + t.numel()};
+}
+
+void expect_constants_read(const Model& model) {
+  const Graph& g = *model.graph;
+  ASSERT_EQ(g.initializers().size(), 1u);
+  EXPECT_EQ(floats_of(*g.initializers()[0]), (std::vector<float>{1, 2}));
+  const Attribute* value = g.node(0).attr("value");
+  ASSERT_TRUE(value && value->t);
+  EXPECT_EQ(floats_of(*value->t), (std::vector<float>{10, 20}));
+}
+
+// load_proto leaves the caller's tensors in its proto; load_bytes parses its
+// own, and its graph has the same values.
+TEST(OnnxLoader, TensorValues_ReachTheGraph_AndLoadProtoLeavesThemInTheProto) {
+  auto m = add_constants_model();
+  const std::string bytes = m.SerializeAsString();
+  auto from_proto = testing::load_model(m);
+  ASSERT_TRUE(from_proto.ok()) << from_proto.status().to_string();
+  expect_constants_read(**from_proto);
+  EXPECT_EQ(m.graph().initializer(0).float_data_size(), 2);
+  EXPECT_EQ(m.graph().node(0).attribute(0).t().float_data_size(), 2);
+  auto from_bytes = OnnxLoader().load_bytes(bytes, "m.onnx", "");
+  ASSERT_TRUE(from_bytes.ok()) << from_bytes.status().to_string();
+  expect_constants_read(**from_bytes);
+}
+
+// External data is checked before any value is read, and read once, into
+// the graph that runs.
+TEST(OnnxLoader, ExternalWeights_AreReadFromTheirFile) {
+  std::string templ = (std::filesystem::temp_directory_path() / "sy_loader_test_XXXXXX").string();
+  ASSERT_NE(::mkdtemp(templ.data()), nullptr);
+  const std::filesystem::path dir(templ);
+  auto m = add_constants_model();
+  auto* c = m.mutable_graph()->mutable_initializer(0);
+  c->clear_float_data();
+  c->set_data_location(onnx::TensorProto::EXTERNAL);
+  for (auto [key, value] : {std::pair{"location", "weights.bin"}, std::pair{"offset", "4"}}) {
+    auto* kv = c->add_external_data();
+    kv->set_key(key);
+    kv->set_value(value);
+  }
+  const float file[3] = {99, 1, 2};  // c starts after the first float
+  std::ofstream(dir / "weights.bin", std::ios::binary).write(reinterpret_cast<const char*>(file), sizeof file);
+  std::ofstream(dir / "m.onnx", std::ios::binary) << m.SerializeAsString();
+  auto model = OnnxLoader().load_file((dir / "m.onnx").string());
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  expect_constants_read(**model);
+}
+
+TEST(OnnxLoader, EmptyFile_IsNotAModel) {
+  std::string templ = (std::filesystem::temp_directory_path() / "sy_loader_test_XXXXXX").string();
+  ASSERT_NE(::mkdtemp(templ.data()), nullptr);
+  const std::filesystem::path file = std::filesystem::path(templ) / "empty.onnx";
+  std::ofstream{file};
+  auto model = OnnxLoader().load_file(file.string());
+  std::filesystem::remove_all(templ);
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.status().message().find("empty file"), std::string::npos) << model.status().message();
 }
 
 }  // namespace

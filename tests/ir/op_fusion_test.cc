@@ -51,6 +51,7 @@ const onnx::TensorProto* initializer(const onnx::GraphProto& g, const std::strin
 }
 
 std::vector<float> floats_of(const onnx::TensorProto& t) {
+  if (!t.has_raw_data()) return {t.float_data().begin(), t.float_data().end()};
   std::vector<float> v(t.raw_data().size() / sizeof(float));
   std::memcpy(v.data(), t.raw_data().data(), v.size() * sizeof(float));
   return v;
@@ -79,8 +80,12 @@ TEST(OpFusion, ConvBatchNormRelu_FoldsAndFuses) {
   ASSERT_EQ(wv.size(), 54u);
   for (size_t i = 0; i < wv.size(); ++i) EXPECT_EQ(wv[i], static_cast<float>(i % 7) - 3) << i;
   EXPECT_EQ(bv, (std::vector<float>{0.5f - 0.25f + 1, -1 - 1 + 0, 2 + 2 - 1}));
-  // The replaced weights and the statistics are gone; the new opset is imported.
-  for (const char* name : {"W", "B", "scale", "bias", "mean", "var"}) EXPECT_EQ(initializer(g, name), nullptr) << name;
+  // Only the Conv read W and B, so they were rewritten where they lay (no
+  // second copy); the statistics are gone; the new opset is imported.
+  EXPECT_EQ(n.input(1), "W");
+  EXPECT_EQ(n.input(2), "B");
+  EXPECT_EQ(g.initializer_size(), 2);
+  for (const char* name : {"scale", "bias", "mean", "var"}) EXPECT_EQ(initializer(g, name), nullptr) << name;
   bool imported = false;
   for (const auto& op : m.opset_import()) imported = imported || op.domain() == kSwitchyardDomain;
   EXPECT_TRUE(imported);
@@ -100,6 +105,32 @@ TEST(OpFusion, FoldScalesEachOutputChannel) {
   for (size_t i = 0; i < wv.size(); ++i) EXPECT_FLOAT_EQ(wv[i], (static_cast<float>(i % 7) - 3) * s[i / 18]) << i;
   EXPECT_FLOAT_EQ(bv[1], (-1 - 1) * 2 + 0);
   EXPECT_FLOAT_EQ(bv[2], (2 + 2) * 0.5f - 1);
+}
+
+// W and B are also read by a second Conv, which must keep the originals:
+// the folded values go in new initializers.
+TEST(OpFusion, SharedWeights_AreFoldedIntoACopy) {
+  auto m = conv_bn_act();
+  GraphBuilder g(m.mutable_graph());
+  g.node("Conv", {"x", "W", "B"}, {"c2"});
+  g.output("c2", kF, {1, 3, 2, 2});
+  EXPECT_EQ(OpFusion::run(m).batch_norms_folded, 1);
+  const onnx::GraphProto& gp = m.graph();
+  ASSERT_EQ(gp.node_size(), 2);
+  const onnx::NodeProto &fused = gp.node(0), &other = gp.node(1);
+  EXPECT_EQ(other.input(1), "W");
+  EXPECT_EQ(other.input(2), "B");
+  EXPECT_EQ(fused.input(1), "W/bn_folded");
+  EXPECT_EQ(fused.input(2), "B/bn_folded");
+  const std::vector<float> w = floats_of(*initializer(gp, "W")), wf = floats_of(*initializer(gp, "W/bn_folded"));
+  ASSERT_EQ(w.size(), 54u);
+  ASSERT_EQ(wf.size(), 54u);
+  for (size_t i = 0; i < w.size(); ++i) {
+    EXPECT_EQ(w[i], static_cast<float>(i % 7) - 3) << i;  // s = 1 on every channel: the same values...
+    EXPECT_EQ(wf[i], w[i]) << i;
+  }
+  EXPECT_EQ(floats_of(*initializer(gp, "B")), (std::vector<float>{0.5f, -1, 2}));  // ...but B' differs from B
+  EXPECT_EQ(floats_of(*initializer(gp, "B/bn_folded")), (std::vector<float>{0.5f - 0.25f + 1, -1 - 1 + 0, 2 + 2 - 1}));
 }
 
 TEST(OpFusion, ClipBounds_BecomeParams_FromInputsOrAttributes) {

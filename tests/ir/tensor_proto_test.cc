@@ -46,5 +46,31 @@ TEST(TensorProto, RawDataOfTheWrongSize_NamesTheTensor) {
   EXPECT_NE(t.status().to_string().find("'b'"), std::string::npos) << t.status().to_string();
 }
 
+
+// Without values, the loader's first pass checks a tensor as fully as the
+// read that follows, but copies nothing.
+TEST(TensorProto, WithoutValues_ChecksEverything_CopiesNothing) {
+  onnx::TensorProto p = bool_tensor(3);
+  for (int32_t v : {0, 1, 1}) p.add_int32_data(v);
+  auto t = tensor_from_proto(p, "", /*values=*/false);
+  ASSERT_TRUE(t.ok()) << t.status().to_string();
+  EXPECT_EQ((*t)->dtype, DataType::kBool);
+  EXPECT_EQ((*t)->dims, Dims{3});
+  EXPECT_TRUE((*t)->bytes.empty());
+  p.add_int32_data(1);  // one value too many
+  EXPECT_FALSE(tensor_from_proto(p, "", /*values=*/false).ok());
+  onnx::TensorProto raw = bool_tensor(5);
+  raw.set_raw_data(std::string("\x01\x00", 2));
+  EXPECT_FALSE(tensor_from_proto(raw, "", /*values=*/false).ok());
+  onnx::TensorProto external = bool_tensor(2);
+  external.set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* kv = external.add_external_data();
+  kv->set_key("location");
+  kv->set_value("missing.bin");
+  const auto missing = tensor_from_proto(external, "/nonexistent_dir", /*values=*/false);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("does not exist"), std::string::npos) << missing.status().message();
+}
+
 }  // namespace
 }  // namespace sy
