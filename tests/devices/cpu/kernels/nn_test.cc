@@ -310,6 +310,29 @@ TEST(Nn, Conv_SplitOverCores_MatchesGenericLoop) {
   }
 }
 
+// A 1x1 convolution of one image with fewer than 16 output channels a core
+// is one sgemm split by columns; with more, or strided, or padded, it goes to
+// oneDNN by channels. Both in a 2-thread arena.
+TEST(Nn, Conv_PointwiseFewChannels_MatchesGenericLoop) {
+  struct Case {
+    Dims x, w;
+    std::vector<int64_t> pads, strides;
+  };
+  const std::vector<Case> cases = {
+      {{1, 24, 5, 6}, {8, 24, 1, 1}, {0, 0, 0, 0}, {1, 1}},
+      {{1, 40, 30, 31}, {31, 40, 1, 1}, {0, 0, 0, 0}, {1, 1}},  // columns split unevenly
+      {{1, 4, 3, 5, 6}, {5, 4, 1, 1, 1}, {0, 0, 0, 0, 0, 0}, {1, 1, 1}},
+      {{1, 24, 5, 6}, {8, 24, 1, 1}, {1, 0, 0, 1}, {1, 1}},  // padded: oneDNN
+      {{1, 24, 9, 8}, {8, 24, 1, 1}, {0, 0, 0, 0}, {2, 1}},  // strided: oneDNN
+      {{1, 24, 5, 6}, {40, 24, 1, 1}, {0, 0, 0, 0}, {1, 1}},  // 40 channels: oneDNN
+  };
+  tbb::task_arena arena(2);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.x.to_string() + " to " + c.w.to_string());
+    expect_float_conv_matches_double(c.x, c.w, {attr_ints("pads", c.pads), attr_ints("strides", c.strides)}, arena);
+  }
+}
+
 // One image with a spatial window, cut into at least as many chunks of
 // output rows as cores, goes through im2col and sgemm chunk by chunk: an
 // uneven last chunk, strides, dilations, asymmetric pads, bias, 3-D.
@@ -349,11 +372,13 @@ TEST(Nn, FusedConv_EveryPathClampsAndKeepsNaN) {
     int64_t group;
     std::vector<int64_t> strides;
     uint64_t constant;  // bit 1: constant weights
+    std::vector<int64_t> pads = {1, 1, 1, 1};
   };
   const std::vector<Case> cases = {
       {"blocked", {1, 8, 9, 9}, {20, 8, 3, 3}, 1, {1, 1}, 0b10},
       {"im2col", {1, 16, 64, 30}, {8, 16, 3, 3}, 1, {1, 1}, 0},
       {"oneDNN 1x1", {1, 24, 5, 6}, {40, 24, 1, 1}, 1, {1, 1}, 0},
+      {"pointwise sgemm", {1, 24, 5, 6}, {8, 24, 1, 1}, 1, {1, 1}, 0, {0, 0, 0, 0}},
       {"depthwise rows", {1, 5, 9, 20}, {5, 1, 3, 3}, 5, {1, 1}, 0},
       {"depthwise blocks", {1, 20, 9, 20}, {20, 1, 3, 3}, 20, {2, 2}, 0},
       {"grouped", {1, 6, 9, 9}, {4, 3, 3, 3}, 2, {1, 1}, 0},
@@ -366,7 +391,7 @@ TEST(Nn, FusedConv_EveryPathClampsAndKeepsNaN) {
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int64_t>(i * 37 % 23) - 11) / 2;
     for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int64_t>(i * 11 % 7) - 3) / 4;
     x[static_cast<size_t>(c.x[2] * c.x[3] + 2 * c.x[3] + 3)] = nan;  // channel 1
-    const std::vector<Attribute> conv_attrs = {attr_int("group", c.group), attr_ints("pads", {1, 1, 1, 1}),
+    const std::vector<Attribute> conv_attrs = {attr_int("group", c.group), attr_ints("pads", c.pads),
                                                attr_ints("strides", c.strides)};
     const Tensor xt = make_tensor<float>(c.x, x), wt = make_tensor<float>(c.w, w);
     testing::KernelRun plain, fused;
