@@ -310,9 +310,9 @@ TEST(Nn, Conv_SplitOverCores_MatchesGenericLoop) {
   }
 }
 
-// A 1x1 convolution of one image with fewer than 16 output channels a core
-// is one sgemm split by columns; with more, or strided, or padded, it goes to
-// oneDNN by channels. Both in a 2-thread arena.
+// A 1x1 convolution with fewer than 16 output channels a core runs as
+// tiles of sgemm (channel blocks by column chunks); with more, or strided,
+// or padded, it goes to oneDNN by channels. Both in a 2-thread arena.
 TEST(Nn, Conv_PointwiseFewChannels_MatchesGenericLoop) {
   struct Case {
     Dims x, w;
@@ -320,7 +320,8 @@ TEST(Nn, Conv_PointwiseFewChannels_MatchesGenericLoop) {
   };
   const std::vector<Case> cases = {
       {{1, 24, 5, 6}, {8, 24, 1, 1}, {0, 0, 0, 0}, {1, 1}},
-      {{1, 40, 30, 31}, {31, 40, 1, 1}, {0, 0, 0, 0}, {1, 1}},  // columns split unevenly
+      {{1, 40, 30, 31}, {31, 40, 1, 1}, {0, 0, 0, 0}, {1, 1}},   // two channel blocks, 16 and 15
+      {{2, 64, 40, 70}, {8, 64, 1, 1}, {0, 0, 0, 0}, {1, 1}},    // 4 column chunks of 700 an image
       {{1, 4, 3, 5, 6}, {5, 4, 1, 1, 1}, {0, 0, 0, 0, 0, 0}, {1, 1, 1}},
       {{1, 24, 5, 6}, {8, 24, 1, 1}, {1, 0, 0, 1}, {1, 1}},  // padded: oneDNN
       {{1, 24, 9, 8}, {8, 24, 1, 1}, {0, 0, 0, 0}, {2, 1}},  // strided: oneDNN
