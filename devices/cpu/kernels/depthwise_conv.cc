@@ -48,22 +48,30 @@ __attribute__((target_clones("arch=x86-64-v3", "default"))) void depthwise_plane
   }
 }
 
-// Stride 1 along the rows: the plane is first copied into a zero-padded
-// buffer, so that every tap of every window is inside, and output columns
-// are summed in vector registers (GCC's vector type: one AVX register in
-// the x86-64-v3/v4 clones, two SSE ones else) and stored once, several
-// vectors at a time so that independent sums hide the adds' latency.
-// depthwise_plane's pass over the row per tap, with the edge columns apart,
-// took twice as long ([1, 128, 56, 56], 3x3: 300 us to 150, and 115 with
-// FMA and the taps of 3x3 unrolled).
+// Stride 1 or 2 along the rows: the plane is first copied into a
+// zero-padded buffer, so that every tap of every window is inside, and
+// output columns are summed in vector registers (GCC's vector type: one AVX
+// register in the x86-64-v3/v4 clones, two SSE ones else) and stored once,
+// several vectors at a time so that independent sums hide the adds'
+// latency. depthwise_plane's pass over the row per tap, with the edge
+// columns apart, took twice as long ([1, 128, 56, 56], 3x3: 300 us to 150,
+// and 115 with FMA and the taps of 3x3 unrolled). With stride 2 each padded
+// row is stored as its even columns, then its odd ones, so that a tap's
+// inputs for consecutive output columns are again consecutive.
 constexpr int64_t kMaxPaddedPlane = int64_t{1} << 22;  // floats: 16 MiB a thread at most
 
 struct PaddedPlane {
-  int64_t PW, OH, OW, KH, KW, sh, dh, dw;  // PW: the padded row's length
-  float lo, hi;                            // the activation's bounds
+  int64_t H, W, PH, PW, pt, pl;  // the input, the padded plane, its top and left pads
+  int64_t OH, OW, KH, KW, sh, dh, dw;
+  int64_t sw, SW;  // a padded row is sw phases of SW columns: phase q holds columns q, q + sw, ...
+  float lo, hi;    // the activation's bounds
+  int64_t pitch() const { return sw * SW; }
+  // Where tap kw's input for output column 0 lies in a padded row.
+  int64_t tap(int64_t kw) const { return kw * dw % sw * SW + kw * dw / sw; }
 };
 
 using Floats8 = float __attribute__((vector_size(32)));
+using Ints8 = int32_t __attribute__((vector_size(32)));
 
 // kK: a square kK x kK kernel known at compile time, whose taps unroll
 // (3x3 is MobileNet's); 0: p.KH x p.KW at run time.
@@ -74,10 +82,10 @@ template <int kVecs, int kK>
   Floats8 acc[kVecs];
   for (int v = 0; v < kVecs; ++v) acc[v] = Floats8{} + bias;
   for (int64_t kh = 0; kh < KH; ++kh) {
-    const float* row = src + kh * p.dh * p.PW;
+    const float* row = src + kh * p.dh * p.pitch();
     for (int64_t kw = 0; kw < KW; ++kw) {
       const Floats8 wv = Floats8{} + k[kh * KW + kw];
-      const float* at = row + kw * p.dw;
+      const float* at = row + p.tap(kw);
 #pragma GCC unroll 8
       for (int v = 0; v < kVecs; ++v) {
         Floats8 in;
@@ -100,7 +108,7 @@ template <int kK>
 [[gnu::always_inline]] inline void padded_rows(const PaddedPlane& p, const float* xp, const float* k, float bias,
                                                float* y) {
   for (int64_t oh = 0; oh < p.OH; ++oh) {
-    const float* src = xp + oh * p.sh * p.PW;
+    const float* src = xp + oh * p.sh * p.pitch();
     float* yr = y + oh * p.OW;
     int64_t ow = 0;
     for (; ow + 32 <= p.OW; ow += 32) padded_columns<4, kK>(p, src + ow, k, bias, yr + ow);
@@ -115,12 +123,48 @@ template <int kK>
   }
 }
 
+// Copies plane x into the padded buffer xp (zero where nothing is copied),
+// a stride-2 row split into its even and odd columns through the scratch
+// row after the plane.
+[[gnu::always_inline]] inline void fill_padded(const PaddedPlane& p, const float* x, float* xp) {
+  float* row = xp + p.PH * p.pitch();  // zero outside the input's columns
+  for (int64_t h = 0; h < p.H; ++h) {
+    float* dst = xp + (h + p.pt) * p.pitch();
+    const size_t bytes = static_cast<size_t>(p.W) * sizeof(float);
+    if (p.sw == 1) {
+      std::memcpy(dst + p.pl, x + h * p.W, bytes);
+      continue;
+    }
+    std::memcpy(row + p.pl, x + h * p.W, bytes);
+    float *even = dst, *odd = dst + p.SW;
+    int64_t j = 0;
+    for (; 2 * j + 16 <= p.PW; j += 8) {
+      Floats8 a, b;
+      std::memcpy(&a, row + 2 * j, sizeof a);
+      std::memcpy(&b, row + 2 * j + 8, sizeof b);
+      const Floats8 e = __builtin_shuffle(a, b, Ints8{0, 2, 4, 6, 8, 10, 12, 14});
+      const Floats8 o = __builtin_shuffle(a, b, Ints8{1, 3, 5, 7, 9, 11, 13, 15});
+      std::memcpy(even + j, &e, sizeof e);
+      std::memcpy(odd + j, &o, sizeof o);
+    }
+    for (; 2 * j < p.PW; ++j) {
+      even[j] = row[2 * j];
+      if (2 * j + 1 < p.PW) odd[j] = row[2 * j + 1];
+    }
+  }
+}
+
 // Needs OW >= 8. x86-64-v3 and v4 bring FMA, which plain "avx2" left out
-// (a multiply and an add per tap).
+// (a multiply and an add per tap). `xp`: the padded buffer, or null to read
+// x in place (stride 1, no pads).
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void depthwise_plane_padded(
-    const PaddedPlane& p, const float* xp, const float* k, float bias, float* y) {
-  if (p.KH == 3 && p.KW == 3) return padded_rows<3>(p, xp, k, bias, y);
-  padded_rows<0>(p, xp, k, bias, y);
+    const PaddedPlane& p, const float* x, float* xp, const float* k, float bias, float* y) {
+  if (xp) {
+    fill_padded(p, x, xp);
+    x = xp;
+  }
+  if (p.KH == 3 && p.KW == 3) return padded_rows<3>(p, x, k, bias, y);
+  padded_rows<0>(p, x, k, bias, y);
 }
 
 void depthwise_planes(const float* X, const float* W, const float* B, float* Y, int64_t N, int64_t C, const Window& w,
@@ -137,21 +181,18 @@ void depthwise_planes(const float* X, const float* W, const float* B, float* Y, 
   const DepthwisePlane p{w.in[1], w.in[2], w.out[1], w.out[2], w.k[1], KW,        w.stride[1],
                          sw,      w.dil[1], w.pad_b[1], off.data(), lo.data(), hi.data()};
   const int64_t PH = w.in[1] + w.pad_b[1] + w.pad_e[1], PW = w.in[2] + w.pad_b[2] + w.pad_e[2];
-  if (sw == 1 && w.out[2] >= 8 && PH <= kMaxPaddedPlane / PW) {
-    const PaddedPlane pp{PW, w.out[1], w.out[2], w.k[1], KW, w.stride[1], w.dil[1], w.dil[2], act.lower(), act.upper()};
-    const bool padded = PH != p.H || PW != p.W;  // else the input is read in place
+  if ((sw == 1 || sw == 2) && w.out[2] >= 8 && PH + 1 <= kMaxPaddedPlane / (PW + 1)) {
+    const PaddedPlane pp{p.H,        p.W,         PH,         PW,      w.pad_b[1], w.pad_b[2],  w.out[1],
+                         w.out[2],   w.k[1],      KW,         w.stride[1], w.dil[1], w.dil[2], sw,
+                         (PW + sw - 1) / sw, act.lower(), act.upper()};
+    const bool in_place = sw == 1 && PH == p.H && PW == p.W;
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, N * C), [&](const tbb::blocked_range<int64_t>& r) {
-      std::vector<float> xp(padded ? static_cast<size_t>(PH * PW) : 0, 0.f);  // the padding stays zero
+      // The plane, then a scratch row; the padding stays zero.
+      std::vector<float> xp(in_place ? 0 : static_cast<size_t>((PH + 1) * pp.pitch()), 0.f);
       for (int64_t nc = r.begin(); nc < r.end(); ++nc) {
-        const float* x = X + nc * p.H * p.W;
-        if (padded) {
-          for (int64_t h = 0; h < p.H; ++h)
-            std::memcpy(&xp[static_cast<size_t>((h + w.pad_b[1]) * PW + w.pad_b[2])], x + h * p.W,
-                        static_cast<size_t>(p.W) * sizeof(float));
-          x = xp.data();
-        }
         const int64_t c = nc % C;
-        depthwise_plane_padded(pp, x, W + c * p.KH * p.KW, B ? B[c] : 0.f, Y + nc * p.OH * p.OW);
+        depthwise_plane_padded(pp, X + nc * p.H * p.W, in_place ? nullptr : xp.data(), W + c * p.KH * p.KW,
+                               B ? B[c] : 0.f, Y + nc * p.OH * p.OW);
       }
     });
     return;
@@ -350,8 +391,14 @@ bool depthwise_blocks(const float* X, const float* W, const float* B, float* Y, 
 
 void depthwise_conv(const float* X, const float* W, const float* B, float* Y, int64_t N, int64_t C, const Window& w,
                     const ConvActivation& act) {
-  // Rows of stride 1 and 8 or more columns vectorise along the row as well.
-  if ((w.stride[2] == 1 && w.out[2] >= 8) || !depthwise_blocks(X, W, B, Y, N, C, w, act))
+  // Rows of stride 1 and 8 or more columns vectorise along the row as well,
+  // and so do long rows of stride 2, whose splitting into even and odd
+  // columns costs less there than the blocks' transposes: [1, 96, 112, 112]
+  // and [1, 32, 224, 224] 3x3 took 198 and 279 us by rows against 228 and
+  // 397 in blocks, [1, 144, 56, 56] and [1, 64, 64, 64] 107 and 64 against
+  // 94 and 56 (32 columns or fewer).
+  const int64_t OW = w.out[2];
+  if ((w.stride[2] == 1 && OW >= 8) || (w.stride[2] == 2 && OW >= 48) || !depthwise_blocks(X, W, B, Y, N, C, w, act))
     depthwise_planes(X, W, B, Y, N, C, w, act);
 }
 

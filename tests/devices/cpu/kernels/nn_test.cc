@@ -279,6 +279,12 @@ TEST(Nn, Conv_Depthwise_MatchesGenericLoop) {
       {{1, 17, 12, 35}, {17, 1, 3, 3}, {2, 0, 1, 3}, {2, 3}, {2, 2}},
       {{1, 17, 6, 1100}, {17, 1, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}},
       {{1, 16, 1, 50}, {16, 1, 1, 5}, {0, 2, 0, 2}, {1, 2}, {1, 1}},
+      // Stride 2 along rows of 48 or more output columns: rows split into
+      // even and odd columns. Odd padded widths, an odd left pad, dilations,
+      // a 5x5 kernel, the columns' tail, stride 1 down the plane.
+      {{1, 3, 7, 101}, {3, 1, 3, 3}, {1, 0, 1, 1}, {2, 2}, {1, 1}},
+      {{2, 2, 9, 100}, {2, 1, 5, 5}, {2, 1, 2, 2}, {2, 2}, {1, 2}},
+      {{1, 2, 5, 120}, {2, 1, 3, 3}, {0, 0, 0, 0}, {1, 2}, {1, 1}},
   };
   tbb::task_arena arena;
   for (const Case& c : cases) {
@@ -381,6 +387,7 @@ TEST(Nn, FusedConv_EveryPathClampsAndKeepsNaN) {
       {"oneDNN 1x1", {1, 24, 5, 6}, {40, 24, 1, 1}, 1, {1, 1}, 0},
       {"pointwise sgemm", {1, 24, 5, 6}, {8, 24, 1, 1}, 1, {1, 1}, 0, {0, 0, 0, 0}},
       {"depthwise rows", {1, 5, 9, 20}, {5, 1, 3, 3}, 5, {1, 1}, 0},
+      {"depthwise rows, stride 2", {1, 5, 9, 100}, {5, 1, 3, 3}, 5, {2, 2}, 0},
       {"depthwise blocks", {1, 20, 9, 20}, {20, 1, 3, 3}, 20, {2, 2}, 0},
       {"grouped", {1, 6, 9, 9}, {4, 3, 3, 3}, 2, {1, 1}, 0},
   };
