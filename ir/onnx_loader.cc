@@ -341,9 +341,6 @@ class GraphBuilder {
   std::map<const Graph*, NodeId> owner_node_;  // subgraph -> node in its parent
 };
 
-}  // namespace
-
-namespace {
 // Parses a whole model from `in`, or says why not.
 Status parse_model(google::protobuf::io::ZeroCopyInputStream& in, const std::string& name, onnx::ModelProto& proto) {
   google::protobuf::io::CodedInputStream cis(&in);
