@@ -128,6 +128,8 @@ Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const Ker
       if (v != kNoValue) push_unique(np.releases, v);
     for (ValueId v : n.implicit_inputs) push_unique(np.releases, v);
     for (ValueId v : np.releases) initial_uses_[v]++;
+    for (size_t i = 0; i < n.inputs.size() && i < 64; ++i)
+      if (n.inputs[i] != kNoValue && constant_[n.inputs[i]]) np.constant_inputs |= uint64_t{1} << i;
     std::vector<NodeId> preds;
     for (ValueId v : np.releases)
       if (g.value(v).producer >= 0) push_unique(preds, g.value(v).producer);

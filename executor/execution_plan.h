@@ -33,6 +33,7 @@ struct NodePlan {
   int32_t initial_pending = 0;     // distinct producer nodes it waits for
   std::vector<NodeId> successors;  // distinct nodes waiting for it
   std::vector<ValueId> releases;   // distinct values it reads (incl. implicit)
+  uint64_t constant_inputs = 0;    // bit i: input i is constant (KernelContext::input_constant)
   std::vector<const ExecutionPlan*> subplans;  // If: then, else; others: body
 };
 
@@ -98,7 +99,6 @@ class ExecutionPlan {
   // there is no copy, cache_constant() ignores it. `out` may be null to ask
   // only whether there is one. Thread-safe.
   bool cached_constant(ValueId v, int space, RuntimeValue* out) const;
-  bool is_constant(ValueId v) const { return constant_[static_cast<size_t>(v)] != 0; }
   void cache_constant(ValueId v, int space, const RuntimeValue& copy) const;
 
  private:

@@ -118,10 +118,8 @@ Status NodeTask::execute(Device& device) {
   }
   for (size_t i = 0; i < n.outputs.size(); ++i)
     out[i] = n.outputs[i] == kNoValue ? nullptr : &frame->value(n.outputs[i]);
-  uint64_t constant_inputs = 0;
-  for (size_t i = 0; i < n.inputs.size() && i < 64; ++i)
-    if (n.inputs[i] != kNoValue && frame->plan().is_constant(n.inputs[i])) constant_inputs |= uint64_t{1} << i;
-  KernelContext ctx(n, device, {in, n.inputs.size()}, {out, n.outputs.size()}, constant_inputs);
+  KernelContext ctx(n, device, {in, n.inputs.size()}, {out, n.outputs.size()},
+                    frame->plan().node(node).constant_inputs);
   return kernel->compute(ctx);
 }
 
