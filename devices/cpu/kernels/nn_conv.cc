@@ -65,6 +65,17 @@ void conv_direct(const TX* X, const TW* W, int64_t N, int64_t C, int64_t M, int6
   });
 }
 
+// The epilogue of a GEMM's tile of Y, rows [0, rows) of `cols` columns,
+// `ld` apart: each row's bias (b[row], if b), then the clamp, while the
+// tile is still in the caches.
+void bias_and_clamp(float* y, int64_t rows, int64_t cols, int64_t ld, const float* b, const ConvActivation& act) {
+  for (int64_t m = 0; m < rows; ++m) {
+    float* row = y + m * ld;
+    if (b) std::for_each(row, row + cols, [bm = b[m]](float& v) { v += bm; });
+    act.apply(row, cols);
+  }
+}
+
 // A float convolution with a spatial window, by im2col and sgemm, over the
 // device's cores. oneDNN's plain-layout path runs it on one
 // core here (im2col inside, then a GEMM), and splitting it by output
@@ -146,10 +157,7 @@ bool im2col_conv(const float* X, const float* Wt, const float* B, float* Y, cons
         ok.store(false);
         return;
       }
-      if (B)
-        for (int64_t m = 0; m < Mg; ++m)
-          for (int64_t i = 0; i < ccols; ++i) y[m * cols + i] += B[g * Mg + m];
-      for (int64_t m = 0; m < Mg; ++m) act.apply(y + m * cols, ccols);
+      bias_and_clamp(y, Mg, ccols, cols, B ? B + g * Mg : nullptr, act);
     }
   });
   return ok.load();
@@ -195,11 +203,7 @@ bool pointwise_gemm(const float* X, const float* Wt, const float* B, float* Y, c
         ok.store(false);
         return;
       }
-      for (int64_t m = 0; m < rows; ++m) {
-        float* row = y + m * P;
-        if (B) std::for_each(row, row + cols, [b = B[m0 + m]](float& v) { v += b; });
-        act.apply(row, cols);
-      }
+      bias_and_clamp(y, rows, cols, P, B ? B + m0 : nullptr, act);
     }
   });
   return ok.load();
