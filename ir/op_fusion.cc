@@ -124,14 +124,16 @@ class Constants {
   std::unordered_map<std::string, int> index_;
 };
 
-// The element type of value `name` in g, or 0 if g does not say.
-int elem_type(const onnx::GraphProto& g, const std::string& name) {
+// The element type of each value g gives one: its first tensor type among
+// g's inputs, value_info and outputs, else its initializer's. Made once a
+// graph, as a scan of g per Conv was quadratic in the model's size.
+std::unordered_map<std::string, int> elem_types(const onnx::GraphProto& g) {
+  std::unordered_map<std::string, int> types;
   for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
     for (const auto& v : *list)
-      if (v.name() == name && v.type().has_tensor_type()) return v.type().tensor_type().elem_type();
-  for (const auto& t : g.initializer())
-    if (t.name() == name) return t.data_type();
-  return 0;
+      if (v.type().has_tensor_type()) types.emplace(v.name(), v.type().tensor_type().elem_type());
+  for (const auto& t : g.initializer()) types.emplace(t.name(), t.data_type());
+  return types;
 }
 
 // Conv(x, W, B) then BatchNormalization(scale, bias, mean, var): W' = W * s,
@@ -261,6 +263,11 @@ void fuse_graph(onnx::GraphProto& g, int opset, FusionCounts& counts) {
   std::unordered_set<std::string> names;
   collect_names(g, names);
   Constants constants(g);
+  std::unordered_map<std::string, int> types = elem_types(g);
+  auto is_float = [&](const std::string& name) {
+    auto it = types.find(name);
+    return it != types.end() && it->second == onnx::TensorProto::FLOAT;
+  };
   std::unordered_map<std::string, int> producer;  // value -> node index
   for (int i = 0; i < g.node_size(); ++i)
     for (const auto& o : g.node(i).output())
@@ -277,16 +284,14 @@ void fuse_graph(onnx::GraphProto& g, int opset, FusionCounts& counts) {
     onnx::NodeProto* conv = g.mutable_node(it->second);
     if (conv->op_type() != "Conv" || !default_domain(*conv) || conv->output_size() != 1 || conv->input_size() < 2)
       return nullptr;
-    return elem_type(g, conv->input(0)) == onnx::TensorProto::FLOAT ||
-                   elem_type(g, conv->input(1)) == onnx::TensorProto::FLOAT
-               ? conv
-               : nullptr;
+    return is_float(conv->input(0)) || is_float(conv->input(1)) ? conv : nullptr;
   };
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& n = g.node(i);
     if (n.op_type() == "BatchNormalization" && default_domain(n)) {
       onnx::NodeProto* conv = conv_before(i);
       if (!conv || !fold_batch_norm(*conv, n, constants, uses, names)) continue;
+      types.emplace(conv->input(1), onnx::TensorProto::FLOAT);  // folded weights may be a new initializer
       gone.insert(conv->output(0));
       conv->set_output(0, n.output(0));
       producer[n.output(0)] = producer[n.input(0)];
