@@ -209,9 +209,10 @@ void depthwise_planes(const float* X, const float* W, const float* B, float* Y, 
 // then holds one pixel of 16 channels, a tap is one multiply-add with the
 // 16 channels' weights, and 16 output pixels are summed in 16 registers
 // and transposed back into the 16 channels' rows. Strides, dilations and
-// narrow planes cost nothing extra here, where depthwise_planes runs them
-// a scalar or a short row at a time: [1, 96, 112, 112] 3x3 stride 2 took
-// 353 us there, [1, 960, 7, 7] 3x3 197 (ONNX Runtime: 117 and 31).
+// narrow planes cost nothing extra here, where depthwise_plane runs them a
+// scalar at a time: [1, 96, 112, 112] 3x3 stride 2 took 353 us there,
+// [1, 960, 7, 7] 3x3 197 (ONNX Runtime: 117 and 31). Long rows of stride 2
+// have since gone to the padded rows (depthwise_conv, below).
 constexpr int64_t kLanes = 16;
 constexpr int64_t kBandBytes = int64_t{64} << 10;  // a band stays in L2
 
