@@ -36,7 +36,7 @@ struct ConformanceArgs {
   std::string root;
   std::string json;
   std::string filter;
-  std::string exclusions;  // file of "case_name  reason" lines
+  std::vector<std::string> exclusions;  // files of "case_name  reason" lines; none: the repo's list
   std::string same_as;     // baseline --json file whose pass set must match
   std::string min_share;   // "DEVICE=FRACTION": fail unless that share of nodes ran there
   std::string policy = "dynamic";

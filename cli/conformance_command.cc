@@ -147,9 +147,12 @@ int cmd_conformance(const ConformanceArgs& a, const std::string& self) {
     return report_error("bad --filter regex: " + std::string(e.what()), kExitBadInput);
   }
   std::string err;
-  std::string excl_path = a.exclusions.empty() ? std::string(SY_DEFAULT_EXCLUSIONS) : a.exclusions;
-  auto exclusions = load_exclusions(excl_path, !a.exclusions.empty(), &err);
-  if (!err.empty()) return report_error(err, kExitBadInput);
+  std::map<std::string, std::string> exclusions;
+  if (a.exclusions.empty()) exclusions = load_exclusions(SY_DEFAULT_EXCLUSIONS, false, &err);
+  for (const std::string& path : a.exclusions) {
+    exclusions.merge(load_exclusions(path, true, &err));
+    if (!err.empty()) return report_error(err, kExitBadInput);
+  }
 
   std::vector<std::string> cases;
   for (const auto& e : fs::directory_iterator(a.root, ec)) {

@@ -72,7 +72,8 @@ int main(int argc, char** argv) {
   c_conf->add_option("root", conf.root, "Folder of case folders, e.g. /usr/share/libonnx-testdata/data/node")->required();
   c_conf->add_option("--json", conf.json, "Write per-case results as JSON");
   c_conf->add_option("--filter", conf.filter, "Only cases whose folder name matches this regex");
-  c_conf->add_option("--exclusions", conf.exclusions, "Exclusion list (case name, then the reason); default: the repo's list");
+  c_conf->add_option("--exclusions", conf.exclusions,
+                     "Exclusion list (case name, then the reason); repeat it for several; default: the repo's list");
   c_conf->add_option("--policy", conf.policy, kPolicyHelp)->capture_default_str();
   c_conf->add_option("--devices", conf.devices, kDevicesHelp)->capture_default_str();
   c_conf->add_option("--simulate", conf.simulate, kSimulateHelp);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "ir/child_process.h"
+#include "ir/schema_registry.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
 
@@ -72,7 +73,7 @@ void limit_address_space() {
     // The child's memory is its own copy: inference may write to `proto`.
     auto& model = const_cast<onnx::ModelProto&>(proto);
     onnx::ShapeInferenceOptions opts{/*check_type=*/true, /*error_mode=*/0, /*enable_data_propagation=*/false};
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), opts);
+    onnx::shape_inference::InferShapes(model, &SchemaRegistry::instance(), opts);
     onnx::GraphProto only_types;
     *only_types.mutable_value_info() = model.graph().value_info();
     payload = only_types.SerializeAsString();

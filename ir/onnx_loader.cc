@@ -12,6 +12,7 @@
 
 #include "ir/isolated_inference.h"
 #include "ir/op_fusion.h"
+#include "ir/schema_registry.h"
 #include "ir/tensor_proto.h"
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
@@ -151,10 +152,15 @@ class GraphBuilder {
     node.opset = it->second;
     // Switchyard's own op, which OpFusion makes; libonnx has no schema of it.
     if (node.domain == kSwitchyardDomain && node.op_type == kFusedConv) return OkStatus();
-    const auto* schema = onnx::OpSchemaRegistry::Schema(node.op_type, node.opset, node.domain);
-    if (!schema)
+    const auto* schema = SchemaRegistry::instance().GetSchema(node.op_type, node.opset, node.domain);
+    if (!schema) {
+      const int since = node.domain.empty() ? SchemaRegistry::unimplemented_since(node.op_type) : 0;
+      if (since > 0 && since <= node.opset)
+        return Unimplemented(node.describe(), ": ", node.op_type, " (ONNX opset ", since,
+                             ") is not supported by Switchyard yet");
       return InvalidArgument(node.describe(), ": unknown operator '", node.op_type, "' in domain '",
                              node.domain.empty() ? "ai.onnx" : node.domain, "' at opset ", node.opset);
+    }
     return OkStatus();
   }
 
@@ -450,6 +456,7 @@ StatusOr<std::unique_ptr<Model>> OnnxLoader::load(onnx::ModelProto& proto, const
   if (!s.ok()) return s.with_context(name);
   if (options_.run_onnx_checker) {
     onnx::checker::CheckerContext ctx;
+    ctx.set_schema_registry(&SchemaRegistry::instance());
     ctx.set_ir_version(static_cast<int>(proto.ir_version()));
     std::unordered_map<std::string, int> opsets;
     for (const auto& [d, v] : model->opsets) opsets[d] = v;

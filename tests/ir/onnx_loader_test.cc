@@ -156,6 +156,80 @@ TEST(OnnxLoader, ShapeInferenceMemoryBlowup_IsContained) {
   EXPECT_EQ((*model)->graph->node(0).op_type, "ConstantOfShape");
 }
 
+// Opset 18 made ReduceMean's axes an input: the checker and shape
+// inference know the new signature (SchemaRegistry), so the model loads
+// with its intermediate types, and the old one is refused.
+TEST(OnnxLoader, Opset18_ChecksAndInfersTheNewSignatures) {
+  auto m = testing::new_model(18);
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {2, 3}).output("y", kF, {2});
+  g.init_int64("axes", {1}, {1});
+  auto* keepdims = g.node("ReduceMean", {"x", "axes"}, {"r"})->add_attribute();
+  keepdims->set_name("keepdims");
+  keepdims->set_type(onnx::AttributeProto::INT);
+  keepdims->set_i(0);
+  g.node("Gelu", {"r"}, {"y"});
+  // Split-18's num_outputs may leave the last part smaller, which
+  // Split-13's inference refuses.
+  g.input("v", kF, {5}).output("v1", kF, {3}).output("v2", kF, {2});
+  auto* n = g.node("Split", {"v"}, {"s1", "s2"})->add_attribute();
+  n->set_name("num_outputs");
+  n->set_type(onnx::AttributeProto::INT);
+  n->set_i(2);
+  g.node("Neg", {"s1"}, {"v1"});
+  g.node("Neg", {"s2"}, {"v2"});
+  onnx::ModelProto at20 = m;
+  at20.mutable_opset_import(0)->set_version(20);
+  auto model = testing::load_model(at20);
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  const Graph& main = *(*model)->graph;
+  const TypeInfo& r = main.value(*main.find_value("r")).type;
+  EXPECT_EQ(r.elem, DataType::kFloat);
+  ASSERT_TRUE(r.has_shape);
+  ASSERT_EQ(r.shape.size(), 1u);
+  EXPECT_EQ(r.shape[0].value, 2);
+  for (const auto& [part, size] : {std::pair{"s1", 3}, std::pair{"s2", 2}}) {
+    const TypeInfo& t = main.value(*main.find_value(part)).type;
+    ASSERT_TRUE(t.has_shape && t.shape.size() == 1) << part << ": " << t.to_string();
+    EXPECT_EQ(t.shape[0].value, size) << part;
+  }
+  // Gelu is an opset-20 operator.
+  auto at18 = testing::load_model(m);
+  ASSERT_FALSE(at18.ok());
+  EXPECT_NE(at18.status().message().find("unknown operator 'Gelu'"), std::string::npos) << at18.status().message();
+  // ReduceMean-18 has no axes attribute.
+  auto old_form = testing::new_model(18);
+  GraphBuilder o(old_form.mutable_graph());
+  o.input("x", kF, {2, 3}).output("y", kF, {2, 1});
+  auto* axes = o.node("ReduceMean", {"x"}, {"y"})->add_attribute();
+  axes->set_name("axes");
+  axes->set_type(onnx::AttributeProto::INTS);
+  axes->add_ints(1);
+  auto refused = testing::load_model(old_form);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("axes"), std::string::npos) << refused.status().message();
+}
+
+TEST(OnnxLoader, OpsetsPastTheNewest_AndOpsWithoutSchemas_AreRefusedClearly) {
+  auto m = testing::new_model(kMaxSupportedOpset + 1);
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {2}).output("y", kF, {2});
+  g.node("Neg", {"x"}, {"y"});
+  auto newer = testing::load_model(m);
+  ASSERT_FALSE(newer.ok());
+  EXPECT_NE(newer.status().message().find("newer than the newest supported"), std::string::npos)
+      << newer.status().message();
+  auto c = testing::new_model(18);
+  GraphBuilder cg(c.mutable_graph());
+  cg.input("x", kF, {1, 4, 3}).output("y", kF, {1, 1, 2, 2});
+  cg.node("Col2Im", {"x", "x", "x"}, {"y"});
+  auto col2im = testing::load_model(c);
+  ASSERT_FALSE(col2im.ok());
+  EXPECT_EQ(col2im.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(col2im.status().message().find("Col2Im (ONNX opset 18) is not supported"), std::string::npos)
+      << col2im.status().message();
+}
+
 TEST(OnnxLoader, CheckerError_NamesTheNode) {
   auto m = testing::new_model();
   GraphBuilder g(m.mutable_graph());

@@ -180,6 +180,7 @@ template <int K>
 struct CompareOp : OpBase {
   static constexpr uint32_t kTypes = kNumericBool;
   static constexpr bool kBoolOut = true;
+  static constexpr bool kStrings = K == 0;  // Equal, from opset 19
   template <typename C> bool operator()(C a, C b) const {
     if constexpr (K == 0) return a == b;
     if constexpr (K == 1) return a < b;
@@ -235,6 +236,16 @@ class BinaryKernel final : public Kernel {
     if (a.dtype() != b.dtype())
       return InvalidArgument(ctx.node().describe(), ": input types differ (", dtype_name(a.dtype()), " vs ",
                              dtype_name(b.dtype()), ")");
+    if constexpr (requires { Op::kStrings; }) {
+      if (Op::kStrings && a.dtype() == DataType::kString) {
+        ASSIGN_OR_RETURN(Dims od, broadcast_shape(ctx, a.dims(), b.dims()));
+        ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, DataType::kBool, od));
+        binary_loop<bool, std::string, std::string>(
+            a.data<std::string>(), a.dims(), b.data<std::string>(), b.dims(), out->data<bool>(), od,
+            [](const std::string& x, const std::string& y) { return x == y; });
+        return OkStatus();
+      }
+    }
     if (!dtype_in_mask(a.dtype(), Op::kTypes)) return unsupported_type(ctx, a.dtype(), Op::kTypes);
     Dims bd_legacy;
     const Dims* bd = &b.dims();
@@ -559,7 +570,8 @@ void register_cpu_elementwise_kernels(KernelRegistry& r) {
   add_binary<LogicOp<0>>(r, "And", 1);
   add_binary<LogicOp<1>>(r, "Or", 1);
   add_binary<LogicOp<2>>(r, "Xor", 1);
-  add_binary<CompareOp<0>>(r, "Equal", 1);
+  add_binary<CompareOp<0>>(r, "Equal", 1, 18);
+  add_def(r, "Equal", 19, INT_MAX, &make_kernel<BinaryKernel<CompareOp<0>>>, kNumericBool | kStringType);
   add_binary<CompareOp<1>>(r, "Less", 1);
   add_binary<CompareOp<2>>(r, "LessOrEqual", 12);
   add_binary<CompareOp<3>>(r, "Greater", 1);

@@ -68,6 +68,26 @@ SY_FLOAT_UNARY(TanhOp, std::tanh(x))
 SY_FLOAT_UNARY(SigmoidOp, x >= C(0) ? C(1) / (C(1) + std::exp(-x)) : std::exp(x) / (C(1) + std::exp(x)))
 SY_FLOAT_UNARY(SoftsignOp, x / (C(1) + std::abs(x)))
 SY_FLOAT_UNARY(MishOp, x * std::tanh(SoftplusOp{}(x)))
+
+// Gelu (opset 20), x * Phi(x): exactly, with erf (approximate="none"), and
+// with tanh (approximate="tanh"); each on libmvec where it has the function.
+struct GeluErfOp : UnaryBase {
+  static constexpr uint32_t kTypes = kFloatTypes;
+  template <typename C> C operator()(C x) const { return C(0.5) * x * (C(1) + std::erf(x * C(M_SQRT1_2))); }
+  static constexpr VecFn kInner[] = {VecFn::kErf};
+  float arg(float x) const { return x * static_cast<float>(M_SQRT1_2); }
+  float finish(float x, float t) const { return 0.5f * x * (1.f + t); }
+};
+struct GeluTanhOp : UnaryBase {
+  static constexpr uint32_t kTypes = kFloatTypes;
+  static constexpr double kScale = 0.7978845608028654;  // sqrt(2 / pi)
+  template <typename C> C operator()(C x) const {
+    return C(0.5) * x * (C(1) + std::tanh(C(kScale) * (x + C(0.044715) * x * x * x)));
+  }
+  static constexpr VecFn kInner[] = {VecFn::kTanh};
+  float arg(float x) const { return static_cast<float>(kScale) * (x + 0.044715f * x * x * x); }
+  float finish(float x, float t) const { return 0.5f * x * (1.f + t); }
+};
 SY_FLOAT_UNARY(HardSwishOp, x * std::max(C(0), std::min(C(1), x / C(6) + C(0.5))))
 #undef SY_FLOAT_UNARY
 
@@ -431,6 +451,22 @@ class ClipKernel final : public Kernel {
   std::optional<float> min_attr_, max_attr_;
 };
 
+// Gelu's form is an attribute: the kernel of that form, chosen at init.
+class GeluKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    const std::string approximate = node.attr_string("approximate", "none");
+    if (approximate == "none") impl_ = std::make_unique<UnaryKernel<GeluErfOp>>();
+    else if (approximate == "tanh") impl_ = std::make_unique<UnaryKernel<GeluTanhOp>>();
+    else return InvalidArgument(node.describe(), ": approximate must be 'none' or 'tanh', got '", approximate, "'");
+    return impl_->init(node);
+  }
+  Status compute(KernelContext& ctx) const override { return impl_->compute(ctx); }
+
+ private:
+  std::unique_ptr<Kernel> impl_;
+};
+
 template <typename Op>
 void add_unary(KernelRegistry& r, const char* op, int since, int end = INT_MAX) {
   add_def(r, op, since, end, &make_kernel<UnaryKernel<Op>>, Op::kTypes);
@@ -478,6 +514,7 @@ void register_unary_kernels(KernelRegistry& r) {
   add_unary<SoftsignOp>(r, "Softsign", 1);
   add_unary<ThresholdedReluOp>(r, "ThresholdedRelu", 10);
   add_unary<MishOp>(r, "Mish", 18);
+  add_def(r, "Gelu", 20, INT_MAX, &make_kernel<GeluKernel>, kFloatTypes);
   add_unary<ShrinkOp>(r, "Shrink", 9);
   add_def(r, "Clip", 1, 10, &make_kernel<ClipKernel<true>>, kClipTypes);
   add_def(r, "Clip", 11, INT_MAX, &make_kernel<ClipKernel<false>>, kClipTypes);

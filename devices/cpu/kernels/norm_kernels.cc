@@ -1,5 +1,5 @@
 // CPU normalisations: LayerNormalization, BatchNormalization (inference and
-// opset-14+ training mode), InstanceNormalization, LRN,
+// opset-14+ training mode), InstanceNormalization, GroupNormalization, LRN,
 // MeanVarianceNormalization and LpNormalization. All compute in float
 // (double for double inputs); float16/bfloat16 are converted on load.
 #include <algorithm>
@@ -232,12 +232,24 @@ class BatchNormKernel final : public Kernel {
   bool training_ = false;
 };
 
-// ---------------------------------------------------- InstanceNormalization
+// ------------------------------------ InstanceNormalization, GroupNormalization
 
-class InstanceNormKernel final : public Kernel {
+// Normalises each group of channels of each image over the group's
+// channels and spatial positions, then scales and shifts each channel.
+// InstanceNormalization is the case of one channel a group.
+// GroupNormalization-18 has a scale and bias a group; from opset 21, a
+// channel. Its stash_type (21) asks for at least float precision, which
+// the float (double for double) computation gives.
+class GroupedNormKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
     epsilon_ = node.attr_float("epsilon", 1e-5f);
+    if (node.op_type == "GroupNormalization") {
+      if (!node.has_attr("num_groups")) return InvalidArgument(node.describe(), ": attribute num_groups is required");
+      groups_ = node.attr_int("num_groups", 0);
+      if (groups_ < 1) return InvalidArgument(node.describe(), ": num_groups must be positive, got ", groups_);
+      params_per_group_ = node.opset < 21;
+    }
     return OkStatus();
   }
 
@@ -246,11 +258,18 @@ class InstanceNormKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     RETURN_IF_ERROR(check_float_input(node, x, "input"));
     RETURN_IF_ERROR(check_float_input(node, ctx.input(1), "scale"));
-    RETURN_IF_ERROR(check_float_input(node, ctx.input(2), "B"));
+    RETURN_IF_ERROR(check_float_input(node, ctx.input(2), "bias"));
     if (x.rank() < 2) return InvalidArgument(node.describe(), ": input must have rank >= 2, got ", x.describe());
     const int64_t n = x.dim(0), c = x.dim(1), spatial = prod(x.dims(), 2, x.rank());
-    if (ctx.input(1).numel() != c || ctx.input(2).numel() != c)
-      return InvalidArgument(node.describe(), ": scale and B must have ", c, " elements");
+    const int64_t groups = groups_ > 0 ? groups_ : c;
+    if (c % groups != 0)
+      return InvalidArgument(node.describe(), ": ", c, " channels do not divide into ", groups, " groups");
+    const int64_t params = params_per_group_ ? groups : c;
+    if (ctx.input(1).numel() != params || ctx.input(2).numel() != params)
+      return InvalidArgument(node.describe(), ": scale and bias must have ", params, " elements (one a ",
+                             params_per_group_ ? "group" : "channel", "), got ", ctx.input(1).describe(), " and ",
+                             ctx.input(2).describe());
+    const int64_t per_group = c / groups, len = per_group * spatial;
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
     visit_float(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
@@ -259,15 +278,21 @@ class InstanceNormKernel final : public Kernel {
       const T* in = x.data<T>();
       T* out = y->data<T>();
       const C eps = static_cast<C>(epsilon_);
-      parallel_rows(n * c, spatial * 3, [&](int64_t b, int64_t e) {
+      parallel_rows(n * groups, len * 3, [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; ++r) {
-          const auto ch = static_cast<size_t>(r % c);
-          const T* p = in + r * spatial;
-          T* q = out + r * spatial;
+          const int64_t g = r % groups;
+          const T* p = in + r * len;
+          T* q = out + r * len;
           C m, v;
-          mean_variance(p, spatial, &m, &v);
-          const C mul = scale[ch] / std::sqrt(v + eps);
-          for (int64_t j = 0; j < spatial; ++j) q[j] = store<T>((C(load(p[j])) - m) * mul + bias[ch]);
+          mean_variance(p, len, &m, &v);
+          const C inv = C(1) / std::sqrt(v + eps);
+          for (int64_t k = 0; k < per_group; ++k) {
+            const auto pi = static_cast<size_t>(params_per_group_ ? g : g * per_group + k);
+            const C mul = scale[pi] * inv, add = bias[pi];
+            const T* pk = p + k * spatial;
+            T* qk = q + k * spatial;
+            for (int64_t j = 0; j < spatial; ++j) qk[j] = store<T>((C(load(pk[j])) - m) * mul + add);
+          }
         }
       });
     });
@@ -276,6 +301,8 @@ class InstanceNormKernel final : public Kernel {
 
  private:
   float epsilon_ = 1e-5f;
+  int64_t groups_ = 0;  // 0: a group per channel (InstanceNormalization)
+  bool params_per_group_ = false;
 };
 
 // --------------------------------------------------------------------- LRN
@@ -465,7 +492,8 @@ void add_float_op(KernelRegistry& r, const char* op, int since) {
 void register_cpu_norm_kernels(KernelRegistry& r) {
   add_float_op<LayerNormKernel>(r, "LayerNormalization", 17);
   add_float_op<BatchNormKernel>(r, "BatchNormalization", 1);
-  add_float_op<InstanceNormKernel>(r, "InstanceNormalization", 1);
+  add_float_op<GroupedNormKernel>(r, "InstanceNormalization", 1);
+  add_float_op<GroupedNormKernel>(r, "GroupNormalization", 18);
   add_float_op<LrnKernel>(r, "LRN", 1);
   add_float_op<MvnKernel>(r, "MeanVarianceNormalization", 1);
   add_float_op<LpNormKernel>(r, "LpNormalization", 1);

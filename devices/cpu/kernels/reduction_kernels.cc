@@ -411,6 +411,14 @@ class ReduceKernel final : public Kernel {
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), shape.out_dims));
     if (y->numel() == 0) return OkStatus();
     ReducePlan plan = make_reduce_plan(x.dims(), shape.reduced);
+    if (x.dtype() == DataType::kBool && (kind_ == ReduceKind::kMax || kind_ == ReduceKind::kMin)) {
+      // Opset 20: max is any, min is all; on the bytes, which are 0 or 1.
+      // The min of nothing is uint8's 255, which must become true (1).
+      auto* out = reinterpret_cast<uint8_t*>(y->data<bool>());
+      dispatch_reduce<uint8_t>(kind_, plan, reinterpret_cast<const uint8_t*>(x.data<bool>()), out);
+      for (int64_t i = 0; i < y->numel(); ++i) out[i] = out[i] != 0;
+      return OkStatus();
+    }
     bool ok = visit_reduce_type(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       dispatch_reduce<T>(kind_, plan, x.data<T>(), y->data<T>());
@@ -532,6 +540,13 @@ void register_cpu_reduction_kernels(KernelRegistry& r) {
   for (const char* op : reduce_ops) {
     int split = reduce_axes_input_since(op);
     r.add(cpu_def(op, 1, split - 1, &make_kernel<ReduceKernel>, reduce_types()));
+    if (std::string_view(op) == "ReduceMax" || std::string_view(op) == "ReduceMin") {
+      std::vector<DataType> with_bool = reduce_types();
+      with_bool.push_back(DataType::kBool);
+      r.add(cpu_def(op, split, 19, &make_kernel<ReduceKernel>, reduce_types(), /*axes*/ 1u << 1));
+      r.add(cpu_def(op, 20, INT_MAX, &make_kernel<ReduceKernel>, with_bool, /*axes*/ 1u << 1));
+      continue;
+    }
     r.add(cpu_def(op, split, INT_MAX, &make_kernel<ReduceKernel>, reduce_types(), /*axes*/ 1u << 1));
   }
   for (const char* op : {"ArgMax", "ArgMin"}) r.add(cpu_def(op, 1, INT_MAX, &make_kernel<ArgKernel>, reduce_types()));

@@ -194,9 +194,15 @@ Status ResizeSpec::init_resize(const Node& node) {
   attrs_.exclude_outside = node.attr_int("exclude_outside", 0) != 0;
   attrs_.extrapolation = node.attr_float("extrapolation_value", 0.f);
   if (node.attr_int("antialias", 0) != 0) return Unimplemented(node.describe(), ": antialias is not supported");
-  if (node.has_attr("axes")) return Unimplemented(node.describe(), ": the axes attribute is not supported");
-  if (node.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch")
-    return Unimplemented(node.describe(), ": keep_aspect_ratio_policy other than stretch is not supported");
+  if (node.has_attr("axes")) {
+    axes_ = node.attr_ints("axes");
+    if (axes_.empty()) return InvalidArgument(node.describe(), ": axes must not be empty");
+  }
+  const std::string policy = node.attr_string("keep_aspect_ratio_policy", "stretch");
+  if (policy == "stretch") policy_ = AspectPolicy::kStretch;
+  else if (policy == "not_larger") policy_ = AspectPolicy::kNotLarger;
+  else if (policy == "not_smaller") policy_ = AspectPolicy::kNotSmaller;
+  else return InvalidArgument(node.describe(), ": unknown keep_aspect_ratio_policy '", policy, "'");
   return OkStatus();
 }
 
@@ -235,25 +241,66 @@ StatusOr<ResizeTarget> ResizeSpec::target(const KernelContext& ctx) const {
     RETURN_IF_ERROR(dims_from_scales(x, t.scales, &t.out_dims));
     return t;
   }
+  // roi, scales and sizes have an entry per resized axis: every axis, or
+  // those of the axes attribute (opset 18), in its order; the others keep
+  // their size, with scale 1 and the whole roi.
+  std::vector<size_t> axes;
+  for (size_t k = 0; k < r && axes_.empty(); ++k) axes.push_back(k);
+  for (int64_t a : axes_) {
+    if (a < -static_cast<int64_t>(r) || a >= static_cast<int64_t>(r))
+      return InvalidArgument("Resize: axis ", a, " is out of range for input rank ", r);
+    const size_t k = static_cast<size_t>(a < 0 ? a + static_cast<int64_t>(r) : a);
+    if (std::find(axes.begin(), axes.end(), k) != axes.end())
+      return InvalidArgument("Resize: axis ", a, " appears twice in axes");
+    axes.push_back(k);
+  }
+  const size_t n = axes.size();
+  const char* entries_for = axes_.empty() ? " entries for input rank " : " entries for the number of axes, ";
   if (attrs_.coord == ResizeCoord::kTfCropAndResize && ctx.has_input(1) && ctx.input(1).numel() > 0) {
-    RETURN_IF_ERROR(read_doubles(ctx.input(1), "Resize roi", &t.roi));
-    if (t.roi.size() != 2 * r) return InvalidArgument("Resize: roi has ", t.roi.size(), " entries for input rank ", r);
+    std::vector<double> roi;
+    RETURN_IF_ERROR(read_doubles(ctx.input(1), "Resize roi", &roi));
+    if (roi.size() != 2 * n) return InvalidArgument("Resize: roi has ", roi.size(), entries_for, n);
+    t.roi.assign(r, 0.0);
+    t.roi.resize(2 * r, 1.0);
+    for (size_t i = 0; i < n; ++i) {
+      t.roi[axes[i]] = roi[i];
+      t.roi[r + axes[i]] = roi[n + i];
+    }
   }
   bool has_sizes = ctx.has_input(3) && ctx.input(3).numel() > 0;
   bool has_scales = ctx.has_input(2) && ctx.input(2).numel() > 0;
   if (has_sizes == has_scales) return InvalidArgument("Resize: exactly one of scales and sizes must be given");
+  t.scales.assign(r, 1.0);
   if (has_sizes) {
-    ASSIGN_OR_RETURN(t.out_dims, read_int_list(ctx.input(3), "Resize sizes"));
-    if (t.out_dims.size() != r)
-      return InvalidArgument("Resize: sizes has ", t.out_dims.size(), " entries for input rank ", r);
-    t.scales.resize(r);
-    for (size_t k = 0; k < r; ++k) {
-      if (t.out_dims[k] < 0) return InvalidArgument("Resize: negative size ", t.out_dims[k]);
-      t.scales[k] = x.dim(k) == 0 ? 1.0 : static_cast<double>(t.out_dims[k]) / static_cast<double>(x.dim(k));
-      if (t.scales[k] == 0) t.scales[k] = 1;  // output is empty; avoid dividing by zero in the plan
+    ASSIGN_OR_RETURN(Dims sizes, read_int_list(ctx.input(3), "Resize sizes"));
+    if (sizes.size() != n) return InvalidArgument("Resize: sizes has ", sizes.size(), entries_for, n);
+    t.out_dims = x.dims();
+    for (size_t i = 0; i < n; ++i) {
+      if (sizes[i] < 0) return InvalidArgument("Resize: negative size ", sizes[i]);
+      const size_t k = axes[i];
+      t.out_dims[k] = sizes[i];
+      t.scales[k] = x.dim(k) == 0 ? 1.0 : static_cast<double>(sizes[i]) / static_cast<double>(x.dim(k));
     }
+    if (policy_ != AspectPolicy::kStretch) {
+      // One scale for all the axes, the smallest (not_larger) or largest
+      // of theirs, and sizes rounded half up from it.
+      double s = t.scales[axes[0]];
+      for (size_t k : axes)
+        s = policy_ == AspectPolicy::kNotLarger ? std::min(s, t.scales[k]) : std::max(s, t.scales[k]);
+      for (size_t k : axes) {
+        const double d = std::floor(s * static_cast<double>(x.dim(k)) + 0.5);
+        if (d > 9.0e18) return ResourceExhausted("Resize: output dimension ", k, " is too large");
+        t.scales[k] = s;
+        t.out_dims[k] = static_cast<int64_t>(d);
+      }
+    }
+    for (double& s : t.scales)
+      if (s == 0) s = 1;  // output is empty; avoid dividing by zero in the plan
   } else {
-    RETURN_IF_ERROR(read_doubles(ctx.input(2), "Resize scales", &t.scales));
+    std::vector<double> scales;
+    RETURN_IF_ERROR(read_doubles(ctx.input(2), "Resize scales", &scales));
+    if (scales.size() != n) return InvalidArgument("Resize: scales has ", scales.size(), entries_for, n);
+    for (size_t i = 0; i < n; ++i) t.scales[axes[i]] = scales[i];
     RETURN_IF_ERROR(dims_from_scales(x, t.scales, &t.out_dims));
   }
   return t;

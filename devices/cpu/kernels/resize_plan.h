@@ -69,7 +69,7 @@ struct ResizeAxisPlan {
 class ResizeSpec {
  public:
   // Parses node (op_type "Resize" or "Upsample"); declines what the
-  // kernels do not implement (antialias, axes, keep_aspect_ratio_policy).
+  // kernels do not implement (antialias).
   Status init(const Node& node);
 
   const ResizeAttrs& attrs() const { return attrs_; }
@@ -81,9 +81,13 @@ class ResizeSpec {
   Status init_resize(const Node& node);
   Status init_upsample(const Node& node);
 
+  enum class AspectPolicy { kStretch, kNotLarger, kNotSmaller };
+
   bool upsample_ = false;
   int opset_ = 13;
   ResizeAttrs attrs_;
+  std::vector<int64_t> axes_;  // opset 18; empty: every axis
+  AspectPolicy policy_ = AspectPolicy::kStretch;
   bool scales_from_attr_ = false;  // Upsample 7-8
   std::vector<double> attr_scales_;
 };

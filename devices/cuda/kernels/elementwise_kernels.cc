@@ -308,6 +308,7 @@ constexpr NamedUnary kUnaryOps[] = {
     {"Softsign", EwUnary::kSoftsign, 1},
     {"ThresholdedRelu", EwUnary::kThresholdedRelu, 10},
     {"Mish", EwUnary::kMish, 18},
+    {"Gelu", EwUnary::kGeluErf, 20},  // kGeluTanh where approximate="tanh"
     {"Shrink", EwUnary::kShrink, 9},
 };
 
@@ -343,6 +344,13 @@ class UnaryKernel final : public Kernel {
         p_.alpha = node.attr_float("lambd", 0.5f);
         p_.beta = node.attr_float("bias", 0.0f);
         break;
+      case EwUnary::kGeluErf: {
+        const std::string approximate = node.attr_string("approximate", "none");
+        if (approximate == "tanh") op_ = EwUnary::kGeluTanh;
+        else if (approximate != "none")
+          return InvalidArgument(node.describe(), ": approximate must be 'none' or 'tanh', got '", approximate, "'");
+        break;
+      }
       case EwUnary::kIsInf:
         p_.detect_negative = node.attr_int("detect_negative", 1) != 0;
         p_.detect_positive = node.attr_int("detect_positive", 1) != 0;

@@ -100,7 +100,7 @@ cudaError_t launch_where(int elem_size, const bool* cond, const void* x, const v
 enum class EwUnary : int {
   kAbs, kNeg, kReciprocal, kSqrt, kExp, kLog, kFloor, kCeil, kRound,
   kSin, kCos, kTan, kAsin, kAcos, kAtan, kSinh, kCosh, kAsinh, kAcosh, kAtanh, kTanh,
-  kSigmoid, kSoftsign, kSoftplus, kMish, kHardSwish, kErf, kSign,
+  kSigmoid, kSoftsign, kSoftplus, kMish, kGeluErf, kGeluTanh, kHardSwish, kErf, kSign,
   kNot, kBitNot, kIsNaN, kIsInf,
   kRelu, kLeakyRelu, kElu, kSelu, kCelu, kHardSigmoid, kThresholdedRelu, kShrink,
 };

@@ -91,6 +91,10 @@ struct UnaryF {
       return softplus(x);
     } else if constexpr (op == EwUnary::kMish) {
       return x * m_tanh(softplus(x));
+    } else if constexpr (op == EwUnary::kGeluErf) {
+      return C(0.5) * x * (C(1) + m_erf(x * C(0.7071067811865476)));
+    } else if constexpr (op == EwUnary::kGeluTanh) {
+      return C(0.5) * x * (C(1) + m_tanh(C(0.7978845608028654) * (x + C(0.044715) * x * x * x)));
     } else if constexpr (op == EwUnary::kHardSwish) {
       return x * s_max(C(0), s_min(C(1), x / C(6) + C(0.5)));
     } else if constexpr (op == EwUnary::kErf) {
@@ -185,7 +189,8 @@ cudaError_t launch_unary(EwUnary op, int type, const void* in, void* out, int64_
     SY_EW_UN(kFloor) SY_EW_UN(kCeil) SY_EW_UN(kRound) SY_EW_UN(kSin) SY_EW_UN(kCos) SY_EW_UN(kTan)
     SY_EW_UN(kAsin) SY_EW_UN(kAcos) SY_EW_UN(kAtan) SY_EW_UN(kSinh) SY_EW_UN(kCosh) SY_EW_UN(kAsinh)
     SY_EW_UN(kAcosh) SY_EW_UN(kAtanh) SY_EW_UN(kTanh) SY_EW_UN(kSigmoid) SY_EW_UN(kSoftsign)
-    SY_EW_UN(kSoftplus) SY_EW_UN(kMish) SY_EW_UN(kHardSwish) SY_EW_UN(kErf) SY_EW_UN(kSign) SY_EW_UN(kNot)
+    SY_EW_UN(kSoftplus) SY_EW_UN(kMish) SY_EW_UN(kGeluErf) SY_EW_UN(kGeluTanh) SY_EW_UN(kHardSwish) SY_EW_UN(kErf)
+    SY_EW_UN(kSign) SY_EW_UN(kNot)
     SY_EW_UN(kBitNot) SY_EW_UN(kIsNaN) SY_EW_UN(kIsInf) SY_EW_UN(kRelu) SY_EW_UN(kLeakyRelu) SY_EW_UN(kElu)
     SY_EW_UN(kSelu) SY_EW_UN(kCelu) SY_EW_UN(kHardSigmoid) SY_EW_UN(kThresholdedRelu) SY_EW_UN(kShrink)
   }

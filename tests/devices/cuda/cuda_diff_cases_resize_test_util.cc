@@ -94,6 +94,13 @@ void add_resize_linear(std::vector<DiffCase>& cs) {
   cs.push_back(opset(resize_scales("Resize_19_linear_half_pixel_symmetric", f32(img), {1, 1, 1.7, 0.6},
                                    {linear, coord("half_pixel_symmetric")}),
                      19));
+  // Opset 18: scales and sizes for the axes attribute's axes only, and one
+  // scale for all of them under keep_aspect_ratio_policy.
+  cs.push_back(opset(resize_scales("Resize_18_linear_axes", f32(img), {0.6, 1.7}, {linear, attr_ints("axes", {3, -2})}),
+                     18));
+  cs.push_back(opset(resize_sizes("Resize_18_linear_not_larger", f32(img), {61, 95},
+                                  {linear, attr_ints("axes", {2, 3}), attr_string("keep_aspect_ratio_policy", "not_larger")}),
+                     18));
   // Trilinear over three axes of a 5-D volume.
   cs.push_back(resize_scales("Resize_linear_3_axes", f32({1, 2, 20, 30, 40}), {1, 1, 1.5, 0.7, 2.2}, {linear}));
   // Every axis of NCHW resized; five resized axes are left to the CPU.

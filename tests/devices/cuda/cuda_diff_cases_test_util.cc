@@ -97,12 +97,14 @@ void add_elementwise(std::vector<DiffCase>& cs) {
       {"HardSwish", -5, 5, 14, {}},    {"Tanh", -5, 5, 13, {}},
       {"Softplus", -20, 20, 1, {}},    {"Softsign", -5, 5, 1, {}},
       {"ThresholdedRelu", -2, 2, 10, {attr_float("alpha", 0.5f)}},
-      {"Mish", -5, 5, 18, {}},
+      {"Mish", -5, 5, 18, {}},         {"Gelu", -5, 5, 20, {}},
       {"Shrink", -2, 2, 9, {attr_float("lambd", 0.5f), attr_float("bias", 0.2f)}},
   };
   for (const U& u : unary)
     cs.push_back(tol(opset(make(std::string(u.op) + "_f32", u.op, {f32(big, u.lo, u.hi)}, u.attrs), u.opset), 1e-5,
                      1e-5));
+  cs.push_back(tol(opset(make("Gelu_tanh_f32", "Gelu", {f32(big, -5, 5)}, {attr_string("approximate", "tanh")}), 20),
+                   1e-5, 1e-5));
   cs.push_back(make("Abs_i32", "Abs", {i32({3000}, -1e9, 1e9)}));
   cs.push_back(make("Neg_i64", "Neg", {i64({3000}, -1e12, 1e12)}));
   cs.push_back(make("Sign_i32", "Sign", {i32({3000}, -3, 3)}));

@@ -182,6 +182,35 @@ TEST(Elementwise, Add_Float16AndBFloat16) {
   EXPECT_EQ(static_cast<float>(rb.outputs[0].tensor().data<BFloat16>()[0]), -1.5f);
 }
 
+// Over 1000 elements, which take the vector (libmvec) path, as well as
+// the five above, which may not.
+TEST(Elementwise, Gelu_LongInputMatchesTheFormula) {
+  std::vector<float> x(1000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = -6.f + 12.f * static_cast<float>(i) / 999.f;
+  const std::vector<float> erf_form = unary_f("Gelu", x, {}, 20);
+  const std::vector<float> tanh_form = unary_f("Gelu", x, {attr_string("approximate", "tanh")}, 20);
+  ASSERT_EQ(erf_form.size(), x.size());
+  ASSERT_EQ(tanh_form.size(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double v = x[i];
+    EXPECT_NEAR(erf_form[i], 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))), 1e-5) << v;
+    EXPECT_NEAR(tanh_form[i], 0.5 * v * (1 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v))), 1e-5) << v;
+  }
+}
+
+TEST(Elementwise, Gelu_UnknownApproximationFails) {
+  auto r = run_kernel("Gelu", {T(F<float>({1}, {1}))}, 1, {attr_string("approximate", "sigmoid")}, 20);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status.message().find("approximate"), std::string::npos) << r.status.message();
+}
+
+// Opset 19 compares strings, broadcasting as for numbers.
+TEST(Elementwise, Equal_Strings) {
+  auto r = run_kernel("Equal",
+                      {T(F<std::string>({2, 2}, {"a", "b", "", "d"})), T(F<std::string>({2}, {"a", ""}))}, 1, {}, 19);
+  EXPECT_EQ(out<bool>(r), (std::vector<bool>{true, false, false, false}));
+}
+
 TEST(Elementwise, Add_MismatchedShapesFail) {
   auto r = run_kernel("Add", {T(F<float>({2, 3}, {1, 2, 3, 4, 5, 6})), T(F<float>({2}, {1, 2}))}, 1);
   EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
@@ -439,6 +468,9 @@ TEST(Elementwise, Activations) {
   expect_near(unary_f("Softsign", kX), {-0.6666667f, -0.33333334f, 0, 0.33333334f, 0.6666667f});
   expect_near(unary_f("ThresholdedRelu", kX, {attr_float("alpha", 0.4f)}), {0, 0, 0, 0.5f, 2});
   expect_near(unary_f("Mish", kX, {}, 18), {-0.25250146f, -0.22074378f, 0, 0.37524518f, 1.9439589f});
+  expect_near(unary_f("Gelu", kX, {}, 20), {-0.04550026f, -0.15426877f, 0, 0.34573123f, 1.9544997f});
+  expect_near(unary_f("Gelu", kX, {attr_string("approximate", "tanh")}, 20),
+              {-0.04540231f, -0.15428599f, 0, 0.34571401f, 1.9545977f});
   expect_near(unary_f("Shrink", kX, {attr_float("lambd", 1.f), attr_float("bias", 0.5f)}), {-1.5f, 0, 0, 0, 1.5f});
   expect_near(unary_f("Sigmoid", {-1000.f, 1000.f}), {0, 1});
   expect_near(unary_f("Softplus", {-1000.f, 1000.f}), {0, 1000});

@@ -130,6 +130,41 @@ TEST(ReduceNorm, InstanceNorm_Basic) {
               {-0.49998f, 1.49998f, -2.99996f, 0.99996f, -0.49998f, 1.49998f, -2.99999f, 0.99999f}, 1e-4f);
 }
 
+// Two groups of two channels: each normalised over its 4 values, then
+// scaled and shifted a group at a time (opset 18) or a channel at a time
+// (opset 21), here to the same effect.
+TEST(ReduceNorm, GroupNorm_Opset18And21) {
+  Tensor x = make_tensor<float>({1, 4, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
+  std::vector<float> want;
+  for (int g = 0; g < 2; ++g)
+    for (int i = 0; i < 4; ++i) want.push_back((g ? 2.f : 1.f) * (i - 1.5f) / std::sqrt(1.25f + 1e-5f) + (g ? 1.f : 0.f));
+  auto r18 = run_kernel("GroupNormalization",
+                        {x, make_tensor<float>({2}, {1, 2}), make_tensor<float>({2}, {0, 1})}, 1,
+                        {attr_int("num_groups", 2)}, 18);
+  ASSERT_TRUE(r18.status.ok()) << r18.status.to_string();
+  expect_near(to_vector<float>(r18.outputs[0].tensor()), want, 1e-5f);
+  auto r21 = run_kernel("GroupNormalization",
+                        {x, make_tensor<float>({4}, {1, 1, 2, 2}), make_tensor<float>({4}, {0, 0, 1, 1})}, 1,
+                        {attr_int("num_groups", 2)}, 21);
+  ASSERT_TRUE(r21.status.ok()) << r21.status.to_string();
+  expect_near(to_vector<float>(r21.outputs[0].tensor()), want, 1e-5f);
+}
+
+TEST(ReduceNorm, GroupNorm_BadGroupsAndParams) {
+  Tensor x = make_tensor<float>({1, 4, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
+  Tensor two = make_tensor<float>({2}, {1, 1});
+  auto uneven = run_kernel("GroupNormalization", {x, make_tensor<float>({3}, {1, 1, 1}), make_tensor<float>({3}, {0, 0, 0})},
+                           1, {attr_int("num_groups", 3)}, 18);
+  EXPECT_EQ(uneven.status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(uneven.status.message().find("do not divide"), std::string::npos) << uneven.status.message();
+  auto per_group_at_21 = run_kernel("GroupNormalization", {x, two, two}, 1, {attr_int("num_groups", 2)}, 21);
+  EXPECT_EQ(per_group_at_21.status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(per_group_at_21.status.message().find("one a channel"), std::string::npos)
+      << per_group_at_21.status.message();
+  EXPECT_FALSE(run_kernel("GroupNormalization", {x, two, two}, 1, {attr_int("num_groups", 0)}, 18).status.ok());
+  EXPECT_FALSE(run_kernel("GroupNormalization", {x, two, two}, 1, {}, 18).status.ok());
+}
+
 TEST(ReduceNorm, Lrn_Size3) {
   std::vector<float> v{1, 2, 3, 4, 5, 6, 7, 8};
   auto r = run_kernel("LRN", {make_tensor<float>({1, 4, 2, 1}, v)}, 1, {attr_int("size", 3)}, 13);

@@ -108,6 +108,29 @@ TEST(Reduce, EmptySet_IdentityValues) {
   EXPECT_EQ(to_vector<float>(lse.outputs[0].tensor())[0], -std::numeric_limits<float>::infinity());
 }
 
+// Opset 20: ReduceMax is any and ReduceMin all; over nothing, false and
+// true (a byte of 1, not the 255 a uint8 min of nothing starts from).
+TEST(Reduce, MaxMin_Bool) {
+  Tensor x = make_tensor<bool>({2, 3}, {true, false, false, true, true, true});
+  Tensor axes = make_tensor<int64_t>({1}, {1});
+  auto mx = run_kernel("ReduceMax", {x, axes}, 1, {attr_int("keepdims", 0)}, 20);
+  auto mn = run_kernel("ReduceMin", {x, axes}, 1, {attr_int("keepdims", 0)}, 20);
+  ASSERT_TRUE(mx.status.ok() && mn.status.ok()) << mx.status.to_string() << mn.status.to_string();
+  EXPECT_EQ(to_vector<bool>(mx.outputs[0].tensor()), (std::vector<bool>{true, true}));
+  EXPECT_EQ(to_vector<bool>(mn.outputs[0].tensor()), (std::vector<bool>{false, true}));
+  Tensor e = make_tensor<bool>({0, 2}, {});
+  Tensor axis0 = make_tensor<int64_t>({1}, {0});
+  auto emx = run_kernel("ReduceMax", {e, axis0}, 1, {}, 20);
+  auto emn = run_kernel("ReduceMin", {e, axis0}, 1, {}, 20);
+  ASSERT_TRUE(emx.status.ok() && emn.status.ok());
+  const Tensor& t = emn.outputs[0].tensor();
+  ASSERT_EQ(t.numel(), 2);
+  EXPECT_EQ(reinterpret_cast<const uint8_t*>(t.data<bool>())[0], 1);
+  EXPECT_EQ(to_vector<bool>(emx.outputs[0].tensor()), (std::vector<bool>{false, false}));
+  // Sums of bools are still refused.
+  EXPECT_FALSE(run_kernel("ReduceSum", {x, axes}, 1, {}, 20).status.ok());
+}
+
 TEST(Reduce, Mean_AllAxes) {
   auto r = run_kernel("ReduceMean", {x234()}, 1, {}, 13);
   ASSERT_TRUE(r.status.ok()) << r.status.to_string();

@@ -12,6 +12,7 @@
 namespace sy {
 namespace {
 
+using testing::attr_ints;
 using testing::attr_string;
 using testing::make_tensor;
 using testing::run_kernel;
@@ -67,6 +68,41 @@ TEST(TensorOps, Resize_RejectsBadScales) {
   EXPECT_FALSE(huge.status.ok());
   auto none = run_kernel("Resize", {x}, 1, {}, 13);
   EXPECT_EQ(none.status.code(), StatusCode::kInvalidArgument);
+}
+
+// Opset 18's axes: scales and sizes name only those axes, in the
+// attribute's order; the rest keep their size.
+TEST(TensorOps, Resize18_Axes) {
+  Tensor x = f32(Dims{1, 2, 2}, {1, 2, 3, 4});
+  auto r = run_kernel("Resize", {x, RuntimeValue(), f32(Dims{2}, {2, 1})}, 1,
+                      {attr_string("mode", "nearest"), attr_ints("axes", {-1, 1})}, 18);
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).dims(), (Dims{1, 2, 4}));
+  EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{1, 1, 2, 2, 3, 3, 4, 4}));
+  auto bad_count = run_kernel("Resize", {x, RuntimeValue(), f32(Dims{3}, {1, 2, 1})}, 1, {attr_ints("axes", {2})}, 18);
+  EXPECT_EQ(bad_count.status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad_count.status.message().find("number of axes"), std::string::npos) << bad_count.status.message();
+  auto repeated = run_kernel("Resize", {x, RuntimeValue(), f32(Dims{2}, {2, 2})}, 1, {attr_ints("axes", {2, -1})}, 18);
+  EXPECT_EQ(repeated.status.code(), StatusCode::kInvalidArgument);
+  auto outside = run_kernel("Resize", {x, RuntimeValue(), f32(Dims{1}, {2})}, 1, {attr_ints("axes", {3})}, 18);
+  EXPECT_EQ(outside.status.code(), StatusCode::kInvalidArgument);
+}
+
+// keep_aspect_ratio_policy: one scale for the given axes, the smallest
+// (not_larger) or largest (not_smaller) of sizes / dims, sizes rounded
+// half up from it.
+TEST(TensorOps, Resize18_KeepAspectRatio) {
+  Tensor x = f32(Dims{1, 1, 4, 6}, std::vector<float>(24, 1.f));
+  for (const auto& [policy, want] : {std::pair{"not_larger", Dims{1, 1, 2, 3}}, std::pair{"not_smaller", Dims{1, 1, 4, 6}},
+                                     std::pair{"stretch", Dims{1, 1, 2, 6}}}) {
+    auto r = run_kernel("Resize", {x, RuntimeValue(), RuntimeValue(), i64v({2, 6})}, 1,
+                        {attr_ints("axes", {2, 3}), attr_string("keep_aspect_ratio_policy", policy)}, 18);
+    EXPECT_OK(r);
+    EXPECT_EQ(out0(r).dims(), want) << policy;
+  }
+  auto bad = run_kernel("Resize", {x, RuntimeValue(), RuntimeValue(), i64v({1, 1, 2, 6})}, 1,
+                        {attr_string("keep_aspect_ratio_policy", "fit")}, 18);
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
 }
 
 TEST(TensorOps, Upsample_NearestRepeats) {
