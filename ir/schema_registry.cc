@@ -239,16 +239,37 @@ constexpr std::initializer_list<const char*> kIntegers = {"uint8", "uint16", "ui
                                                           "int8",  "int16",  "int32",  "int64"};
 constexpr std::initializer_list<const char*> kFloats = {"float16", "float", "double"};
 
-// A new operator: one input, or two broadcast ones, of type T.
-Draft elementwise(const char* op, int inputs, std::initializer_list<const char*> t) {
+// An input or output of a new operator.
+struct Io {
+  const char* name;
+  const char* type;
+  OpSchema::FormalParameterOption option = OpSchema::Single;
+};
+
+Draft new_operator(const char* op, std::initializer_list<Io> inputs, std::initializer_list<Io> outputs) {
   Draft d;
   d.name = op;
-  for (int i = 0; i < inputs; ++i) d.add_input(inputs == 1 ? "X" : (i == 0 ? "A" : "B"), "T", OpSchema::Single);
-  d.add_output(inputs == 1 ? "Y" : "C", "T").add_constraint("T", t);
+  for (const Io& i : inputs) d.add_input(i.name, i.type, i.option);
+  for (const Io& o : outputs) d.add_output(o.name, o.type);
+  return d;
+}
+
+// A new operator: one input, or two broadcast ones, of type T.
+Draft elementwise(const char* op, int inputs, std::initializer_list<const char*> t) {
+  Draft d = inputs == 1 ? new_operator(op, {{"X", "T"}}, {{"Y", "T"}})
+                        : new_operator(op, {{"A", "T"}, {"B", "T"}}, {{"C", "T"}});
+  d.add_constraint("T", t);
   d.infer = inputs == 1 ? onnx::InferenceFunction(onnx::propagateShapeAndTypeFromFirstInput)
                         : onnx::InferenceFunction(broadcast_infer);
   return d;
 }
+
+// Output 0 takes input 0's element type; its shape is left unknown.
+void first_input_type(onnx::InferenceContext& ctx) { onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0); }
+
+constexpr std::initializer_list<const char*> kAllTypes = {
+    "uint8",    "uint16",  "uint32", "uint64", "int8",   "int16", "int32",     "int64",
+    "bfloat16", "float16", "float",  "double", "string", "bool",  "complex64", "complex128"};
 
 struct Change {
   const char* op;
@@ -314,6 +335,20 @@ std::vector<Change> changes() {
                  d.add_input("scale", "T", OpSchema::Single).add_input("bias", "T", OpSchema::Single);
                  d.add_attr("epsilon", 1e-5f).add_attr_without_default("num_groups", onnx::AttributeProto::INT, true);
                }, true});
+  c.push_back({"CenterCropPad", 18, [](Draft& d) {
+                 d = new_operator("CenterCropPad", {{"input_data", "T"}, {"shape", "Tind"}}, {{"output_data", "T"}});
+                 d.add_constraint("T", kAllTypes).add_constraint("Tind", {"int32", "int64"});
+                 d.add_attr_without_default("axes", onnx::AttributeProto::INTS);
+                 d.infer = type_and_rank;
+               }, true});
+  c.push_back({"Col2Im", 18, [](Draft& d) {
+                 d = new_operator("Col2Im", {{"input", "T"}, {"image_shape", "tensor(int64)"},
+                                             {"block_shape", "tensor(int64)"}}, {{"output", "T"}});
+                 d.add_constraint("T", kAllTypes);
+                 for (const char* a : {"dilations", "pads", "strides"})
+                   d.add_attr_without_default(a, onnx::AttributeProto::INTS);
+                 d.infer = first_input_type;
+               }, true});
   for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor"})
     c.push_back({op, 18, [op](Draft& d) { d = elementwise(op, 2, kIntegers); }, true});
   c.push_back({"BitwiseNot", 18, [](Draft& d) { d = elementwise("BitwiseNot", 1, kIntegers); }, true});
@@ -358,6 +393,36 @@ std::vector<Change> changes() {
                  d = elementwise("Gelu", 1, {"float16", "float", "double", "bfloat16"});
                  d.add_attr("approximate", std::string("none"));
                }, true});
+  c.push_back({"AffineGrid", 20, [](Draft& d) {
+                 d = new_operator("AffineGrid", {{"theta", "T1"}, {"size", "T2"}}, {{"grid", "T1"}});
+                 d.add_constraint("T1", {"bfloat16", "float16", "float", "double"}).add_constraint("T2", {"int64"});
+                 d.add_attr("align_corners", int64_t{0});
+                 d.infer = first_input_type;
+               }, true});
+  c.push_back({"StringConcat", 20, [](Draft& d) { d = elementwise("StringConcat", 2, {"string"}); }, true});
+  c.push_back({"StringSplit", 20, [](Draft& d) {
+                 d = new_operator("StringSplit", {{"X", "T1"}}, {{"Y", "T2"}, {"Z", "T3"}});
+                 d.add_constraint("T1", {"string"}).add_constraint("T2", {"string"}).add_constraint("T3", {"int64"});
+                 d.add_attr_without_default("delimiter", onnx::AttributeProto::STRING);
+                 d.add_attr_without_default("maxsplit", onnx::AttributeProto::INT);
+                 d.infer = [](onnx::InferenceContext& ctx) {
+                   onnx::updateOutputElemType(ctx, 0, onnx::TensorProto::STRING);
+                   onnx::updateOutputElemType(ctx, 1, onnx::TensorProto::INT64);
+                   if (!onnx::hasInputShape(ctx, 0)) return;
+                   onnx::propagateShapeFromInputToOutput(ctx, 0, 1);
+                   *onnx::getOutputShape(ctx, 0) = onnx::getInputShape(ctx, 0);
+                   onnx::getOutputShape(ctx, 0)->add_dim();  // as many as the most parts
+                 };
+               }, true});
+  c.push_back({"RegexFullMatch", 20, [](Draft& d) {
+                 d = new_operator("RegexFullMatch", {{"X", "T1"}}, {{"Y", "T2"}});
+                 d.add_constraint("T1", {"string"}).add_constraint("T2", {"bool"});
+                 d.add_attr_without_default("pattern", onnx::AttributeProto::STRING);
+                 d.infer = [](onnx::InferenceContext& ctx) {
+                   onnx::updateOutputElemType(ctx, 0, onnx::TensorProto::BOOL);
+                   if (onnx::hasInputShape(ctx, 0)) onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
+                 };
+               }, true});
   // ---- opset 21
   c.push_back({"GroupNormalization", 21, [](Draft& d) { d.add_attr("stash_type", int64_t{1}); }});
   c.push_back({"DequantizeLinear", 21, [](Draft& d) {
@@ -389,10 +454,7 @@ struct Unimplemented {
   std::string_view op;
   int since;
 };
-constexpr Unimplemented kUnimplemented[] = {
-    {"CenterCropPad", 18},  {"Col2Im", 18},         {"DeformConv", 19},  {"AffineGrid", 20},
-    {"ImageDecoder", 20},   {"RegexFullMatch", 20}, {"StringConcat", 20}, {"StringSplit", 20},
-};
+constexpr Unimplemented kUnimplemented[] = {{"DeformConv", 19}, {"ImageDecoder", 20}};
 
 }  // namespace
 

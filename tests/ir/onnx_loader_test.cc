@@ -219,15 +219,15 @@ TEST(OnnxLoader, OpsetsPastTheNewest_AndOpsWithoutSchemas_AreRefusedClearly) {
   ASSERT_FALSE(newer.ok());
   EXPECT_NE(newer.status().message().find("newer than the newest supported"), std::string::npos)
       << newer.status().message();
-  auto c = testing::new_model(18);
+  auto c = testing::new_model(20);
   GraphBuilder cg(c.mutable_graph());
-  cg.input("x", kF, {1, 4, 3}).output("y", kF, {1, 1, 2, 2});
-  cg.node("Col2Im", {"x", "x", "x"}, {"y"});
-  auto col2im = testing::load_model(c);
-  ASSERT_FALSE(col2im.ok());
-  EXPECT_EQ(col2im.status().code(), StatusCode::kUnimplemented);
-  EXPECT_NE(col2im.status().message().find("Col2Im (ONNX opset 18) is not supported"), std::string::npos)
-      << col2im.status().message();
+  cg.input("x", onnx::TensorProto::UINT8, {100}).output("y", onnx::TensorProto::UINT8, {4, 4, 3});
+  cg.node("ImageDecoder", {"x"}, {"y"});
+  auto decoder = testing::load_model(c);
+  ASSERT_FALSE(decoder.ok());
+  EXPECT_EQ(decoder.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(decoder.status().message().find("ImageDecoder (ONNX opset 20) is not supported"), std::string::npos)
+      << decoder.status().message();
 }
 
 TEST(OnnxLoader, CheckerError_NamesTheNode) {

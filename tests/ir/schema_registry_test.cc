@@ -65,7 +65,8 @@ TEST(SchemaRegistry, NewOperators) {
   EXPECT_TRUE(gn18->attributes().at("num_groups").required);
   EXPECT_EQ(gn18->attributes().count("stash_type"), 0u);
   EXPECT_EQ(reg().GetSchema("GroupNormalization", 21, "")->attributes().count("stash_type"), 1u);
-  EXPECT_EQ(SchemaRegistry::unimplemented_since("Col2Im"), 18);
+  EXPECT_EQ(SchemaRegistry::unimplemented_since("ImageDecoder"), 20);
+  EXPECT_EQ(SchemaRegistry::unimplemented_since("Col2Im"), 0);
   EXPECT_EQ(SchemaRegistry::unimplemented_since("Gelu"), 0);
   EXPECT_EQ(SchemaRegistry::unimplemented_since("Conv"), 0);
   // Other domains are libonnx's alone.

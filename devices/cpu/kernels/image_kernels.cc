@@ -1,4 +1,4 @@
-// CPU image kernels: GridSample.
+// CPU image kernels: GridSample, AffineGrid (opset 20) and Col2Im (18).
 //
 // GridSample (opset 16; also serves opset 20+ for 4-D inputs) follows the
 // ONNX reference implementation (onnx/reference/ops/op_grid_sample.py), which
@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "devices/cpu/cpu_kernels.h"
+#include "devices/cpu/kernels/tensor_common.h"
 #include "devices/kernel.h"
 
 namespace sy {
@@ -348,16 +349,192 @@ class GridSampleKernel final : public Kernel {
   PaddingMode pad_ = PaddingMode::kZeros;
 };
 
+// AffineGrid: for each output position, theta (N x 2 x 3, or N x 3 x 4 in
+// 3-D) times its normalised coordinates (x, y[, z], 1), each in [-1, 1]:
+// pixel centres, or with align_corners the corner pixels at -1 and 1.
+class AffineGridKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    align_corners_ = node.attr_int("align_corners", 0) != 0;
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Node& node = ctx.node();
+    const Tensor& theta = ctx.input(0);
+    if (!theta.defined()) return InvalidArgument(node.describe(), ": theta is missing");
+    ASSIGN_OR_RETURN(Dims size, tensor_ops::read_int_list(ctx.input(1), "AffineGrid size"));
+    if (size.size() != 4 && size.size() != 5)
+      return InvalidArgument(node.describe(), ": size must have 4 (N, C, H, W) or 5 (N, C, D, H, W) entries, got ",
+                             size.size());
+    const int64_t dims = static_cast<int64_t>(size.size()) - 2;  // 2 or 3 spatial axes
+    if (theta.rank() != 3 || theta.dim(0) != size[0] || theta.dim(1) != dims || theta.dim(2) != dims + 1)
+      return InvalidArgument(node.describe(), ": theta must be [", size[0], ", ", dims, ", ", dims + 1, "], got ",
+                             theta.describe());
+    Dims out{size[0]};
+    for (int64_t k = 2; k < static_cast<int64_t>(size.size()); ++k) {
+      if (size[static_cast<size_t>(k)] < 0) return InvalidArgument(node.describe(), ": negative size ", size[k]);
+      out.push_back(size[static_cast<size_t>(k)]);
+    }
+    out.push_back(dims);
+    ASSIGN_OR_RETURN(Tensor * grid, ctx.allocate_output(0, theta.dtype(), out));
+    const bool known = visit_float(theta.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* t = theta.data<T>();
+      T* g = grid->data<T>();
+      // Spatial sizes, x (innermost) first.
+      const int64_t w = out[out.size() - 2], h = out[out.size() - 3], d = dims == 3 ? out[1] : 1;
+      int64_t o = 0;
+      for (int64_t n = 0; n < size[0]; ++n) {
+        const T* tn = t + n * dims * (dims + 1);
+        for (int64_t zi = 0; zi < d; ++zi)
+          for (int64_t yi = 0; yi < h; ++yi)
+            for (int64_t xi = 0; xi < w; ++xi) {
+              const double c[4] = {coordinate(xi, w), coordinate(yi, h), dims == 3 ? coordinate(zi, d) : 1.0, 1.0};
+              for (int64_t r = 0; r < dims; ++r) {
+                double v = 0;
+                for (int64_t k = 0; k <= dims; ++k)
+                  v += static_cast<double>(to_acc<T>(tn[r * (dims + 1) + k])) * c[k == dims ? 3 : k];
+                g[o++] = from_acc<T>(static_cast<Acc<T>>(v));
+              }
+            }
+      }
+    });
+    if (!known) return InvalidArgument(node.describe(), ": theta must be a floating-point tensor, got ", theta.describe());
+    return OkStatus();
+  }
+
+ private:
+  double coordinate(int64_t i, int64_t n) const {
+    if (align_corners_) return n == 1 ? -1.0 : -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(n - 1);
+    return -1.0 + (2.0 * static_cast<double>(i) + 1.0) / static_cast<double>(n);
+  }
+
+  bool align_corners_ = false;
+};
+
+// Col2Im: the inverse of im2col. Input [N, C * prod(block), L] holds, for
+// each of the L sliding-block positions, the block's values; each is added
+// into its place in the [N, C, image...] output (overlapping blocks sum).
+class Col2ImKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    dilations_ = node.attr_ints("dilations");
+    pads_ = node.attr_ints("pads");
+    strides_ = node.attr_ints("strides");
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Node& node = ctx.node();
+    const Tensor& x = ctx.input(0);
+    if (!x.defined() || x.rank() != 3)
+      return InvalidArgument(node.describe(), ": input must be [N, C * prod(block_shape), L], got ",
+                             x.defined() ? x.describe() : std::string("nothing"));
+    ASSIGN_OR_RETURN(Dims image, tensor_ops::read_int_list(ctx.input(1), "Col2Im image_shape"));
+    ASSIGN_OR_RETURN(Dims block, tensor_ops::read_int_list(ctx.input(2), "Col2Im block_shape"));
+    const size_t n = image.size();
+    if (n == 0 || block.size() != n)
+      return InvalidArgument(node.describe(), ": image_shape and block_shape must have the same, nonzero length, got ",
+                             n, " and ", block.size());
+    auto attr_or = [&](const std::vector<int64_t>& v, size_t len, int64_t dflt, const char* what) -> StatusOr<Dims> {
+      if (v.empty()) return Dims(std::vector<int64_t>(len, dflt));
+      if (v.size() != len) return InvalidArgument(node.describe(), ": ", what, " must have ", len, " entries");
+      return Dims(v);
+    };
+    ASSIGN_OR_RETURN(Dims dil, attr_or(dilations_, n, 1, "dilations"));
+    ASSIGN_OR_RETURN(Dims pads, attr_or(pads_, 2 * n, 0, "pads"));
+    ASSIGN_OR_RETURN(Dims str, attr_or(strides_, n, 1, "strides"));
+    int64_t kernel = 1, blocks = 1;
+    Dims count = Dims::of_rank(n);
+    for (size_t k = 0; k < n; ++k) {
+      if (image[k] < 0 || block[k] < 1 || dil[k] < 1 || str[k] < 1 || pads[k] < 0 || pads[k + n] < 0)
+        return InvalidArgument(node.describe(), ": image_shape must be >= 0, block_shape, dilations and strides >= 1",
+                               " and pads >= 0");
+      const int64_t span = dil[k] * (block[k] - 1) + 1, room = image[k] + pads[k] + pads[k + n];
+      if (span > room)
+        return InvalidArgument(node.describe(), ": a block spans ", span, " on axis ", k, ", more than the padded image's ",
+                               room);
+      count[k] = (room - span) / str[k] + 1;
+      kernel *= block[k];
+      blocks *= count[k];
+    }
+    if (x.dim(1) % kernel != 0)
+      return InvalidArgument(node.describe(), ": input dim 1 (", x.dim(1), ") is not a multiple of the block size ",
+                             kernel);
+    if (x.dim(2) != blocks)
+      return InvalidArgument(node.describe(), ": input dim 2 (", x.dim(2), ") must be the number of blocks, ", blocks);
+    const int64_t channels = x.dim(1) / kernel;
+    Dims out{x.dim(0), channels};
+    for (int64_t v : image) out.push_back(v);
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out));
+    const int64_t plane = out.numel() / std::max<int64_t>(1, x.dim(0) * channels);
+    const bool known = visit_float(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* in = x.data<T>();
+      T* o = y->data<T>();
+      auto body = [&](int64_t begin, int64_t end) {
+        std::vector<Acc<T>> acc(static_cast<size_t>(plane));
+        Dims kk = Dims::of_rank(n), ll = Dims::of_rank(n);
+        for (int64_t nc = begin; nc < end; ++nc) {
+          std::fill(acc.begin(), acc.end(), Acc<T>(0));
+          const T* src = in + nc * kernel * blocks;
+          for (int64_t k = 0; k < kernel; ++k) {
+            unravel(k, block, &kk);
+            for (int64_t l = 0; l < blocks; ++l) {
+              unravel(l, count, &ll);
+              int64_t pos = 0;
+              bool inside = true;
+              for (size_t a = 0; a < n && inside; ++a) {
+                const int64_t p = ll[a] * str[a] - pads[a] + kk[a] * dil[a];
+                inside = p >= 0 && p < image[a];
+                pos = pos * image[a] + p;
+              }
+              if (inside) acc[static_cast<size_t>(pos)] += to_acc<T>(src[k * blocks + l]);
+            }
+          }
+          T* dst = o + nc * plane;
+          for (int64_t i = 0; i < plane; ++i) dst[i] = from_acc<T>(acc[static_cast<size_t>(i)]);
+        }
+      };
+      tbb::parallel_for(tbb::blocked_range<int64_t>(0, x.dim(0) * channels),
+                        [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); });
+    });
+    if (!known)
+      return Unimplemented(node.describe(), ": element type ", dtype_name(x.dtype()),
+                           " is not supported (supported: float32, float64, float16, bfloat16)");
+    return OkStatus();
+  }
+
+ private:
+  // i as a multi-index over dims (last fastest).
+  static void unravel(int64_t i, const Dims& dims, Dims* idx) {
+    for (size_t a = dims.size(); a-- > 0;) {
+      (*idx)[a] = i % dims[a];
+      i /= dims[a];
+    }
+  }
+
+  std::vector<int64_t> dilations_, pads_, strides_;
+};
+
+KernelDef image_def(const char* op, int since, KernelFactory factory, uint64_t host_inputs = 0) {
+  KernelDef d;
+  d.op = op;
+  d.since_version = since;
+  d.device = DeviceKind::kCpu;
+  d.types = {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16};
+  d.factory = factory;
+  d.host_inputs = host_inputs;
+  return d;
+}
+
 }  // namespace
 
 void register_cpu_image_kernels(KernelRegistry& r) {
-  KernelDef d;
-  d.op = "GridSample";
-  d.since_version = 16;
-  d.device = DeviceKind::kCpu;
-  d.types = {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16};
-  d.factory = &make_kernel<GridSampleKernel>;
-  r.add(std::move(d));
+  r.add(image_def("GridSample", 16, &make_kernel<GridSampleKernel>));
+  r.add(image_def("AffineGrid", 20, &make_kernel<AffineGridKernel>, 1u << 1));
+  r.add(image_def("Col2Im", 18, &make_kernel<Col2ImKernel>, (1u << 1) | (1u << 2)));
 }
 
 }  // namespace sy

@@ -9,15 +9,24 @@
 // TfIdfVectorizer builds an n-gram trie from the pool in init() and walks it
 // per row exactly like the reference implementation.
 //
+// StringConcat, StringSplit and RegexFullMatch (opset 20) follow the ONNX
+// reference: StringSplit splits like Python's str.split, RegexFullMatch
+// matches the whole string with std::regex's ECMAScript grammar, which
+// covers the RE2 syntax of common patterns (classes, \b, anchors,
+// repetition bounds, alternation) but not RE2's (?P<name>) groups or
+// \C; a pattern it cannot compile is refused at load.
+//
 // All kernels are stateless after init(); compute() is const and thread-safe.
 #include <algorithm>
 #include <limits>
+#include <regex>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "devices/cpu/cpu_kernels.h"
+#include "devices/cpu/kernels/elementwise_common.h"
 
 namespace sy {
 namespace {
@@ -308,6 +317,132 @@ class TfIdfVectorizerKernel final : public Kernel {
   std::vector<TrieNode> nodes_;
 };
 
+// ---------------------------------------------------------------- opset-20 string ops
+
+Status require_strings(const KernelContext& ctx, size_t i, const char* what) {
+  const RuntimeValue& v = ctx.input_value(i);
+  if (!v.is_tensor() || v.tensor().dtype() != DataType::kString)
+    return InvalidArgument(ctx.node().describe(), ": ", what, " must be a string tensor");
+  return OkStatus();
+}
+
+class StringConcatKernel final : public Kernel {
+ public:
+  Status compute(KernelContext& ctx) const override {
+    RETURN_IF_ERROR(require_strings(ctx, 0, "X"));
+    RETURN_IF_ERROR(require_strings(ctx, 1, "Y"));
+    const Tensor& x = ctx.input(0);
+    const Tensor& y = ctx.input(1);
+    ASSIGN_OR_RETURN(Dims od, elementwise::broadcast_shape(ctx, x.dims(), y.dims()));
+    ASSIGN_OR_RETURN(Tensor * z, ctx.allocate_output(0, DataType::kString, od));
+    elementwise::binary_loop<std::string, std::string, std::string>(
+        x.data<std::string>(), x.dims(), y.data<std::string>(), y.dims(), z->data<std::string>(), od,
+        [](const std::string& a, const std::string& b) { return a + b; });
+    return OkStatus();
+  }
+};
+
+// Python's str.split(delimiter or None, maxsplit): without a delimiter,
+// runs of whitespace separate the parts and none is empty.
+std::vector<std::string> split_like_python(const std::string& s, const std::string& delim, int64_t maxsplit) {
+  std::vector<std::string> parts;
+  int64_t splits = 0;
+  if (delim.empty()) {
+    auto space = [](char c) { return std::string_view(" \t\n\v\f\r\x1c\x1d\x1e\x1f").find(c) != std::string::npos; };
+    size_t i = 0;
+    while (true) {
+      while (i < s.size() && space(s[i])) ++i;
+      if (i == s.size()) break;
+      if (maxsplit >= 0 && splits == maxsplit) {
+        parts.push_back(s.substr(i));
+        break;
+      }
+      size_t j = i;
+      while (j < s.size() && !space(s[j])) ++j;
+      parts.push_back(s.substr(i, j - i));
+      ++splits;
+      i = j;
+    }
+    return parts;
+  }
+  size_t start = 0;
+  while (maxsplit < 0 || splits < maxsplit) {
+    const size_t at = s.find(delim, start);
+    if (at == std::string::npos) break;
+    parts.push_back(s.substr(start, at - start));
+    start = at + delim.size();
+    ++splits;
+  }
+  parts.push_back(s.substr(start));
+  return parts;
+}
+
+// Y: the parts, padded with "" to the most any element has, as a new last
+// axis; Z: how many parts each element has.
+class StringSplitKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    delimiter_ = node.attr_string("delimiter", "");
+    maxsplit_ = node.has_attr("maxsplit") ? node.attr_int("maxsplit", -1) : -1;
+    if (maxsplit_ < -1) maxsplit_ = -1;  // Python treats any negative maxsplit as no limit
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    RETURN_IF_ERROR(require_strings(ctx, 0, "X"));
+    const Tensor& x = ctx.input(0);
+    const std::string* in = x.data<std::string>();
+    std::vector<std::vector<std::string>> parts(static_cast<size_t>(x.numel()));
+    int64_t widest = 0;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      parts[i] = split_like_python(in[i], delimiter_, maxsplit_);
+      widest = std::max<int64_t>(widest, static_cast<int64_t>(parts[i].size()));
+    }
+    Dims yd = x.dims();
+    yd.push_back(widest);
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kString, yd));
+    ASSIGN_OR_RETURN(Tensor * z, ctx.allocate_output(1, DataType::kInt64, x.dims()));
+    std::string* yo = y->data<std::string>();
+    int64_t* zo = z->data<int64_t>();
+    for (size_t i = 0; i < parts.size(); ++i) {
+      zo[i] = static_cast<int64_t>(parts[i].size());
+      for (size_t k = 0; k < parts[i].size(); ++k) yo[i * static_cast<size_t>(widest) + k] = std::move(parts[i][k]);
+    }
+    return OkStatus();
+  }
+
+ private:
+  std::string delimiter_;
+  int64_t maxsplit_ = -1;
+};
+
+class RegexFullMatchKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    const std::string pattern = node.attr_string("pattern", "");
+    try {
+      regex_ = std::regex(pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return InvalidArgument(node.describe(), ": pattern '", pattern, "' is not a regular expression Switchyard can ",
+                             "compile (ECMAScript grammar): ", e.what());
+    }
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    RETURN_IF_ERROR(require_strings(ctx, 0, "X"));
+    const Tensor& x = ctx.input(0);
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kBool, x.dims()));
+    const std::string* in = x.data<std::string>();
+    bool* out = y->data<bool>();
+    for (int64_t i = 0; i < x.numel(); ++i) out[i] = std::regex_match(in[i], regex_);
+    return OkStatus();
+  }
+
+ private:
+  std::regex regex_;
+};
+
 void add(KernelRegistry& r, const char* op, int since, KernelFactory f) {
   KernelDef d;
   d.op = op;
@@ -321,6 +456,9 @@ void add(KernelRegistry& r, const char* op, int since, KernelFactory f) {
 void register_cpu_misc_text_kernels(KernelRegistry& r) {
   add(r, "StringNormalizer", 10, &make_kernel<StringNormalizerKernel>);
   add(r, "TfIdfVectorizer", 9, &make_kernel<TfIdfVectorizerKernel>);
+  add(r, "StringConcat", 20, &make_kernel<StringConcatKernel>);
+  add(r, "StringSplit", 20, &make_kernel<StringSplitKernel>);
+  add(r, "RegexFullMatch", 20, &make_kernel<RegexFullMatchKernel>);
 }
 
 }  // namespace sy

@@ -1,5 +1,5 @@
 // CPU data-movement kernels: Transpose, Concat, Split, Slice, Tile, Pad,
-// DepthToSpace, SpaceToDepth, Trilu, ReverseSequence. Most reduce to
+// DepthToSpace, SpaceToDepth, Trilu, ReverseSequence, CenterCropPad. Most reduce to
 // strided_copy with a computed view; all work for every element type.
 #include <algorithm>
 #include <limits>
@@ -424,6 +424,79 @@ class ReverseSequenceKernel final : public Kernel {
   int64_t batch_axis_ = 1, time_axis_ = 0;
 };
 
+// CenterCropPad (opset 18): each named axis cropped or zero-padded to its
+// requested size about its centre; an odd difference puts the extra
+// element (cropped or padded) at the end, as in the ONNX reference.
+class CenterCropPadKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    has_axes_ = node.has_attr("axes");
+    axes_ = node.attr_ints("axes");
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    const Node& node = ctx.node();
+    const Tensor& x = ctx.input(0);
+    if (!x.defined()) return InvalidArgument(node.describe(), ": input_data is missing");
+    ASSIGN_OR_RETURN(Dims shape, read_int_list(ctx.input(1), "CenterCropPad shape"));
+    const size_t r = x.rank();
+    std::vector<int64_t> axes = axes_;
+    if (!has_axes_)
+      for (size_t k = 0; k < r; ++k) axes.push_back(static_cast<int64_t>(k));
+    if (shape.size() != axes.size())
+      return InvalidArgument(node.describe(), ": shape has ", shape.size(), " entries for ", axes.size(), " axes");
+    // Per axis: the output size, where the kept elements start in the
+    // input and in the output, and how many there are.
+    Dims out = x.dims(), from = Dims::of_rank(r), to = Dims::of_rank(r), keep = x.dims();
+    std::vector<bool> seen(r, false);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      ASSIGN_OR_RETURN(int64_t a, normalize_axis(axes[i], static_cast<int64_t>(r), "CenterCropPad axes"));
+      if (seen[static_cast<size_t>(a)]) return InvalidArgument(node.describe(), ": axis ", axes[i], " appears twice");
+      seen[static_cast<size_t>(a)] = true;
+      const int64_t want = shape[i], have = x.dim(static_cast<size_t>(a));
+      if (want < 0) return InvalidArgument(node.describe(), ": negative size ", want, " for axis ", a);
+      out[static_cast<size_t>(a)] = want;
+      keep[static_cast<size_t>(a)] = std::min(want, have);
+      (want < have ? from : to)[static_cast<size_t>(a)] = std::abs(want - have) / 2;
+    }
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out));
+    if (y->numel() == 0) return OkStatus();
+    const Dims xs = contiguous_strides(x.dims()), ys = contiguous_strides(out);
+    int64_t x0 = 0, y0 = 0;
+    for (size_t k = 0; k < r; ++k) {
+      x0 += from[k] * xs[k];
+      y0 += to[k] * ys[k];
+    }
+    const int64_t es = static_cast<int64_t>(dtype_size(x.dtype()));
+    if (keep == out) {  // only crops: a slice of the input
+      strided_copy(x.dtype(), y->raw(), static_cast<const char*>(x.raw()) + x0 * es, out, xs);
+      return OkStatus();
+    }
+    fill_elements(x.dtype(), y->raw(), y->numel(), ScalarValue{}.ptr(x.dtype()));  // zero, false or ""
+    if (keep.numel() == 0) return OkStatus();
+    // The kept box, a row (its last axis) at a time.
+    const int64_t row = r ? keep[r - 1] : 1, rows = keep.numel() / row;
+    Dims idx = Dims::of_rank(r);
+    for (int64_t n = 0; n < rows; ++n) {
+      int64_t xo = x0, yo = y0;
+      for (size_t k = 0; k + 1 < r; ++k) {
+        xo += idx[k] * xs[k];
+        yo += idx[k] * ys[k];
+      }
+      copy_elements(x.dtype(), y->raw(), yo, x.raw(), xo, row);
+      for (size_t k = r - 1; k-- > 0;) {
+        if (++idx[k] < keep[k]) break;
+        idx[k] = 0;
+      }
+    }
+    return OkStatus();
+  }
+
+ private:
+  bool has_axes_ = false;
+  std::vector<int64_t> axes_;
+};
+
 }  // namespace
 
 void register_movement_kernels(KernelRegistry& r) {
@@ -437,6 +510,7 @@ void register_movement_kernels(KernelRegistry& r) {
   add_kernel<DepthSpaceKernel<false>>(r, "SpaceToDepth", 1);
   add_kernel<TriluKernel>(r, "Trilu", 14, kBit1);
   add_kernel<ReverseSequenceKernel>(r, "ReverseSequence", 10, kBit1);
+  add_kernel<CenterCropPadKernel>(r, "CenterCropPad", 18, kBit1);
 }
 
 }  // namespace sy::tensor_ops

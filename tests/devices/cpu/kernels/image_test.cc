@@ -310,5 +310,40 @@ TEST(GridSample, UnsupportedInputTypeHasNoKernel) {
   EXPECT_FALSE(run.status.ok());
 }
 
+// ---------------------------------------------------------------- AffineGrid, Col2Im
+
+// The identity theta gives the base grid: pixel centres, or with
+// align_corners the corners at -1 and 1.
+TEST(AffineGrid, IdentityGivesTheBaseGrid) {
+  Tensor theta = make_tensor<float>({1, 2, 3}, {1, 0, 0, 0, 1, 0});
+  Tensor size = make_tensor<int64_t>({4}, {1, 1, 2, 2});
+  auto r = run_kernel("AffineGrid", {theta, size}, 1, {}, 20);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{1, 2, 2, 2}));
+  EXPECT_EQ(to_vector<float>(r.outputs[0].tensor()), (std::vector<float>{-.5f, -.5f, .5f, -.5f, -.5f, .5f, .5f, .5f}));
+  auto ac = run_kernel("AffineGrid", {theta, size}, 1, {attr_int("align_corners", 1)}, 20);
+  ASSERT_TRUE(ac.status.ok()) << ac.status.to_string();
+  EXPECT_EQ(to_vector<float>(ac.outputs[0].tensor()), (std::vector<float>{-1, -1, 1, -1, -1, 1, 1, 1}));
+  // A 3-D size needs a [N, 3, 4] theta.
+  auto bad = run_kernel("AffineGrid", {theta, make_tensor<int64_t>({5}, {1, 1, 2, 2, 2})}, 1, {}, 20);
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+}
+
+// Two 1x2 blocks over a 1x3 image, stride 1: the middle pixel is in both.
+TEST(Col2Im, OverlappingBlocksSum) {
+  Tensor x = make_tensor<float>({1, 2, 2}, {1, 10, 2, 20});  // [N, C * 2, L = 2]
+  Tensor image = make_tensor<int64_t>({2}, {1, 3});
+  Tensor block = make_tensor<int64_t>({2}, {1, 2});
+  auto r = run_kernel("Col2Im", {x, image, block}, 1, {}, 18);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{1, 1, 1, 3}));
+  EXPECT_EQ(to_vector<float>(r.outputs[0].tensor()), (std::vector<float>{1, 12, 20}));
+  // L must be the number of block positions, and a block must fit.
+  auto wrong_l = run_kernel("Col2Im", {make_tensor<float>({1, 2, 3}, std::vector<float>(6)), image, block}, 1, {}, 18);
+  EXPECT_EQ(wrong_l.status.code(), StatusCode::kInvalidArgument);
+  auto too_big = run_kernel("Col2Im", {x, image, make_tensor<int64_t>({2}, {2, 2})}, 1, {}, 18);
+  EXPECT_EQ(too_big.status.code(), StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace sy

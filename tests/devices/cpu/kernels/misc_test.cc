@@ -418,5 +418,43 @@ TEST(Misc, Training_BadInputs) {
             StatusCode::kInvalidArgument);
 }
 
+// ---------------------------------------------------------------- opset-20 string ops
+
+// Like Python's str.split: a delimiter keeps empty parts; without one, runs
+// of whitespace separate them and none is empty; maxsplit leaves the rest
+// (leading whitespace dropped) as the last part. Y is padded with "".
+TEST(Misc, StringSplit_AsPythonSplits) {
+  Tensor x = make_tensor<std::string>({3}, {"a..b", "", "x"});
+  auto r = run_kernel("StringSplit", {x}, 2, {attr_string("delimiter", ".")}, 20);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{3, 3}));
+  EXPECT_EQ(strings_of(r.outputs[0]), (std::vector<std::string>{"a", "", "b", "", "", "", "x", "", ""}));
+  EXPECT_EQ(to_vector<int64_t>(r.outputs[1].tensor()), (std::vector<int64_t>{3, 1, 1}));
+  Tensor w = make_tensor<std::string>({2}, {"  one \t two  three ", " "});
+  auto ws = run_kernel("StringSplit", {w}, 2, {attr_int("maxsplit", 1)}, 20);
+  ASSERT_TRUE(ws.status.ok()) << ws.status.to_string();
+  EXPECT_EQ(strings_of(ws.outputs[0]), (std::vector<std::string>{"one", "two  three ", "", ""}));
+  EXPECT_EQ(to_vector<int64_t>(ws.outputs[1].tensor()), (std::vector<int64_t>{2, 0}));
+  EXPECT_FALSE(run_kernel("StringSplit", {make_tensor<float>({1}, {1})}, 2, {}, 20).status.ok());
+}
+
+TEST(Misc, StringConcat_Broadcasts) {
+  auto r = run_kernel("StringConcat",
+                      {make_tensor<std::string>({2, 1}, {"a", "b"}), make_tensor<std::string>({2}, {"1", "2"})}, 1, {},
+                      20);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(strings_of(r.outputs[0]), (std::vector<std::string>{"a1", "a2", "b1", "b2"}));
+}
+
+TEST(Misc, RegexFullMatch_WholeStringsOnly_AndBadPatternsFail) {
+  Tensor x = make_tensor<std::string>({3}, {"www.example.com", "see www.example.com", "www.com"});
+  auto r = run_kernel("RegexFullMatch", {x}, 1, {attr_string("pattern", R"(www\.[\w.-]+\.\bcom\b)")}, 20);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(to_vector<bool>(r.outputs[0].tensor()), (std::vector<bool>{true, false, false}));
+  auto bad = run_kernel("RegexFullMatch", {x}, 1, {attr_string("pattern", "(unclosed")}, 20);
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status.message().find("(unclosed"), std::string::npos) << bad.status.message();
+}
+
 }  // namespace
 }  // namespace sy

@@ -652,5 +652,25 @@ TEST(TensorOps, LargeTranspose_UsesParallelPathCorrectly) {
   EXPECT_TRUE(all);
 }
 
+// CenterCropPad: an odd difference crops (or pads) its extra element at
+// the end; padding is zero, or "" for strings; a crop-only case is a slice.
+TEST(TensorOps, CenterCropPad_CropsAndPadsAboutTheCentre) {
+  Tensor x = make_tensor<float>({2, 5}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  auto r = run_kernel("CenterCropPad", {x, make_tensor<int64_t>({2}, {4, 2})}, 1, {}, 18);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{4, 2}));
+  EXPECT_EQ(to_vector<float>(r.outputs[0].tensor()), (std::vector<float>{0, 0, 1, 2, 6, 7, 0, 0}));
+  auto crop = run_kernel("CenterCropPad", {x, make_tensor<int64_t>({1}, {3})}, 1, {attr_ints("axes", {-1})}, 18);
+  ASSERT_TRUE(crop.status.ok()) << crop.status.to_string();
+  EXPECT_EQ(to_vector<float>(crop.outputs[0].tensor()), (std::vector<float>{1, 2, 3, 6, 7, 8}));
+  Tensor s = make_tensor<std::string>({1}, {"a"});
+  auto str = run_kernel("CenterCropPad", {s, make_tensor<int64_t>({1}, {3})}, 1, {}, 18);
+  ASSERT_TRUE(str.status.ok()) << str.status.to_string();
+  EXPECT_EQ(to_vector<std::string>(str.outputs[0].tensor()), (std::vector<std::string>{"", "a", ""}));
+  EXPECT_FALSE(run_kernel("CenterCropPad", {x, make_tensor<int64_t>({1}, {3})}, 1, {}, 18).status.ok());
+  EXPECT_FALSE(
+      run_kernel("CenterCropPad", {x, make_tensor<int64_t>({2}, {1, 1})}, 1, {attr_ints("axes", {1, -1})}, 18).status.ok());
+}
+
 }  // namespace
 }  // namespace sy
