@@ -51,10 +51,17 @@ ResizeAxisPlan plan_axis(const ResizeAttrs& a, int64_t in, int64_t out, double s
   p.in = in;
   p.out = out;
   p.ntaps = resize_taps(a.mode);
+  // Antialiased downsampling stretches the filter by 1 / scale: 2 - 2 *
+  // (floor(-k / scale) + 1) taps, k = 1 (linear) or 2 (cubic). The output
+  // has at least one element, so scale >= 1 / in and the taps number at most
+  // about 4 * in.
+  const bool widen = a.antialias && a.mode != ResizeMode::kNearest && scale < 1;
+  if (widen) p.ntaps = static_cast<int>(2 - 2 * (std::floor(-(p.ntaps / 2) / scale) + 1));
   p.idx.resize(static_cast<size_t>(out * p.ntaps));
   p.w.resize(p.idx.size());
   p.outside.assign(static_cast<size_t>(out), 0);
   auto clampi = [in](int64_t i) { return i < 0 ? 0 : i >= in ? in - 1 : i; };
+  std::vector<double> coeffs(static_cast<size_t>(p.ntaps));
   bool identity = in == out;
   for (int64_t x = 0; x < out; ++x) {
     bool outside = false;
@@ -96,9 +103,28 @@ ResizeAxisPlan plan_axis(const ResizeAttrs& a, int64_t in, int64_t out, double s
       identity &= ix[0] == x;
       continue;
     }
-    double c[4];
+    std::vector<double>& c = coeffs;
     int64_t start;
-    if (a.mode == ResizeMode::kLinear) {
+    if (widen) {
+      // The reference's taps at base + 1 - n/2 ... base + n/2, each weighed
+      // by the kernel at (offset - ratio) * scale, normalised to sum 1; the
+      // window clamped to the edge-padded input as below.
+      const int64_t half = p.ntaps / 2;
+      double sum = 0;
+      for (int t = 0; t < p.ntaps; ++t) {
+        const double arg = std::fabs((static_cast<double>(1 - half + t) - ratio) * scale);
+        if (a.mode == ResizeMode::kLinear) {
+          c[t] = std::max(0.0, 1 - arg);
+        } else {
+          const double A = a.cubic_a;
+          c[t] = arg <= 1 ? ((A + 2) * arg - (A + 3)) * arg * arg + 1
+                          : arg < 2 ? ((A * arg - 5 * A) * arg + 8 * A) * arg - 4 * A : 0.0;
+        }
+        sum += c[t];
+      }
+      for (int t = 0; t < p.ntaps; ++t) c[t] /= sum;
+      start = std::max<int64_t>(-half, std::min<int64_t>(base + 1 - half, in - half));
+    } else if (a.mode == ResizeMode::kLinear) {
       c[0] = 1 - ratio;
       c[1] = ratio;
       start = std::max<int64_t>(-1, std::min<int64_t>(base, in - 1));
@@ -193,7 +219,7 @@ Status ResizeSpec::init_resize(const Node& node) {
   attrs_.cubic_a = node.attr_float("cubic_coeff_a", -0.75f);
   attrs_.exclude_outside = node.attr_int("exclude_outside", 0) != 0;
   attrs_.extrapolation = node.attr_float("extrapolation_value", 0.f);
-  if (node.attr_int("antialias", 0) != 0) return Unimplemented(node.describe(), ": antialias is not supported");
+  attrs_.antialias = node.attr_int("antialias", 0) != 0;
   if (node.has_attr("axes")) {
     axes_ = node.attr_ints("axes");
     if (axes_.empty()) return InvalidArgument(node.describe(), ": axes must not be empty");

@@ -35,6 +35,9 @@ struct ResizeAttrs {
   double cubic_a = -0.75;
   bool exclude_outside = false;
   double extrapolation = 0.0;
+  // Opset 18: when downsampling, linear and cubic widen their filter by
+  // 1 / scale (more taps), which averages out aliasing.
+  bool antialias = false;
 };
 
 const char* resize_mode_name(ResizeMode m);
@@ -68,8 +71,7 @@ struct ResizeAxisPlan {
 // opset-10 Resize with its scales in an attribute (7-8) or input 1 (9).
 class ResizeSpec {
  public:
-  // Parses node (op_type "Resize" or "Upsample"); declines what the
-  // kernels do not implement (antialias).
+  // Parses node (op_type "Resize" or "Upsample").
   Status init(const Node& node);
 
   const ResizeAttrs& attrs() const { return attrs_; }

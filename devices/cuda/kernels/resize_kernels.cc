@@ -54,6 +54,9 @@ Status run_resize(KernelContext& ctx, const ResizeAttrs& a, const Tensor& x, con
     return Unimplemented("CUDA Resize: ", resize_mode_name(a.mode), " mode on ", dtype_name(dt), " runs on the CPU");
   if (r > static_cast<size_t>(kResizeMaxRank))
     return Unimplemented("CUDA Resize: rank ", r, " > ", kResizeMaxRank);
+  // Its taps per output grow with 1 / scale; the kernel's metadata holds 4.
+  if (a.antialias && a.mode != ResizeMode::kNearest)
+    return Unimplemented("CUDA Resize: antialias runs on the CPU");
 
   if (out_dims.numel() == 0) return ctx.allocate_output(0, dt, out_dims).status();
   if (x.numel() == 0) return InvalidArgument("Resize: cannot resize an empty input to a non-empty output");

@@ -101,6 +101,10 @@ void add_resize_linear(std::vector<DiffCase>& cs) {
   cs.push_back(opset(resize_sizes("Resize_18_linear_not_larger", f32(img), {61, 95},
                                   {linear, attr_ints("axes", {2, 3}), attr_string("keep_aspect_ratio_policy", "not_larger")}),
                      18));
+  // Antialias's taps grow with 1 / scale: left to the CPU.
+  cs.push_back(declined(opset(
+      resize_scales("Resize_18_linear_antialias_declined", f32(img), {1, 1, 0.3, 0.5}, {linear, attr_int("antialias", 1)}),
+      18)));
   // Trilinear over three axes of a 5-D volume.
   cs.push_back(resize_scales("Resize_linear_3_axes", f32({1, 2, 20, 30, 40}), {1, 1, 1.5, 0.7, 2.2}, {linear}));
   // Every axis of NCHW resized; five resized axes are left to the CPU.

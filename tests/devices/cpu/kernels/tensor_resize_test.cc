@@ -105,6 +105,23 @@ TEST(TensorOps, Resize18_KeepAspectRatio) {
   EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
 }
 
+// Opset 18's antialias widens the filter by 1 / scale when downsampling;
+// the values are the ONNX reference evaluator's for x = i^2, scale 0.375.
+TEST(TensorOps, Resize18_Antialias) {
+  std::vector<float> sq(8);
+  for (int i = 0; i < 8; ++i) sq[static_cast<size_t>(i)] = static_cast<float>(i * i);
+  const Tensor x = f32(Dims{8}, sq);
+  for (const auto& [mode, want] : {std::pair{"linear", std::vector<float>{1.8139535f, 13.452381f, 37.139534f}},
+                                   std::pair{"cubic", std::vector<float>{0.65592629f, 12.050786f, 38.623112f}}}) {
+    auto r = run_kernel("Resize", {x, RuntimeValue(), f32(Dims{1}, {0.375f})}, 1,
+                        {attr_string("mode", mode), testing::attr_int("antialias", 1)}, 18);
+    EXPECT_OK(r);
+    std::vector<float> got = to_vector<float>(out0(r));
+    ASSERT_EQ(got.size(), want.size()) << mode;
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-4) << mode << " " << i;
+  }
+}
+
 TEST(TensorOps, Upsample_NearestRepeats) {
   Tensor x = f32(Dims{1, 2}, {1, 2});
   auto r = run_kernel("Upsample", {x, f32(Dims{2}, {2, 2})}, 1, {attr_string("mode", "nearest")}, 9);
