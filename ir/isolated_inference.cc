@@ -90,6 +90,8 @@ void limit_address_space() {
 
 std::optional<google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>> infer_value_info_isolated(
     const onnx::ModelProto& proto, int timeout_ms) {
+  // Built here, once per process, rather than in every child.
+  (void)SchemaRegistry::instance();
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
   const pid_t pid = ::fork();

@@ -61,7 +61,7 @@ ResizeAxisPlan plan_axis(const ResizeAttrs& a, int64_t in, int64_t out, double s
   p.w.resize(p.idx.size());
   p.outside.assign(static_cast<size_t>(out), 0);
   auto clampi = [in](int64_t i) { return i < 0 ? 0 : i >= in ? in - 1 : i; };
-  std::vector<double> coeffs(static_cast<size_t>(p.ntaps));
+  std::vector<double> c(static_cast<size_t>(p.ntaps));  // each output's tap weights
   bool identity = in == out;
   for (int64_t x = 0; x < out; ++x) {
     bool outside = false;
@@ -103,7 +103,6 @@ ResizeAxisPlan plan_axis(const ResizeAttrs& a, int64_t in, int64_t out, double s
       identity &= ix[0] == x;
       continue;
     }
-    std::vector<double>& c = coeffs;
     int64_t start;
     if (widen) {
       // The reference's taps at base + 1 - n/2 ... base + n/2, each weighed
