@@ -239,17 +239,16 @@ constexpr std::initializer_list<const char*> kIntegers = {"uint8", "uint16", "ui
                                                           "int8",  "int16",  "int32",  "int64"};
 constexpr std::initializer_list<const char*> kFloats = {"float16", "float", "double"};
 
-// An input or output of a new operator.
+// An input or output of a new operator: its name and type string.
 struct Io {
   const char* name;
   const char* type;
-  OpSchema::FormalParameterOption option = OpSchema::Single;
 };
 
 Draft new_operator(const char* op, std::initializer_list<Io> inputs, std::initializer_list<Io> outputs) {
   Draft d;
   d.name = op;
-  for (const Io& i : inputs) d.add_input(i.name, i.type, i.option);
+  for (const Io& i : inputs) d.add_input(i.name, i.type, OpSchema::Single);
   for (const Io& o : outputs) d.add_output(o.name, o.type);
   return d;
 }
@@ -314,13 +313,12 @@ std::vector<Change> changes() {
                }});
   for (const char* op : {"OptionalHasElement", "OptionalGetElement"})
     c.push_back({op, 18, [](Draft& d) {
-                   for (const char* e : {"uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
-                                         "float16", "float", "double", "string", "bool", "complex64", "complex128"}) {
-                     if (auto* o = d.constraint("O")) {
+                   if (auto* o = d.constraint("O"))
+                     for (const char* e : {"uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
+                                           "float16", "float", "double", "string", "bool", "complex64", "complex128"}) {
                        o->allowed_type_strs.push_back(str_cat("tensor(", e, ")"));
                        o->allowed_type_strs.push_back(str_cat("seq(tensor(", e, "))"));
                      }
-                   }
                    if (d.name == "OptionalHasElement") {
                      d.retype_input(0, "O", OpSchema::Optional);
                      d.infer = has_element_infer;

@@ -96,6 +96,14 @@ std::string change_case(const std::string& s, bool upper) {
 
 // ---------------------------------------------------------------- StringNormalizer
 
+// InvalidArgument unless input i is a string tensor.
+Status require_strings(const KernelContext& ctx, size_t i, const char* what) {
+  const RuntimeValue& v = ctx.input_value(i);
+  if (!v.is_tensor() || v.tensor().dtype() != DataType::kString)
+    return InvalidArgument(ctx.node().describe(), ": ", what, " must be a string tensor");
+  return OkStatus();
+}
+
 class StringNormalizerKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
@@ -116,10 +124,8 @@ class StringNormalizerKernel final : public Kernel {
   }
 
   Status compute(KernelContext& ctx) const override {
-    const RuntimeValue& xv = ctx.input_value(0);
-    if (!xv.is_tensor() || xv.tensor().dtype() != DataType::kString)
-      return InvalidArgument(ctx.node().describe(), ": input must be a string tensor");
-    const Tensor& x = xv.tensor();
+    RETURN_IF_ERROR(require_strings(ctx, 0, "input"));
+    const Tensor& x = ctx.input(0);
     const bool two_d = x.rank() == 2;
     if (!(x.rank() == 1 || (two_d && x.dim(0) == 1)))
       return InvalidArgument(ctx.node().describe(), ": input must be [C] or [1, C], got ", x.describe());
@@ -319,12 +325,6 @@ class TfIdfVectorizerKernel final : public Kernel {
 
 // ---------------------------------------------------------------- opset-20 string ops
 
-Status require_strings(const KernelContext& ctx, size_t i, const char* what) {
-  const RuntimeValue& v = ctx.input_value(i);
-  if (!v.is_tensor() || v.tensor().dtype() != DataType::kString)
-    return InvalidArgument(ctx.node().describe(), ": ", what, " must be a string tensor");
-  return OkStatus();
-}
 
 class StringConcatKernel final : public Kernel {
  public:

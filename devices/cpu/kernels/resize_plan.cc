@@ -269,16 +269,8 @@ StatusOr<ResizeTarget> ResizeSpec::target(const KernelContext& ctx) const {
   // roi, scales and sizes have an entry per resized axis: every axis, or
   // those of the axes attribute (opset 18), in its order; the others keep
   // their size, with scale 1 and the whole roi.
-  std::vector<size_t> axes;
+  ASSIGN_OR_RETURN(std::vector<size_t> axes, normalize_axes(axes_, r, "Resize: axis"));
   for (size_t k = 0; k < r && axes_.empty(); ++k) axes.push_back(k);
-  for (int64_t a : axes_) {
-    if (a < -static_cast<int64_t>(r) || a >= static_cast<int64_t>(r))
-      return InvalidArgument("Resize: axis ", a, " is out of range for input rank ", r);
-    const size_t k = static_cast<size_t>(a < 0 ? a + static_cast<int64_t>(r) : a);
-    if (std::find(axes.begin(), axes.end(), k) != axes.end())
-      return InvalidArgument("Resize: axis ", a, " appears twice in axes");
-    axes.push_back(k);
-  }
   const size_t n = axes.size();
   const char* entries_for = axes_.empty() ? " entries for input rank " : " entries for the number of axes, ";
   if (attrs_.coord == ResizeCoord::kTfCropAndResize && ctx.has_input(1) && ctx.input(1).numel() > 0) {

@@ -209,6 +209,18 @@ StatusOr<int64_t> normalize_axis(int64_t axis, int64_t rank, const char* what, b
   return axis < 0 ? axis + (inclusive_end ? rank + 1 : rank) : axis;
 }
 
+StatusOr<std::vector<size_t>> normalize_axes(const std::vector<int64_t>& axes, size_t rank, const char* what) {
+  std::vector<size_t> out;
+  std::vector<bool> seen(rank, false);
+  for (int64_t a : axes) {
+    ASSIGN_OR_RETURN(int64_t k, normalize_axis(a, static_cast<int64_t>(rank), what));
+    if (seen[static_cast<size_t>(k)]) return InvalidArgument(what, " ", a, " appears twice");
+    seen[static_cast<size_t>(k)] = true;
+    out.push_back(static_cast<size_t>(k));
+  }
+  return out;
+}
+
 StatusOr<Dims> read_int_list(const Tensor& t, const char* what) {
   if (!t.defined()) return InvalidArgument(what, " is missing");
   if (t.dtype() != DataType::kInt64 && t.dtype() != DataType::kInt32)

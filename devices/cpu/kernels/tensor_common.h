@@ -105,6 +105,8 @@ Status check_index_tensor(const Tensor& t, const char* op);
 
 // Normalises axis in [-rank, rank) (or [-rank, rank] when inclusive_end).
 StatusOr<int64_t> normalize_axis(int64_t axis, int64_t rank, const char* what, bool inclusive_end = false);
+// Normalises each of a list of distinct axes in [-rank, rank), in order.
+StatusOr<std::vector<size_t>> normalize_axes(const std::vector<int64_t>& axes, size_t rank, const char* what);
 
 // Dims from an attribute list (an empty list gives an empty Dims without
 // handing a null pointer to memcpy).

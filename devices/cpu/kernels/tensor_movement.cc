@@ -440,24 +440,20 @@ class CenterCropPadKernel final : public Kernel {
     if (!x.defined()) return InvalidArgument(node.describe(), ": input_data is missing");
     ASSIGN_OR_RETURN(Dims shape, read_int_list(ctx.input(1), "CenterCropPad shape"));
     const size_t r = x.rank();
-    std::vector<int64_t> axes = axes_;
-    if (!has_axes_)
-      for (size_t k = 0; k < r; ++k) axes.push_back(static_cast<int64_t>(k));
+    ASSIGN_OR_RETURN(std::vector<size_t> axes, normalize_axes(axes_, r, "CenterCropPad axis"));
+    for (size_t k = 0; k < r && !has_axes_; ++k) axes.push_back(k);
     if (shape.size() != axes.size())
       return InvalidArgument(node.describe(), ": shape has ", shape.size(), " entries for ", axes.size(), " axes");
     // Per axis: the output size, where the kept elements start in the
     // input and in the output, and how many there are.
     Dims out = x.dims(), from = Dims::of_rank(r), to = Dims::of_rank(r), keep = x.dims();
-    std::vector<bool> seen(r, false);
     for (size_t i = 0; i < axes.size(); ++i) {
-      ASSIGN_OR_RETURN(int64_t a, normalize_axis(axes[i], static_cast<int64_t>(r), "CenterCropPad axes"));
-      if (seen[static_cast<size_t>(a)]) return InvalidArgument(node.describe(), ": axis ", axes[i], " appears twice");
-      seen[static_cast<size_t>(a)] = true;
-      const int64_t want = shape[i], have = x.dim(static_cast<size_t>(a));
+      const size_t a = axes[i];
+      const int64_t want = shape[i], have = x.dim(a);
       if (want < 0) return InvalidArgument(node.describe(), ": negative size ", want, " for axis ", a);
-      out[static_cast<size_t>(a)] = want;
-      keep[static_cast<size_t>(a)] = std::min(want, have);
-      (want < have ? from : to)[static_cast<size_t>(a)] = std::abs(want - have) / 2;
+      out[a] = want;
+      keep[a] = std::min(want, have);
+      (want < have ? from : to)[a] = std::abs(want - have) / 2;
     }
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out));
     if (y->numel() == 0) return OkStatus();
