@@ -236,20 +236,12 @@ class BatchNormKernel final : public Kernel {
 
 // Normalises each group of channels of each image over the group's
 // channels and spatial positions, then scales and shifts each channel.
-// InstanceNormalization is the case of one channel a group.
-// GroupNormalization-18 has a scale and bias a group; from opset 21, a
-// channel. Its stash_type (21) asks for at least float precision, which
-// the float (double for double) computation gives.
+// GroupNormalization-21's stash_type asks for at least float precision,
+// which the float (double for double) computation gives.
 class GroupedNormKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    epsilon_ = node.attr_float("epsilon", 1e-5f);
-    if (node.op_type == "GroupNormalization") {
-      if (!node.has_attr("num_groups")) return InvalidArgument(node.describe(), ": attribute num_groups is required");
-      groups_ = node.attr_int("num_groups", 0);
-      if (groups_ < 1) return InvalidArgument(node.describe(), ": num_groups must be positive, got ", groups_);
-      params_per_group_ = node.opset < 21;
-    }
+    ASSIGN_OR_RETURN(attrs_, GroupedNormAttrs::parse(node));
     return OkStatus();
   }
 
@@ -259,17 +251,9 @@ class GroupedNormKernel final : public Kernel {
     RETURN_IF_ERROR(check_float_input(node, x, "input"));
     RETURN_IF_ERROR(check_float_input(node, ctx.input(1), "scale"));
     RETURN_IF_ERROR(check_float_input(node, ctx.input(2), "bias"));
-    if (x.rank() < 2) return InvalidArgument(node.describe(), ": input must have rank >= 2, got ", x.describe());
-    const int64_t n = x.dim(0), c = x.dim(1), spatial = prod(x.dims(), 2, x.rank());
-    const int64_t groups = groups_ > 0 ? groups_ : c;
-    if (c % groups != 0)
-      return InvalidArgument(node.describe(), ": ", c, " channels do not divide into ", groups, " groups");
-    const int64_t params = params_per_group_ ? groups : c;
-    if (ctx.input(1).numel() != params || ctx.input(2).numel() != params)
-      return InvalidArgument(node.describe(), ": scale and bias must have ", params, " elements (one a ",
-                             params_per_group_ ? "group" : "channel", "), got ", ctx.input(1).describe(), " and ",
-                             ctx.input(2).describe());
-    const int64_t per_group = c / groups, len = per_group * spatial;
+    ASSIGN_OR_RETURN(GroupedNormShape sh, resolve_grouped_norm_shape(node, x, ctx.input(1), ctx.input(2), attrs_));
+    const int64_t groups = sh.groups, per_group = sh.per_group, spatial = sh.spatial, len = per_group * spatial;
+    const bool params_per_group = attrs_.params_per_group;
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
     visit_float(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
@@ -277,8 +261,8 @@ class GroupedNormKernel final : public Kernel {
       std::vector<C> scale = read_floats<C>(ctx.input(1)), bias = read_floats<C>(ctx.input(2));
       const T* in = x.data<T>();
       T* out = y->data<T>();
-      const C eps = static_cast<C>(epsilon_);
-      parallel_rows(n * groups, len * 3, [&](int64_t b, int64_t e) {
+      const C eps = static_cast<C>(attrs_.epsilon);
+      parallel_rows(sh.images * groups, len * 3, [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; ++r) {
           const int64_t g = r % groups;
           const T* p = in + r * len;
@@ -287,7 +271,7 @@ class GroupedNormKernel final : public Kernel {
           mean_variance(p, len, &m, &v);
           const C inv = C(1) / std::sqrt(v + eps);
           for (int64_t k = 0; k < per_group; ++k) {
-            const auto pi = static_cast<size_t>(params_per_group_ ? g : g * per_group + k);
+            const auto pi = static_cast<size_t>(params_per_group ? g : g * per_group + k);
             const C mul = scale[pi] * inv, add = bias[pi];
             const T* pk = p + k * spatial;
             T* qk = q + k * spatial;
@@ -300,9 +284,7 @@ class GroupedNormKernel final : public Kernel {
   }
 
  private:
-  float epsilon_ = 1e-5f;
-  int64_t groups_ = 0;  // 0: a group per channel (InstanceNormalization)
-  bool params_per_group_ = false;
+  GroupedNormAttrs attrs_;
 };
 
 // --------------------------------------------------------------------- LRN

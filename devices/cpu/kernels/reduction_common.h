@@ -461,6 +461,61 @@ inline StatusOr<LayerNormShape> resolve_layer_norm_shape(const Node& node, const
   return s;
 }
 
+// ------------------------ Instance- and GroupNormalization (all backends)
+
+// InstanceNormalization is GroupNormalization with one channel a group.
+// GroupNormalization-18 has a scale and bias a group; from opset 21, a
+// channel.
+struct GroupedNormAttrs {
+  float epsilon = 1e-5f;
+  int64_t groups = 0;  // 0: a group per channel (InstanceNormalization)
+  bool params_per_group = false;
+
+  static StatusOr<GroupedNormAttrs> parse(const Node& node) {
+    GroupedNormAttrs a;
+    a.epsilon = node.attr_float("epsilon", 1e-5f);
+    if (node.op_type == "GroupNormalization") {
+      if (!node.has_attr("num_groups")) return InvalidArgument(node.describe(), ": attribute num_groups is required");
+      a.groups = node.attr_int("num_groups", 0);
+      if (a.groups < 1) return InvalidArgument(node.describe(), ": num_groups must be positive, got ", a.groups);
+      a.params_per_group = node.opset < 21;
+    }
+    return a;
+  }
+};
+
+struct GroupedNormShape {
+  int64_t images = 1;     // N
+  int64_t groups = 1;     // groups an image
+  int64_t per_group = 1;  // channels a group
+  int64_t spatial = 1;    // elements a channel
+};
+
+// Checks X's rank and the channel split, and that scale and bias have one
+// element a group or a channel as the opset asks.
+inline StatusOr<GroupedNormShape> resolve_grouped_norm_shape(const Node& node, const Tensor& x, const Tensor& scale,
+                                                             const Tensor& bias, const GroupedNormAttrs& attrs) {
+  if (x.rank() < 2) return InvalidArgument(node.describe(), ": input must have rank >= 2, got ", x.describe());
+  const int64_t c = x.dim(1);
+  GroupedNormShape s;
+  s.images = x.dim(0);
+  s.spatial = prod(x.dims(), 2, x.rank());
+  if (attrs.groups == 0) {
+    s.groups = c;  // also when there are no channels, which a division would trip on
+  } else {
+    if (c % attrs.groups != 0)
+      return InvalidArgument(node.describe(), ": ", c, " channels do not divide into ", attrs.groups, " groups");
+    s.groups = attrs.groups;
+    s.per_group = c / attrs.groups;
+  }
+  const int64_t params = attrs.params_per_group ? s.groups : c;
+  if (scale.numel() != params || bias.numel() != params)
+    return InvalidArgument(node.describe(), ": scale and bias must have ", params, " elements (one a ",
+                           attrs.params_per_group ? "group" : "channel", "), got ", scale.describe(), " and ",
+                           bias.describe());
+  return s;
+}
+
 // Strides that map each element of `target` (row-major) to an element of a
 // parameter of shape `param` that is unidirectionally broadcastable to it
 // (Scale, B of LayerNormalization): 0 on broadcast dimensions. Leading ones

@@ -1,6 +1,7 @@
-// CUDA LayerNormalization, InstanceNormalization, MeanVarianceNormalization
-// and LpNormalization, float and double. Attribute parsing, shapes and
-// validation follow the CPU kernels (reduction_common.h, cpu norm_kernels.cc).
+// CUDA LayerNormalization, Instance- and GroupNormalization,
+// MeanVarianceNormalization and LpNormalization, float and double. Attribute
+// parsing, shapes and validation are shared with the CPU kernels
+// (reduction_common.h) or follow them (cpu norm_kernels.cc).
 #include <vector>
 
 #include "devices/broadcast.h"
@@ -123,12 +124,12 @@ class LayerNormKernel final : public Kernel {
   LayerNormAttrs attrs_;
 };
 
-// ---------------------------------------------------- InstanceNormalization
+// ------------------------------------ InstanceNormalization, GroupNormalization
 
-class InstanceNormKernel final : public Kernel {
+class GroupedNormKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    epsilon_ = node.attr_float("epsilon", 1e-5f);
+    ASSIGN_OR_RETURN(attrs_, GroupedNormAttrs::parse(node));
     return OkStatus();
   }
 
@@ -137,31 +138,31 @@ class InstanceNormKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     RETURN_IF_ERROR(check_input(node, x, "input"));
     RETURN_IF_ERROR(check_param(node, x, ctx.input(1), "scale"));
-    RETURN_IF_ERROR(check_param(node, x, ctx.input(2), "B"));
-    if (x.rank() < 2) return InvalidArgument(node.describe(), ": input must have rank >= 2, got ", x.describe());
-    const int64_t n = x.dim(0), c = x.dim(1), spatial = prod(x.dims(), 2, x.rank());
-    if (ctx.input(1).numel() != c || ctx.input(2).numel() != c)
-      return InvalidArgument(node.describe(), ": scale and B must have ", c, " elements");
+    RETURN_IF_ERROR(check_param(node, x, ctx.input(2), "bias"));
+    ASSIGN_OR_RETURN(GroupedNormShape sh, resolve_grouped_norm_shape(node, x, ctx.input(1), ctx.input(2), attrs_));
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
     if (x.numel() == 0) return OkStatus();
     NormMeta m;
-    m.rows = n * c;
-    m.cols = spatial;
-    m.channels = c;
-    m.epsilon = epsilon_;
+    m.rows = sh.images * sh.groups;
+    m.cols = sh.per_group * sh.spatial;
+    m.groups = sh.groups;
+    m.per_group = sh.per_group;
+    m.spatial = sh.spatial;
+    m.params_per_group = attrs_.params_per_group;
+    m.epsilon = attrs_.epsilon;
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     cudaError_t err = cudaSuccess;
     visit_norm_type(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
-      err = launch_instance_norm<T>(x.data<T>(), ctx.input(1).data<T>(), ctx.input(2).data<T>(), y->data<T>(), m,
-                                    l.stream);
+      err = launch_grouped_norm<T>(x.data<T>(), ctx.input(1).data<T>(), ctx.input(2).data<T>(), y->data<T>(), m,
+                                   l.stream);
     });
     CUDA_RETURN_IF_ERROR(err);
     return OkStatus();
   }
 
  private:
-  float epsilon_ = 1e-5f;
+  GroupedNormAttrs attrs_;
 };
 
 // ----------------------------------------------- MeanVarianceNormalization
@@ -245,7 +246,8 @@ class LpNormKernel final : public Kernel {
 
 void register_cuda_norm_kernels(KernelRegistry& r) {
   add_cuda_kernel<LayerNormKernel>(r, "LayerNormalization", 17, norm_types());
-  add_cuda_kernel<InstanceNormKernel>(r, "InstanceNormalization", 1, norm_types());
+  add_cuda_kernel<GroupedNormKernel>(r, "InstanceNormalization", 1, norm_types());
+  add_cuda_kernel<GroupedNormKernel>(r, "GroupNormalization", 18, norm_types());
   add_cuda_kernel<MvnKernel>(r, "MeanVarianceNormalization", 1, norm_types());
   add_cuda_kernel<LpNormKernel>(r, "LpNormalization", 1, norm_types());
 }

@@ -1,4 +1,4 @@
-// CUDA Layer-, Instance-, MeanVariance- and LpNormalization. Each follows
+// CUDA Layer-, Instance-, Group-, MeanVariance- and LpNormalization. Each follows
 // its CPU kernel's arithmetic (two-pass mean and variance in float, or in
 // double for double; MVN's single-pass double moments) so both backends
 // agree up to summation order.
@@ -12,14 +12,14 @@ namespace {
 
 using namespace reduce_dev;
 
-// ------------------------------------------- LayerNorm / InstanceNorm rows
+// ----------------------------------------- LayerNorm / grouped norm rows
 
 __device__ __forceinline__ int64_t param_index(int64_t j, bool dense, const NormMeta& m, const int64_t* strides) {
   return dense ? j : offset_of(j, m.norm_rank, m.norm_dims, strides);
 }
 
 // One block per row: mean, then variance around it, then the output.
-template <typename T, typename S, int kBlock, bool kInstance>
+template <typename T, typename S, int kBlock, bool kGrouped>
 __global__ void __launch_bounds__(kBlock)
     row_norm_kernel(const T* __restrict__ x, const T* __restrict__ scale, const T* __restrict__ bias,
                     T* __restrict__ y, S* __restrict__ mean_out, S* __restrict__ inv_out, NormMeta m) {
@@ -47,11 +47,20 @@ __global__ void __launch_bounds__(kBlock)
     if (threadIdx.x == 0) s_var = m.cols > 0 ? sq / cols : C(0);
     __syncthreads();
     const C var = s_var;
-    if constexpr (kInstance) {
-      const int64_t ch = r % m.channels;
-      const C mul = scale[ch] / dev_sqrt(var + eps);
-      const C b = bias[ch];
-      for (int64_t j = threadIdx.x; j < m.cols; j += kBlock) yr[j] = static_cast<T>((xr[j] - mean) * mul + b);
+    if constexpr (kGrouped) {
+      const int64_t g = r % m.groups;
+      const C inv = C(1) / dev_sqrt(var + eps);
+      if (m.params_per_group || m.per_group == 1) {
+        // One scale and bias for the whole row (every InstanceNormalization).
+        const int64_t p = m.params_per_group ? g : g * m.per_group;
+        const C mul = scale[p] * inv, b = bias[p];
+        for (int64_t j = threadIdx.x; j < m.cols; j += kBlock) yr[j] = static_cast<T>((xr[j] - mean) * mul + b);
+      } else {
+        for (int64_t j = threadIdx.x; j < m.cols; j += kBlock) {
+          const int64_t p = g * m.per_group + j / m.spatial;
+          yr[j] = static_cast<T>((xr[j] - mean) * (scale[p] * inv) + bias[p]);
+        }
+      }
     } else {
       const C inv = C(1) / dev_sqrt(var + eps);
       for (int64_t j = threadIdx.x; j < m.cols; j += kBlock) {
@@ -68,15 +77,15 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-template <typename T, typename S, bool kInstance>
+template <typename T, typename S, bool kGrouped>
 cudaError_t run_row_norm(const T* x, const T* scale, const T* bias, T* y, S* mean, S* inv_std, const NormMeta& m,
                          cudaStream_t stream) {
   if (m.rows <= 0) return cudaSuccess;
   // Short rows waste most of a large block; one warp pair handles them.
   if (m.cols <= 1024) {
-    row_norm_kernel<T, S, 64, kInstance><<<blocks_for(m.rows, 1), 64, 0, stream>>>(x, scale, bias, y, mean, inv_std, m);
+    row_norm_kernel<T, S, 64, kGrouped><<<blocks_for(m.rows, 1), 64, 0, stream>>>(x, scale, bias, y, mean, inv_std, m);
   } else {
-    row_norm_kernel<T, S, 256, kInstance>
+    row_norm_kernel<T, S, 256, kGrouped>
         <<<blocks_for(m.rows, 1), 256, 0, stream>>>(x, scale, bias, y, mean, inv_std, m);
   }
   return cudaGetLastError();
@@ -184,9 +193,10 @@ cudaError_t launch_layer_norm(const T* x, const T* scale, const T* bias, T* y, S
 }
 
 template <typename T>
-cudaError_t launch_instance_norm(const T* x, const T* scale, const T* bias, T* y, const NormMeta& m,
-                                 cudaStream_t stream) {
-  if (m.channels <= 0) return cudaErrorInvalidValue;
+cudaError_t launch_grouped_norm(const T* x, const T* scale, const T* bias, T* y, const NormMeta& m,
+                                cudaStream_t stream) {
+  if (m.groups <= 0 || m.per_group <= 0 || m.spatial <= 0 || m.cols != m.per_group * m.spatial)
+    return cudaErrorInvalidValue;
   return run_row_norm<T, T, true>(x, scale, bias, y, static_cast<T*>(nullptr), static_cast<T*>(nullptr), m, stream);
 }
 
@@ -219,7 +229,7 @@ SY_INSTANTIATE_LAYER_NORM(double, double)
 #undef SY_INSTANTIATE_LAYER_NORM
 
 #define SY_INSTANTIATE_NORM(T)                                                                                  \
-  template cudaError_t launch_instance_norm<T>(const T*, const T*, const T*, T*, const NormMeta&, cudaStream_t); \
+  template cudaError_t launch_grouped_norm<T>(const T*, const T*, const T*, T*, const NormMeta&, cudaStream_t);  \
   template cudaError_t launch_mvn<T>(const T*, T*, const ReduceGroups&, cudaStream_t);                          \
   template cudaError_t launch_lp_norm<T>(const T*, T*, const LpMeta&, cudaStream_t);
 SY_INSTANTIATE_NORM(float)

@@ -1,5 +1,5 @@
 // Launchers for the CUDA normalisation kernels (norm_launch.cu): Layer-,
-// Instance-, MeanVariance- and LpNormalization. Plain C++ so that both nvcc
+// Instance-, Group-, MeanVariance- and LpNormalization. Plain C++ so that both nvcc
 // and the C++20 kernel files can include it.
 #pragma once
 
@@ -18,8 +18,14 @@ struct NormMeta {
   int64_t rows = 1;
   int64_t cols = 1;
   double epsilon = 1e-5;
-  // InstanceNormalization: row r uses scale/bias element r % channels.
-  int64_t channels = 1;
+  // Grouped norms (Instance-, GroupNormalization): row r is group r % groups
+  // of an image, `per_group` channels of `spatial` elements each. Its column
+  // j reads scale/bias element r % groups when params_per_group, else that
+  // of its channel, (r % groups) * per_group + j / spatial.
+  int64_t groups = 1;
+  int64_t per_group = 1;
+  int64_t spatial = 1;
+  bool params_per_group = false;
   // LayerNormalization: column j reads scale[j] / bias[j] when dense, else
   // decomposes j row-major over norm_dims and uses the broadcast strides.
   bool scale_dense = true;
@@ -35,9 +41,9 @@ template <typename T, typename S>
 cudaError_t launch_layer_norm(const T* x, const T* scale, const T* bias, T* y, S* mean, S* inv_std,
                               const NormMeta& m, cudaStream_t stream);
 
-// x is [N, C, spatial...]: rows = N * C, cols = spatial, channels = C.
+// x is [N, C, spatial...]: rows = N * groups, cols = per_group * spatial.
 template <typename T>
-cudaError_t launch_instance_norm(const T* x, const T* scale, const T* bias, T* y, const NormMeta& m,
+cudaError_t launch_grouped_norm(const T* x, const T* scale, const T* bias, T* y, const NormMeta& m,
                                  cudaStream_t stream);
 
 // MeanVarianceNormalization: statistics per kept index of `g` (only the

@@ -352,6 +352,14 @@ void add_dnn(std::vector<DiffCase>& cs) {
                         3), 1e-4, 1e-4));
   cs.push_back(tol(make("InstanceNormalization_f64_short_rows", "InstanceNormalization",
                         {f64({3, 20, 7, 5}), f64({20}), f64({20})}), 1e-10, 1e-10));
+  // GroupNormalization: a scale a group (18) over 256-thread rows, and a
+  // scale a channel (21) over 64-thread rows with a ragged spatial extent.
+  cs.push_back(tol(opset(make("GroupNormalization_18_per_group", "GroupNormalization",
+                              {f32({3, 12, 20, 21}), f32({4}), f32({4})}, {attr_int("num_groups", 4)}), 18), 1e-4,
+                   1e-4));
+  cs.push_back(tol(opset(make("GroupNormalization_21_per_channel", "GroupNormalization",
+                              {f64({2, 12, 7, 5}), f64({12}), f64({12})}, {attr_int("num_groups", 3)}), 21), 1e-10,
+                   1e-10));
   cs.push_back(tol(make("MeanVarianceNormalization_f64_axes02", "MeanVarianceNormalization", {f64({20, 33, 30})},
                         {attr_ints("axes", {0, 2})}), 1e-10, 1e-10));
   cs.push_back(tol(make("LpNormalization_thread_per_line", "LpNormalization", {f32({50, 40, 30})},

@@ -130,6 +130,16 @@ TEST(ReduceNorm, InstanceNorm_Basic) {
               {-0.49998f, 1.49998f, -2.99996f, 0.99996f, -0.49998f, 1.49998f, -2.99999f, 0.99999f}, 1e-4f);
 }
 
+// A group a channel with no channels is an empty output, not a division
+// by zero groups.
+TEST(ReduceNorm, InstanceNorm_NoChannels) {
+  auto r = run_kernel("InstanceNormalization",
+                      {make_tensor<float>({2, 0, 3}, {}), make_tensor<float>({0}, {}), make_tensor<float>({0}, {})}, 1,
+                      {}, 6);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dims(), Dims({2, 0, 3}));
+}
+
 // Two groups of two channels: each normalised over its 4 values, then
 // scaled and shifted a group at a time (opset 18) or a channel at a time
 // (opset 21), here to the same effect.
