@@ -233,6 +233,21 @@ void broadcast_infer(onnx::InferenceContext& ctx) {
                                                *onnx::getOutputShape(ctx, 0));
 }
 
+// DeformConv: Y is [N, oC, the offset's output positions...].
+void deform_conv_infer(onnx::InferenceContext& ctx) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+  if (!onnx::hasNInputShapes(ctx, 3)) return;
+  const auto& x = onnx::getInputShape(ctx, 0);
+  const auto& w = onnx::getInputShape(ctx, 1);
+  const auto& offset = onnx::getInputShape(ctx, 2);
+  if (x.dim_size() < 3 || offset.dim_size() != x.dim_size() || w.dim_size() != x.dim_size())
+    fail_shape_inference("X, W and offset must have the same rank, at least 3");
+  auto* y = onnx::getOutputShape(ctx, 0);
+  *y->add_dim() = x.dim(0);
+  *y->add_dim() = w.dim(0);
+  for (int i = 2; i < offset.dim_size(); ++i) *y->add_dim() = offset.dim(i);
+}
+
 // ------------------------------------------------------------ the deltas
 
 constexpr std::initializer_list<const char*> kIntegers = {"uint8", "uint16", "uint32", "uint64",
@@ -368,6 +383,14 @@ std::vector<Change> changes() {
   c.push_back({"QuantizeLinear", 19, [](Draft& d) {
                  d.add_types("T1", {"float16", "bfloat16"}).retype_input(1, "T1").add_attr("saturate", int64_t{1});
                }});
+  c.push_back({"DeformConv", 19, [](Draft& d) {
+                 d = new_operator("DeformConv", {{"X", "T"}, {"W", "T"}, {"offset", "T"}}, {{"Y", "T"}});
+                 d.add_input("B", "T").add_input("mask", "T").add_constraint("T", kFloats);
+                 for (const char* a : {"dilations", "kernel_shape", "pads", "strides"})
+                   d.add_attr_without_default(a, onnx::AttributeProto::INTS);
+                 d.add_attr("group", int64_t{1}).add_attr("offset_group", int64_t{1});
+                 d.infer = deform_conv_infer;
+               }, true});
   // ---- opset 20
   for (const char* op : {"ReduceMax", "ReduceMin"})
     c.push_back({op, 20, [](Draft& d) { d.add_types("T", {"bool"}); }});
@@ -433,7 +456,7 @@ std::vector<Change> changes() {
                }});
   // ---- opset 22: bfloat16, nothing else.
   for (const char* op : {"Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "AveragePool", "Conv", "ConvTranspose",
-                         "Cos", "Cosh", "Det", "Elu", "GRU", "GlobalAveragePool", "GlobalLpPool", "GlobalMaxPool",
+                         "Cos", "Cosh", "DeformConv", "Det", "Elu", "GRU", "GlobalAveragePool", "GlobalLpPool", "GlobalMaxPool",
                          "HardSigmoid", "HardSwish", "InstanceNormalization", "LSTM", "LpNormalization", "LpPool",
                          "MaxPool", "MaxRoiPool", "Mish", "NegativeLogLikelihoodLoss", "RNN", "RandomNormal",
                          "RandomUniform", "Round", "Selu", "Sin", "Sinh", "Softplus", "Softsign", "Tan",
@@ -452,7 +475,7 @@ struct Unimplemented {
   std::string_view op;
   int since;
 };
-constexpr Unimplemented kUnimplemented[] = {{"DeformConv", 19}, {"ImageDecoder", 20}};
+constexpr Unimplemented kUnimplemented[] = {{"ImageDecoder", 20}};
 
 }  // namespace
 

@@ -65,6 +65,12 @@ TEST(SchemaRegistry, NewOperators) {
   EXPECT_TRUE(gn18->attributes().at("num_groups").required);
   EXPECT_EQ(gn18->attributes().count("stash_type"), 0u);
   EXPECT_EQ(reg().GetSchema("GroupNormalization", 21, "")->attributes().count("stash_type"), 1u);
+  const onnx::OpSchema* deform = reg().GetSchema("DeformConv", 19, "");
+  ASSERT_NE(deform, nullptr);
+  EXPECT_EQ(deform->inputs().size(), 5u);
+  EXPECT_EQ(deform->inputs()[4].GetOption(), onnx::OpSchema::Optional);
+  EXPECT_EQ(reg().GetSchema("DeformConv", 22, "")->since_version(), 22);
+  EXPECT_EQ(SchemaRegistry::unimplemented_since("DeformConv"), 0);
   EXPECT_EQ(SchemaRegistry::unimplemented_since("ImageDecoder"), 20);
   EXPECT_EQ(SchemaRegistry::unimplemented_since("Col2Im"), 0);
   EXPECT_EQ(SchemaRegistry::unimplemented_since("Gelu"), 0);

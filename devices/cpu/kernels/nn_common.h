@@ -26,6 +26,7 @@ void register_conv_kernels(KernelRegistry& r);       // nn_conv.cc
 void register_pool_kernels(KernelRegistry& r);       // nn_pool.cc
 void register_rnn_kernels(KernelRegistry& r);        // rnn_kernels.cc
 void register_detection_kernels(KernelRegistry& r);  // nn_detection.cc
+void register_deform_conv_kernels(KernelRegistry& r);  // nn_deform_conv.cc
 
 // Adds a CPU kernel for domain "" to `r`.
 void add_kernel(KernelRegistry& r, const char* op, int since, KernelFactory f, std::vector<DataType> types = {},

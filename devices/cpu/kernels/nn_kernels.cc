@@ -283,6 +283,7 @@ void register_cpu_nn_kernels(KernelRegistry& r) {
   nn::register_pool_kernels(r);
   nn::register_rnn_kernels(r);
   nn::register_detection_kernels(r);
+  nn::register_deform_conv_kernels(r);
 }
 
 }  // namespace sy

@@ -1,0 +1,237 @@
+// CPU DeformConv (opsets 19 and 22), 1-D to 3-D, float, double and the
+// half types (computed in float).
+//
+// A deformable convolution is a convolution whose every kernel tap reads
+// the input at its regular position moved by a learnt fractional offset,
+// linearly interpolated along each spatial axis (zero outside the input),
+// and weighted by an optional mask. It runs as a deformable im2col
+// followed by one GEMM a group, the layout of the usual float convolution:
+//   1. the sampling geometry, for each offset group, tap and output
+//      position its 2^n interpolation corners (input index, weight times
+//      mask), depends only on the offsets, so it is built once an image and
+//      offset group and shared by that group's channels;
+//   2. each input channel's column rows are sums over those corners;
+//   3. Y[group] = W[group] x column rows + B.
+// The ONNX reference samples through GridSample with align_corners=1,
+// which maps pixel coordinates onto themselves, so taps are interpolated
+// in pixel coordinates directly (the reference divides by zero on an axis
+// of length 1). Beyond it: a NaN offset yields NaN; an infinite one reads
+// zeros, like any tap outside the input.
+//
+// Thread-safety: compute() is const and uses only attributes parsed in init().
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "devices/cpu/kernels/nn_common.h"
+#include "devices/cpu/kernels/reduction_common.h"
+
+namespace sy::nn {
+namespace {
+
+using reduce_detail::ComputeT;
+using reduce_detail::kIsHalf;
+using reduce_detail::load;
+using reduce_detail::store;
+using reduce_detail::visit_float;
+
+// One interpolation corner of a tap: where it reads (an element of one
+// input channel) and with what weight, mask included. A corner outside the
+// input reads element 0 with weight 0.
+template <typename C>
+struct Corner {
+  int64_t index;
+  C weight;
+};
+
+// Output positions are taken a tile at a time, so that the column rows
+// and the corner table stay bounded (and in the caches) whatever the
+// output's size: a tile's column rows hold about this many elements.
+constexpr int64_t kColumnBudget = int64_t{1} << 20;
+
+// The corners of each (offset group, tap, output position in [o0, o1)) of
+// image n, in that order, 2^nsp a position.
+template <typename T, typename C>
+void sampling_corners(const T* offset, const T* mask, int64_t n, int64_t offset_groups, const Window& w, int64_t o0,
+                      int64_t o1, std::vector<Corner<C>>& table) {
+  const int nsp = w.nsp, first = kMaxSpatial - nsp;  // the real spatial axes are [first, 3) of the window
+  const int64_t K = w.k_size(), O = w.out_size(), corners = int64_t{1} << nsp, tile = o1 - o0;
+  table.resize(static_cast<size_t>(offset_groups * K * tile * corners));
+  tbb::parallel_for(int64_t{0}, offset_groups * K, [&](int64_t gk) {
+    const int64_t k = gk % K;
+    const Arr3 kpos{k / (w.k[1] * w.k[2]), k / w.k[2] % w.k[1], k % w.k[2]};
+    const T* off = offset + (n * offset_groups * K + gk) * nsp * O;
+    const T* msk = mask ? mask + (n * offset_groups * K + gk) * O : nullptr;
+    Corner<C>* out = table.data() + gk * tile * corners;
+    for (int64_t o = o0; o < o1; ++o, out += corners) {
+      const Arr3 opos{o / (w.out[1] * w.out[2]), o / w.out[2] % w.out[1], o % w.out[2]};
+      const C m = msk ? C(load(msk[o])) : C(1);
+      // Per axis: the lower corner and the weights of it and of its
+      // neighbour, 0 for one outside the input.
+      int64_t lo[kMaxSpatial];
+      C wlo[kMaxSpatial], whi[kMaxSpatial];
+      bool nan = false;
+      for (int s = 0; s < nsp; ++s) {
+        const int a = first + s;
+        const C p = C(opos[a] * w.stride[a] - w.pad_b[a] + kpos[a] * w.dil[a]) + C(load(off[s * O + o]));
+        nan = nan || std::isnan(p);
+        // Outside (-1, in) neither corner is in the input; the test also
+        // keeps NaNs and infinities from the integer conversion.
+        if (!(p > C(-1) && p < C(w.in[a]))) {
+          lo[s] = 0;
+          wlo[s] = whi[s] = C(0);
+          continue;
+        }
+        const C f = std::floor(p);
+        lo[s] = static_cast<int64_t>(f);
+        wlo[s] = lo[s] >= 0 ? C(1) - (p - f) : C(0);
+        whi[s] = lo[s] + 1 < w.in[a] ? p - f : C(0);
+      }
+      for (int64_t c = 0; c < corners; ++c) {
+        int64_t index = 0;
+        C weight = m;
+        for (int s = 0; s < nsp; ++s) {
+          const bool hi = (c >> s) & 1;
+          index = index * w.in[first + s] + lo[s] + (hi ? 1 : 0);
+          weight *= hi ? whi[s] : wlo[s];
+        }
+        if (nan) out[c] = {0, std::numeric_limits<C>::quiet_NaN()};
+        else out[c] = weight == C(0) ? Corner<C>{0, C(0)} : Corner<C>{index, weight};
+      }
+    }
+  });
+}
+
+// Y[M, tile] (ldy apart) += W[M, KC] x col[KC, tile].
+Status gemm(int64_t M, int64_t tile, int64_t KC, const float* W, const float* col, float* Y, int64_t ldy) {
+  return sgemm('N', 'N', M, tile, KC, 1.f, W, KC, col, tile, 1.f, Y, ldy);
+}
+Status gemm(int64_t M, int64_t tile, int64_t KC, const double* W, const double* col, double* Y, int64_t ldy) {
+  tbb::parallel_for(int64_t{0}, M, [&](int64_t m) {
+    double* y = Y + m * ldy;
+    for (int64_t kc = 0; kc < KC; ++kc) {
+      const double wv = W[m * KC + kc];
+      const double* c = col + kc * tile;
+      for (int64_t o = 0; o < tile; ++o) y[o] += wv * c[o];
+    }
+  });
+  return OkStatus();
+}
+
+class DeformConvKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    RETURN_IF_ERROR(attrs_.parse(node));
+    group_ = node.attr_int("group", 1);
+    offset_groups_ = node.attr_int("offset_group", 1);
+    if (offset_groups_ < 1)
+      return InvalidArgument(node.describe(), ": offset_group must be positive, got ", offset_groups_);
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Node& node = ctx.node();
+    const Tensor& x = ctx.input(0);
+    const Tensor& wt = ctx.input(1);
+    ASSIGN_OR_RETURN(ConvShape s, conv_shape(attrs_, group_, x, wt, node.describe()));
+    if (wt.dtype() != x.dtype())
+      return InvalidArgument(node.describe(), ": W must have X's type ", dtype_name(x.dtype()), ", got ",
+                             wt.describe());
+    if (s.C % offset_groups_ != 0)
+      return InvalidArgument(node.describe(), ": ", s.C, " input channels do not divide into ", offset_groups_,
+                             " offset groups");
+    const int64_t K = s.w.k_size();
+    // offset is [N, offset_group * K * nsp, out...], mask the same with 1 for nsp.
+    auto check_map = [&](size_t i, const char* what, int64_t per_tap) -> StatusOr<const Tensor*> {
+      if (!ctx.has_input(i)) return nullptr;
+      const Tensor& t = ctx.input(i);
+      Dims want = s.out;
+      want[1] = offset_groups_ * K * per_tap;
+      if (t.dtype() != x.dtype() || t.dims() != want)
+        return InvalidArgument(node.describe(), ": ", what, " must be ", dtype_name(x.dtype()), want.to_string(),
+                               " for this input, kernel, padding, strides and offset_group, got ", t.describe());
+      return &t;
+    };
+    ASSIGN_OR_RETURN(const Tensor* offset, check_map(2, "offset", s.w.nsp));
+    if (!offset) return InvalidArgument(node.describe(), ": input offset is required");
+    ASSIGN_OR_RETURN(const Tensor* mask, check_map(4, "mask", 1));
+    const Tensor* b = ctx.has_input(3) ? &ctx.input(3) : nullptr;
+    if (b && (b->rank() != 1 || b->numel() != s.M || b->dtype() != x.dtype()))
+      return InvalidArgument(node.describe(), ": B must be ", dtype_name(x.dtype()), " [", s.M, "], got ",
+                             b->describe());
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), s.out));
+    if (y->numel() == 0) return OkStatus();
+    Status st;
+    visit_float(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      st = run<T>(x.data<T>(), wt, offset->data<T>(), mask ? mask->data<T>() : nullptr, b, s, y->data<T>());
+    });
+    return st;
+  }
+
+ private:
+  template <typename T>
+  Status run(const T* x, const Tensor& wt, const T* offset, const T* mask, const Tensor* b, const ConvShape& s,
+             T* y) const {
+    using C = ComputeT<T>;
+    const Window& w = s.w;
+    const int64_t K = w.k_size(), O = w.out_size(), in_size = w.in_size(), corners = int64_t{1} << w.nsp;
+    const int64_t Cg = s.C / group_, Mg = s.M / group_, KC = Cg * K, per_offset_group = s.C / offset_groups_;
+    const int64_t tile = std::clamp<int64_t>(kColumnBudget / std::max<int64_t>(KC, 1), 1, O);
+    const std::vector<C> weights = reduce_detail::read_floats<C>(wt);
+    const std::vector<C> bias = b ? reduce_detail::read_floats<C>(*b) : std::vector<C>(static_cast<size_t>(s.M));
+    // The halves accumulate an image in float, then store it.
+    std::vector<C> acc(kIsHalf<T> ? static_cast<size_t>(s.M * O) : 0);
+    std::vector<C> col(static_cast<size_t>(KC * tile));
+    std::vector<Corner<C>> table;
+    for (int64_t n = 0; n < s.N; ++n) {
+      C* yn = acc.data();
+      if constexpr (!kIsHalf<T>) yn = y + n * s.M * O;
+      for (int64_t m = 0; m < s.M; ++m) std::fill(yn + m * O, yn + (m + 1) * O, bias[static_cast<size_t>(m)]);
+      // No input elements (no channels, or an empty image): every tap reads
+      // a zero, and Y is the bias.
+      if (KC > 0 && in_size > 0) {
+        for (int64_t o0 = 0; o0 < O; o0 += tile) {
+          const int64_t o1 = std::min(O, o0 + tile), t = o1 - o0;
+          sampling_corners<T, C>(offset, mask, n, offset_groups_, w, o0, o1, table);
+          for (int64_t g = 0; g < group_; ++g) {
+            tbb::parallel_for(int64_t{0}, Cg, [&](int64_t cl) {
+              const int64_t c = g * Cg + cl;
+              const T* xc = x + (n * s.C + c) * in_size;
+              const Corner<C>* tc = table.data() + (c / per_offset_group) * K * t * corners;
+              for (int64_t k = 0; k < K; ++k) {
+                C* row = col.data() + (cl * K + k) * t;
+                const Corner<C>* tk = tc + k * t * corners;
+                for (int64_t o = 0; o < t; ++o) {
+                  const Corner<C>* to = tk + o * corners;
+                  C v = 0;
+                  for (int64_t q = 0; q < corners; ++q) v += to[q].weight * C(load(xc[to[q].index]));
+                  row[o] = v;
+                }
+              }
+            });
+            RETURN_IF_ERROR(gemm(Mg, t, KC, weights.data() + g * Mg * KC, col.data(), yn + g * Mg * O + o0, O));
+          }
+        }
+      }
+      if constexpr (kIsHalf<T>)
+        for (int64_t i = 0; i < s.M * O; ++i) y[n * s.M * O + i] = store<T>(acc[static_cast<size_t>(i)]);
+    }
+    return OkStatus();
+  }
+
+  WindowAttrs attrs_;
+  int64_t group_ = 1;
+  int64_t offset_groups_ = 1;
+};
+
+}  // namespace
+
+void register_deform_conv_kernels(KernelRegistry& r) {
+  add_kernel(r, "DeformConv", 19, make_kernel<DeformConvKernel>, reduce_detail::float_types());
+}
+
+}  // namespace sy::nn
