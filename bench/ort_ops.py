@@ -27,7 +27,7 @@ F32, I64, BOOL = "float32", "int64", "bool"
 
 
 def cases():
-    """(name, op, inputs [(name, dtype, shape)], attrs, constant inputs {name: array}, output count)."""
+    """(name, op, inputs [(name, dtype, shape)], attrs, constant inputs {name: array}, output count[, opset])."""
     import numpy as np
 
     i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
@@ -225,10 +225,21 @@ def cases():
         ("Gemm [512,1024]x[1024,1024]+C", "Gemm", [("a", F32, [512, 1024])], {},
          {"b": rng.standard_normal((1024, 1024)).astype(np.float32), "c": rng.standard_normal(1024).astype(np.float32)},
          1),
+        # Newer opsets' ops (a sixth element gives the case's opset).
+        ("Gelu [8,128,768]", "Gelu", [("x", F32, [8, 128, 768])], {}, {}, 1, 20),
+        ("GroupNorm 8 groups [8,64,32,32]", "GroupNormalization", [("x", F32, [8, 64, 32, 32])], {"num_groups": 8},
+         {"s": rng.random(64, dtype=np.float32), "b": rng.random(64, dtype=np.float32)}, 1, 21),
+        ("GridSample linear [1,64,56,56]", "GridSample", [("x", F32, [1, 64, 56, 56]), ("g", F32, [1, 56, 56, 2])],
+         {}, {}, 1, 20),
+        ("GridSample 3-D linear [1,16,16,32,32]", "GridSample",
+         [("x", F32, [1, 16, 16, 32, 32]), ("g", F32, [1, 16, 32, 32, 3])], {}, {}, 1, 20),
+        ("DeformConv 3x3 [1,64,28,28]", "DeformConv",
+         [("x", F32, [1, 64, 28, 28]), ("w", F32, [64, 64, 3, 3]), ("o", F32, [1, 18, 28, 28])],
+         {"pads": [1, 1, 1, 1]}, {}, 1, 19),
     ]
 
 
-def build_model(op, inputs, attrs, consts, n_out, path):
+def build_model(op, inputs, attrs, consts, n_out, path, opset=17):
     import onnx
     from onnx import helper, numpy_helper
 
@@ -240,12 +251,16 @@ def build_model(op, inputs, attrs, consts, n_out, path):
         [node], op, [helper.make_tensor_value_info(n, types[t], s) for n, t, s in inputs],
         [helper.make_empty_tensor_value_info(o) for o in outs],
         [numpy_helper.from_array(v, k) for k, v in consts.items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                              ir_version=8 if opset <= 17 else 10)
     # Output types and shapes from ONNX's own inference, which the checker wants.
     inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
     by_name = {v.name: v for v in list(inferred.graph.value_info) + list(inferred.graph.output)}
     del model.graph.output[:]
-    model.graph.output.extend(by_name[o] for o in outs)
+    # Function ops (GroupNormalization-21) may leave theirs untyped: float, shaped like the first input, as
+    # every such case here.
+    model.graph.output.extend(by_name[o] if by_name[o].type.tensor_type.elem_type else
+                              helper.make_tensor_value_info(o, onnx.TensorProto.FLOAT, inputs[0][2]) for o in outs)
     onnx.checker.check_model(model)
     onnx.save(model, path)
 
@@ -299,9 +314,9 @@ def main():
               "ratio = (Switchyard - its fixed cost) / (ONNX Runtime - its fixed cost), below 1: Switchyard faster")
         print(f"{'case':<34}{'ORT':>10}{'Switchyard':>12}{'ratio':>8}")
         ratios = []
-        for name, op, inputs, attrs, consts, n_out in todo:
+        for name, op, inputs, attrs, consts, n_out, *opset in todo:
             path = os.path.join(tmp, "case.onnx")
-            build_model(op, inputs, attrs, consts, n_out, path)
+            build_model(op, inputs, attrs, consts, n_out, path, *opset)
             feeds = random_feeds(inputs, rng)
             o, s = ort_us(path, feeds, a), switchyard_median_ms(a.switchyard, path, feeds, a, tmp) * 1e3
             ratio = max(s - s0, 0.1) / max(o - o0, 0.1)

@@ -279,6 +279,56 @@ TEST(GridSample, NoKernelBeforeOpset16) {
   EXPECT_EQ(run.status.code(), StatusCode::kNotFound);
 }
 
+// Opset 20's N-D GridSample: three spatial axes of different sizes, so
+// that grid[..., 0] must address W, [..., 1] H and [..., 2] D, in every mode
+// and padding, against the reference evaluator.
+TEST(GridSample, Opset20_ThreeSpatialAxes) {
+  std::vector<float> x;
+  for (int i = 0; i < 48; ++i) x.push_back(0.5f * i - 3);
+  const std::vector<float> grid = {-1.08f, -0.68f, 0.78f,  0.21f, -1.06f, -0.17f, -0.05f, -0.88f,
+                                   0.61f,  -1.0f,  -0.28f, 0.04f, -0.18f, 0.23f,  0.62f,  1.19f,
+                                   -0.56f, 0.39f,  0.51f,  -0.54f, -1.3f, 1.23f,  -0.52f, -0.48f};
+  struct Want {
+    const char* mode;
+    const char* pad;
+    std::vector<float> y;
+  };
+  const std::vector<Want> wants = {
+      {"linear", "zeros", {0.71971f, -0.0246f, 2.23924f, 0.7f, 16.0688f, 1.9392f, 2.128f, 0.4424f}},
+      {"linear", "border", {3.0f, -0.06f, 3.7f, 1.4f, 18.26f, 16.16f, 10.64f, 11.06f}},
+      {"nearest", "zeros", {0, 0, 3.5f, 5.0f, 17.5f, 0, 0, 0}},
+      {"nearest", "reflection", {3.0f, -2.0f, 3.5f, 5.0f, 17.5f, 16.5f, 10.5f, 10.5f}},
+      {"cubic", "zeros", {0.88542f, -0.25355f, 2.4333f, 0.68336f, 18.09667f, 1.887f, 2.06311f, 0.37987f}},
+      {"cubic", "border", {3.62437f, -0.18822f, 3.88214f, 1.19049f, 18.88684f, 16.19658f, 10.5946f, 10.92709f}},
+      {"cubic", "reflection", {3.79364f, -0.55107f, 3.82615f, 1.14361f, 18.94386f, 16.23617f, 9.87461f, 10.94149f}},
+  };
+  for (const Want& w : wants) {
+    auto run = run_kernel("GridSample", {make_tensor<float>(Dims{2, 1, 2, 3, 4}, x), make_tensor<float>(Dims{2, 2, 1, 2, 3}, grid)},
+                          1, {attr_string("mode", w.mode), attr_string("padding_mode", w.pad)}, 20);
+    ASSERT_TRUE(run.status.ok()) << run.status.to_string();
+    EXPECT_EQ(run.outputs[0].tensor().dims(), Dims({2, 1, 2, 1, 2}));
+    expect_close(as_doubles<float>(run.outputs[0].tensor()), w.y, 1e-4, 1e-5, std::string(w.mode) + "/" + w.pad);
+  }
+}
+
+// One spatial axis, with align_corners: 1.2 lands past the last element,
+// of which 0.7 is read and the rest is zero padding.
+TEST(GridSample, Opset20_OneSpatialAxis) {
+  auto run = run_kernel("GridSample", {make_tensor<float>(Dims{1, 1, 4}, {1, 2, 4, 8}),
+                                       make_tensor<float>(Dims{1, 4, 1}, {-1, -0.5f, 0.1f, 1.2f})},
+                        1, {attr_int("align_corners", 1)}, 20);
+  ASSERT_TRUE(run.status.ok()) << run.status.to_string();
+  expect_close(as_doubles<float>(run.outputs[0].tensor()), {1, 1.75f, 3.3f, 5.6f}, 1e-5, 1e-5, "1-D");
+  auto four = run_kernel("GridSample", {make_tensor<float>(Dims{1, 1, 1, 1, 1, 1}, {1}),
+                                        make_tensor<float>(Dims{1, 1, 1, 1, 1, 4}, {0, 0, 0, 0})},
+                         1, {}, 20);
+  EXPECT_EQ(four.status.code(), StatusCode::kUnimplemented);
+  auto mismatch = run_kernel("GridSample", {make_tensor<float>(Dims{1, 1, 4}, {1, 2, 4, 8}),
+                                            make_tensor<float>(Dims{1, 1, 2}, {0, 0})},
+                             1, {}, 20);
+  EXPECT_EQ(mismatch.status.code(), StatusCode::kInvalidArgument);
+}
+
 // ---------------------------------------------------------------- bad input
 
 void expect_invalid(std::vector<RuntimeValue> inputs, std::vector<Attribute> attrs, const std::string& what) {

@@ -108,6 +108,21 @@ TEST(DeformConv, OffsetGroups_HaveTheirOwnOffsetsAndMasks) {
   expect_near(out<float>(r), {112, 113, 104, 140}, 1e-5f);
 }
 
+// A tap outside the input reads a zero, not a zero-weighted element: an
+// infinite input element leaves the outputs that do not reach it finite.
+TEST(DeformConv, TapsOutsideTheInput_ReadZeros) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor x = make_tensor<float>({1, 1, 3}, {inf, 2, 3});
+  const Tensor w = make_tensor<float>({1, 1, 1}, {1});
+  const Tensor offset = make_tensor<float>({1, 1, 3}, {-1.5f, 0.5f, 5});
+  auto r = run_kernel("DeformConv", {x, w, offset}, 1, {}, 19);
+  const std::vector<float> got = out<float>(r);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0], 0);  // at -1.5, wholly outside
+  EXPECT_EQ(got[1], 2.5f);
+  EXPECT_EQ(got[2], 0);
+}
+
 // A NaN offset makes its output NaN; an infinite one reads zeros.
 TEST(DeformConv, NanAndInfiniteOffsets) {
   const Tensor x = make_tensor<float>({1, 1, 3}, {1, 2, 3});
