@@ -254,7 +254,8 @@ class GridSampleKernel final : public Kernel {
     // Opset 20 made GridSample N-D; before it, X is 4-D.
     if (node.opset < 20 && x.rank() != 4)
       return InvalidArgument(node.describe(), ": X must be 4-D (N,C,H,W), got ", x.describe());
-    if (x.rank() < 3) return InvalidArgument(node.describe(), ": X must have rank >= 3 (N,C,D1,...), got ", x.describe());
+    if (x.rank() < 3)
+      return InvalidArgument(node.describe(), ": X must have rank >= 3 (N,C,D1,...), got ", x.describe());
     const size_t r = x.rank() - 2;
     if (r > kMaxSpatial)
       return Unimplemented(node.describe(), ": at most ", kMaxSpatial, " spatial dimensions are supported, got ",
@@ -286,7 +287,7 @@ class GridSampleKernel final : public Kernel {
 
   // For each output point: the taps along each spatial axis, then their
   // tensor product as (element offset in a channel, weight) pairs, shared
-  // by every channel. A tap outside the input (zeros padding) is left out.
+  // by every channel.
   template <typename T>
   Status run(KernelContext& ctx, const Tensor& x, const Tensor& grid) const {
     using A = Acc<T>;
@@ -326,66 +327,72 @@ class GridSampleKernel final : public Kernel {
     int64_t combos = 1;
     for (int a = 0; a < r; ++a) combos *= ntaps;
 
-    // An image at a time: its points' taps, then each channel's points in
-    // order, so that the output is written contiguously (a point's channels
-    // in turn wrote `pixels` apart: [1, 64, 56, 56] took 2x ONNX Runtime).
-    std::vector<Tap<A>> taps(static_cast<size_t>(pixels * combos));
+    // A tile of an image's points at a time: their taps, then each
+    // channel's points in order, so that the output is written
+    // contiguously (a point's channels in turn wrote `pixels` apart:
+    // [1, 64, 56, 56] took 2x ONNX Runtime). Tiles keep the tap table
+    // small (16 bytes a tap, up to 64 taps a point) whatever the grid's size.
+    const int64_t tile = std::clamp<int64_t>((int64_t{1} << 16) / combos, 1, pixels);
+    std::vector<Tap<A>> taps(static_cast<size_t>(tile * combos));
     for (int64_t n = 0; n < n_batch; ++n) {
-      tensor_ops::for_row_ranges(pixels, combos * r, [&](int64_t begin, int64_t end) {
-        int64_t idx[kMaxSpatial][4];
-        A w[kMaxSpatial][4];
-        for (int64_t p = begin; p < end; ++p) {
-          const int64_t q = n * pixels + p;
-          Tap<A>* tp = taps.data() + p * combos;
-          // grid[..., 0] is the last spatial axis (x), grid[..., r - 1] the first.
-          bool ok = true;
-          for (int a = 0; a < r && ok; ++a) {
-            const A c = axes[a].coordinate(g[static_cast<size_t>(q * r + (r - 1 - a))], align_corners_, mode_, pad_);
-            ok = axis_taps(axes[a], c, mode_, pad_, idx[a], w[a]);
-          }
-          if (!ok) {
-            std::fill(tp, tp + combos, Tap<A>{-1, A(0)});
-            tp[0] = {0, std::numeric_limits<A>::quiet_NaN()};
-            continue;
-          }
-          for (int64_t k = 0; k < combos; ++k) {
-            int64_t offset = 0, rest = k;
-            A weight = A(1);
-            for (int a = r - 1; a >= 0 && offset >= 0; --a, rest /= ntaps) {
-              const int64_t t = rest % ntaps;
-              offset = idx[a][t] < 0 ? -1 : offset + idx[a][t] * stride[a];
-              weight *= w[a][t];
+      for (int64_t p0 = 0; p0 < pixels; p0 += tile) {
+        const int64_t points = std::min(tile, pixels - p0);
+        tensor_ops::for_row_ranges(points, combos * r, [&](int64_t begin, int64_t end) {
+          int64_t idx[kMaxSpatial][4];
+          A w[kMaxSpatial][4];
+          for (int64_t p = begin; p < end; ++p) {
+            const int64_t q = n * pixels + p0 + p;
+            Tap<A>* tp = taps.data() + p * combos;
+            // grid[..., 0] is the last spatial axis (x), grid[..., r - 1] the first.
+            bool ok = true;
+            for (int a = 0; a < r && ok; ++a) {
+              const A c = axes[a].coordinate(g[static_cast<size_t>(q * r + (r - 1 - a))], align_corners_, mode_, pad_);
+              ok = axis_taps(axes[a], c, mode_, pad_, idx[a], w[a]);
             }
-            tp[k] = {offset, weight};
-          }
-        }
-      });
-      const T* src_n = px + n * channels * plane_in;
-      T* dst_n = po + n * channels * pixels;
-      tensor_ops::for_row_ranges(channels, pixels * combos, [&](int64_t begin, int64_t end) {
-        // A fixed tap count unrolls the inner loop (2-D linear: 4).
-        auto sweep = [&](auto fixed) {
-          constexpr int64_t kFixed = decltype(fixed)::value;
-          const int64_t count = kFixed > 0 ? kFixed : combos;
-          for (int64_t c = begin; c < end; ++c) {
-            const T* src = src_n + c * plane_in;
-            T* dst = dst_n + c * pixels;
-            const Tap<A>* tp = taps.data();
-            for (int64_t p = 0; p < pixels; ++p, tp += count) {
-              A v = A(0);
-              for (int64_t k = 0; k < count; ++k)
-                if (tp[k].offset >= 0) v += tp[k].weight * to_acc<T>(src[tp[k].offset]);
-              dst[p] = from_acc<T>(v);
+            if (!ok) {
+              std::fill(tp, tp + combos, Tap<A>{-1, A(0)});
+              tp[0] = {0, std::numeric_limits<A>::quiet_NaN()};
+              continue;
+            }
+            for (int64_t k = 0; k < combos; ++k) {
+              int64_t offset = 0, rest = k;
+              A weight = A(1);
+              for (int a = r - 1; a >= 0 && offset >= 0; --a, rest /= ntaps) {
+                const int64_t t = rest % ntaps;
+                offset = idx[a][t] < 0 ? -1 : offset + idx[a][t] * stride[a];
+                weight *= w[a][t];
+              }
+              tp[k] = {offset, weight};
             }
           }
-        };
-        switch (combos) {
-          case 2: sweep(std::integral_constant<int64_t, 2>{}); break;
-          case 4: sweep(std::integral_constant<int64_t, 4>{}); break;
-          case 8: sweep(std::integral_constant<int64_t, 8>{}); break;
-          default: sweep(std::integral_constant<int64_t, 0>{}); break;
-        }
-      });
+        });
+        const T* src_n = px + n * channels * plane_in;
+        T* dst_n = po + n * channels * pixels + p0;
+        tensor_ops::for_row_ranges(channels, points * combos, [&](int64_t begin, int64_t end) {
+          // A fixed tap count unrolls the inner loop (2-D linear: 4).
+          auto sweep = [&](auto fixed) {
+            constexpr int64_t kFixed = decltype(fixed)::value;
+            const int64_t count = kFixed > 0 ? kFixed : combos;
+            for (int64_t c = begin; c < end; ++c) {
+              const T* src = src_n + c * plane_in;
+              T* dst = dst_n + c * pixels;
+              const Tap<A>* tp = taps.data();
+              for (int64_t p = 0; p < points; ++p, tp += count) {
+                A v = A(0);
+                for (int64_t k = 0; k < count; ++k)
+                  if (tp[k].offset >= 0) v += tp[k].weight * to_acc<T>(src[tp[k].offset]);
+                dst[p] = from_acc<T>(v);
+              }
+            }
+          };
+          switch (combos) {
+            case 2: sweep(std::integral_constant<int64_t, 2>{}); break;
+            case 4: sweep(std::integral_constant<int64_t, 4>{}); break;
+            case 8: sweep(std::integral_constant<int64_t, 8>{}); break;
+            default: sweep(std::integral_constant<int64_t, 0>{}); break;
+          }
+        });
+      }
     }
     return OkStatus();
   }

@@ -70,8 +70,8 @@ void sampling_corners(const T* offset, const T* mask, int64_t n, int64_t offset_
     for (int64_t o = o0; o < o1; ++o, out += corners) {
       const Arr3 opos{o / (w.out[1] * w.out[2]), o / w.out[2] % w.out[1], o % w.out[2]};
       const C m = msk ? C(load(msk[o])) : C(1);
-      // Per axis: the lower corner and the weights of it and of its
-      // neighbour, 0 for one outside the input.
+      // Per axis: the lower corner, the fraction past it, and whether it
+      // and its neighbour are in the input.
       int64_t lo[kMaxSpatial];
       C frac[kMaxSpatial];
       bool lo_in[kMaxSpatial], hi_in[kMaxSpatial];
