@@ -456,11 +456,11 @@ std::vector<Change> changes() {
                }});
   // ---- opset 22: bfloat16, nothing else.
   for (const char* op : {"Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "AveragePool", "Conv", "ConvTranspose",
-                         "Cos", "Cosh", "DeformConv", "Det", "Elu", "GRU", "GlobalAveragePool", "GlobalLpPool", "GlobalMaxPool",
-                         "HardSigmoid", "HardSwish", "InstanceNormalization", "LSTM", "LpNormalization", "LpPool",
-                         "MaxPool", "MaxRoiPool", "Mish", "NegativeLogLikelihoodLoss", "RNN", "RandomNormal",
-                         "RandomUniform", "Round", "Selu", "Sin", "Sinh", "Softplus", "Softsign", "Tan",
-                         "ThresholdedRelu"})
+                         "Cos", "Cosh", "DeformConv", "Det", "Elu", "GRU", "GlobalAveragePool", "GlobalLpPool",
+                         "GlobalMaxPool", "HardSigmoid", "HardSwish", "InstanceNormalization", "LSTM",
+                         "LpNormalization", "LpPool", "MaxPool", "MaxRoiPool", "Mish", "NegativeLogLikelihoodLoss",
+                         "RNN", "RandomNormal", "RandomUniform", "Round", "Selu", "Sin", "Sinh", "Softplus",
+                         "Softsign", "Tan", "ThresholdedRelu"})
     c.push_back({op, 22, [](Draft& d) { d.add_types("T", {"bfloat16"}); }});
   for (const char* op : {"Bernoulli", "Dropout", "MaxUnpool", "Multinomial", "RoiAlign"})
     c.push_back({op, 22, [](Draft& d) { d.add_types("T1", {"bfloat16"}); }});

@@ -303,7 +303,8 @@ TEST(GridSample, Opset20_ThreeSpatialAxes) {
       {"cubic", "reflection", {3.79364f, -0.55107f, 3.82615f, 1.14361f, 18.94386f, 16.23617f, 9.87461f, 10.94149f}},
   };
   for (const Want& w : wants) {
-    auto run = run_kernel("GridSample", {make_tensor<float>(Dims{2, 1, 2, 3, 4}, x), make_tensor<float>(Dims{2, 2, 1, 2, 3}, grid)},
+    auto run = run_kernel("GridSample",
+                          {make_tensor<float>(Dims{2, 1, 2, 3, 4}, x), make_tensor<float>(Dims{2, 2, 1, 2, 3}, grid)},
                           1, {attr_string("mode", w.mode), attr_string("padding_mode", w.pad)}, 20);
     ASSERT_TRUE(run.status.ok()) << run.status.to_string();
     EXPECT_EQ(run.outputs[0].tensor().dims(), Dims({2, 1, 2, 1, 2}));
