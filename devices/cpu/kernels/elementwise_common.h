@@ -286,6 +286,17 @@ inline Status require_tensor(const KernelContext& ctx, size_t i, const char* wha
 StatusOr<Dims> broadcast_shape(const KernelContext& ctx, const Dims& a, const Dims& b);
 Status unsupported_type(const KernelContext& ctx, DataType t, uint32_t mask);
 
+// Output 0 = f(a, b) over the broadcast of two string tensors, of element
+// type O (stored as `out_type`): Equal on strings, StringConcat.
+template <typename O, typename F>
+Status string_binary(KernelContext& ctx, const Tensor& a, const Tensor& b, DataType out_type, const F& f) {
+  ASSIGN_OR_RETURN(Dims od, broadcast_shape(ctx, a.dims(), b.dims()));
+  ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, out_type, od));
+  binary_loop<O, std::string, std::string>(a.data<std::string>(), a.dims(), b.data<std::string>(), b.dims(),
+                                           out->data<O>(), od, f);
+  return OkStatus();
+}
+
 // Registration helper: one KernelDef.
 void add_def(KernelRegistry& r, const char* op, int since, int end, KernelFactory f, uint32_t types = 0);
 

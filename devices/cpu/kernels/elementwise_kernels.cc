@@ -237,14 +237,9 @@ class BinaryKernel final : public Kernel {
       return InvalidArgument(ctx.node().describe(), ": input types differ (", dtype_name(a.dtype()), " vs ",
                              dtype_name(b.dtype()), ")");
     if constexpr (requires { Op::kStrings; }) {
-      if (Op::kStrings && a.dtype() == DataType::kString) {
-        ASSIGN_OR_RETURN(Dims od, broadcast_shape(ctx, a.dims(), b.dims()));
-        ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, DataType::kBool, od));
-        binary_loop<bool, std::string, std::string>(
-            a.data<std::string>(), a.dims(), b.data<std::string>(), b.dims(), out->data<bool>(), od,
-            [](const std::string& x, const std::string& y) { return x == y; });
-        return OkStatus();
-      }
+      if (Op::kStrings && a.dtype() == DataType::kString)
+        return string_binary<bool>(ctx, a, b, DataType::kBool,
+                                   [](const std::string& x, const std::string& y) { return x == y; });
     }
     if (!dtype_in_mask(a.dtype(), Op::kTypes)) return unsupported_type(ctx, a.dtype(), Op::kTypes);
     Dims bd_legacy;

@@ -325,20 +325,13 @@ class TfIdfVectorizerKernel final : public Kernel {
 
 // ---------------------------------------------------------------- opset-20 string ops
 
-
 class StringConcatKernel final : public Kernel {
  public:
   Status compute(KernelContext& ctx) const override {
     RETURN_IF_ERROR(require_strings(ctx, 0, "X"));
     RETURN_IF_ERROR(require_strings(ctx, 1, "Y"));
-    const Tensor& x = ctx.input(0);
-    const Tensor& y = ctx.input(1);
-    ASSIGN_OR_RETURN(Dims od, elementwise::broadcast_shape(ctx, x.dims(), y.dims()));
-    ASSIGN_OR_RETURN(Tensor * z, ctx.allocate_output(0, DataType::kString, od));
-    elementwise::binary_loop<std::string, std::string, std::string>(
-        x.data<std::string>(), x.dims(), y.data<std::string>(), y.dims(), z->data<std::string>(), od,
-        [](const std::string& a, const std::string& b) { return a + b; });
-    return OkStatus();
+    return elementwise::string_binary<std::string>(ctx, ctx.input(0), ctx.input(1), DataType::kString,
+                                                   [](const std::string& a, const std::string& b) { return a + b; });
   }
 };
 
