@@ -27,7 +27,9 @@ F32, I64, BOOL = "float32", "int64", "bool"
 
 
 def cases():
-    """(name, op, inputs [(name, dtype, shape)], attrs, constant inputs {name: array}, output count[, opset])."""
+    """(name, op, inputs [(name, dtype, shape)], attrs, constant inputs {name: array}, output count[, opset]).
+
+    An input named "" is an omitted optional one."""
     import numpy as np
 
     i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
@@ -236,6 +238,17 @@ def cases():
         ("DeformConv 3x3 [1,64,28,28]", "DeformConv",
          [("x", F32, [1, 64, 28, 28]), ("w", F32, [64, 64, 3, 3]), ("o", F32, [1, 18, 28, 28])],
          {"pads": [1, 1, 1, 1]}, {}, 1, 19),
+        ("Attention causal [1,12,128,64]", "Attention",
+         [("q", F32, [1, 12, 128, 64]), ("k", F32, [1, 12, 128, 64]), ("v", F32, [1, 12, 128, 64])],
+         {"is_causal": 1}, {}, 1, 23),
+        ("Attention GQA decode 32/8 heads, 511 past", "Attention",
+         [("q", F32, [1, 32, 1, 128]), ("k", F32, [1, 8, 1, 128]), ("v", F32, [1, 8, 1, 128]), ("", None, None),
+          ("pk", F32, [1, 8, 511, 128]), ("pv", F32, [1, 8, 511, 128])], {}, {}, 3, 23),
+        ("RMSNorm [8,128,768]", "RMSNormalization", [("x", F32, [8, 128, 768])], {},
+         {"s": rng.random(768, dtype=np.float32)}, 1, 23),
+        ("RotaryEmbedding [1,32,128,128]", "RotaryEmbedding", [("x", F32, [1, 32, 128, 128])], {},
+         {"cos": rng.random((4096, 64), dtype=np.float32), "sin": rng.random((4096, 64), dtype=np.float32),
+          "ids": np.arange(128, dtype=np.int64).reshape(1, 128)}, 1, 23),
     ]
 
 
@@ -248,7 +261,7 @@ def build_model(op, inputs, attrs, consts, n_out, path, opset=17):
     outs = [f"y{i}" for i in range(n_out)]
     node = helper.make_node(op, node_inputs, outs, **attrs)
     graph = helper.make_graph(
-        [node], op, [helper.make_tensor_value_info(n, types[t], s) for n, t, s in inputs],
+        [node], op, [helper.make_tensor_value_info(n, types[t], s) for n, t, s in inputs if n],
         [helper.make_empty_tensor_value_info(o) for o in outs],
         [numpy_helper.from_array(v, k) for k, v in consts.items()])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
@@ -268,6 +281,8 @@ def build_model(op, inputs, attrs, consts, n_out, path, opset=17):
 def random_feeds(inputs, rng):
     feeds = {}
     for name, dtype, shape in inputs:
+        if not name:  # an omitted optional input
+            continue
         feeds[name] = rng.random(shape) < 0.5 if dtype == BOOL else rng.uniform(-1, 1, shape).astype(dtype)
     return feeds
 

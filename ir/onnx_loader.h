@@ -23,7 +23,7 @@ struct LoadOptions {
 };
 
 // Highest default-domain opset this build supports.
-constexpr int kMaxSupportedOpset = 22;
+constexpr int kMaxSupportedOpset = 23;
 
 class OnnxLoader {
  public:

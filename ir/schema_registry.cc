@@ -67,8 +67,9 @@ struct Draft {
     inputs.emplace_back(input, "", type_str, option);
     return *this;
   }
-  Draft& add_output(const std::string& output, const std::string& type_str) {
-    outputs.emplace_back(output, "", type_str);
+  Draft& add_output(const std::string& output, const std::string& type_str,
+                    OpSchema::FormalParameterOption option = OpSchema::Single) {
+    outputs.emplace_back(output, "", type_str, option);
     return *this;
   }
   // Gives an input or output a new type string, keeping the rest of it.
@@ -246,6 +247,42 @@ void deform_conv_infer(onnx::InferenceContext& ctx) {
   *y->add_dim() = x.dim(0);
   *y->add_dim() = w.dim(0);
   for (int i = 2; i < offset.dim_size(); ++i) *y->add_dim() = offset.dim(i);
+}
+
+// DequantizeLinear-23: y's type is output_dtype when given, else x_scale's.
+void dequantize23_infer(onnx::InferenceContext& ctx) {
+  const int64_t dtype = int_attr(ctx, "output_dtype", 0);
+  if (dtype == 0) onnx::propagateElemTypeFromInputToOutput(ctx, 1, 0);
+  else onnx::updateOutputElemType(ctx, 0, static_cast<int32_t>(dtype));
+  if (onnx::hasInputShape(ctx, 0)) onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
+}
+
+// Attention: Y is [B, Hq, Sq, Dv] for 4-D inputs, [B, Sq, Hq * Dv] for 3-D
+// ones; the caches and the QK product take their dims from the inputs.
+void attention_infer(onnx::InferenceContext& ctx) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+  for (size_t o = 1; o < ctx.getNumOutputs(); ++o)  // present_value is V's type, the rest Q's
+    if (ctx.getOutputType(o)) onnx::propagateElemTypeFromInputToOutput(ctx, o == 2 ? 2 : 0, o);
+  if (!onnx::hasNInputShapes(ctx, 3)) return;
+  const auto& q = onnx::getInputShape(ctx, 0);
+  const auto& v = onnx::getInputShape(ctx, 2);
+  if (q.dim_size() != onnx::getInputShape(ctx, 1).dim_size() || q.dim_size() != v.dim_size() ||
+      (q.dim_size() != 3 && q.dim_size() != 4))
+    fail_shape_inference("Q, K and V must all be 3-D or all 4-D");
+  auto* y = onnx::getOutputShape(ctx, 0);
+  *y->add_dim() = q.dim(0);
+  *y->add_dim() = q.dim(1);
+  *y->add_dim() = q.dim(2);
+  if (q.dim_size() == 4) {
+    *y->add_dim() = v.dim(3);
+    return;
+  }
+  // 3-D: Hq * (V's hidden size / Hkv), known only when all three are.
+  const int64_t hq = int_attr(ctx, "q_num_heads", 0), hkv = int_attr(ctx, "kv_num_heads", 0);
+  auto* hidden = y->mutable_dim(2);
+  hidden->Clear();
+  if (hq > 0 && hkv > 0 && v.dim(2).has_dim_value() && v.dim(2).dim_value() % hkv == 0)
+    hidden->set_dim_value(hq * (v.dim(2).dim_value() / hkv));
 }
 
 // ------------------------------------------------------------ the deltas
@@ -466,6 +503,56 @@ std::vector<Change> changes() {
     c.push_back({op, 22, [](Draft& d) { d.add_types("T1", {"bfloat16"}); }});
   for (const char* op : {"EyeLike", "GridSample", "RandomNormalLike", "RandomUniformLike"})
     c.push_back({op, 22, [](Draft& d) { d.add_types("T1", {"bfloat16"}).add_types("T2", {"bfloat16"}); }});
+  // ---- opset 23: three new operators and the quantizers' new attributes;
+  // the rest only adds float4e2m1, which Switchyard has no tensors for.
+  c.push_back({"DequantizeLinear", 23, [](Draft& d) {
+                 d.add_attr("output_dtype", int64_t{0});
+                 d.retype_output(0, "T3").add_constraint("T3", {"float", "float16", "bfloat16"});
+                 d.infer = dequantize23_infer;
+               }});
+  c.push_back({"QuantizeLinear", 23, [](Draft& d) {
+                 // y_scale gets a type of its own (T2); y and its zero point become T3.
+                 if (auto* t = d.constraint("T2")) t->type_param_str = "T3";
+                 d.retype_input(1, "T2").retype_input(2, "T3").retype_output(0, "T3");
+                 d.add_constraint("T2", {"float", "float16", "bfloat16", "int32"});
+                 d.add_attr("precision", int64_t{0});
+               }});
+  c.push_back({"RMSNormalization", 23, [](Draft& d) {
+                 d = new_operator("RMSNormalization", {{"X", "T"}, {"scale", "V"}}, {{"Y", "V"}});
+                 d.add_constraint("T", {"float16", "float", "double", "bfloat16"});
+                 d.add_constraint("V", {"float16", "float", "double", "bfloat16"});
+                 d.add_attr("axis", int64_t{-1}).add_attr("epsilon", 1e-5f).add_attr("stash_type", int64_t{1});
+                 d.infer = [](onnx::InferenceContext& ctx) {
+                   onnx::propagateElemTypeFromInputToOutput(ctx, 1, 0);
+                   if (onnx::hasInputShape(ctx, 0)) onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
+                 };
+               }, true});
+  c.push_back({"RotaryEmbedding", 23, [](Draft& d) {
+                 d = new_operator("RotaryEmbedding", {{"X", "T"}, {"cos_cache", "T"}, {"sin_cache", "T"}},
+                                  {{"Y", "T"}});
+                 d.add_input("position_ids", "M").add_constraint("T", {"float16", "float", "bfloat16"});
+                 d.add_constraint("M", {"int64"});
+                 d.add_attr("interleaved", int64_t{0}).add_attr("rotary_embedding_dim", int64_t{0});
+                 d.add_attr_without_default("num_heads", onnx::AttributeProto::INT);
+                 d.infer = onnx::propagateShapeAndTypeFromFirstInput;
+               }, true});
+  c.push_back({"Attention", 23, [](Draft& d) {
+                 d = new_operator("Attention", {{"Q", "T1"}, {"K", "T1"}, {"V", "T2"}}, {{"Y", "T1"}});
+                 d.add_input("attn_mask", "U").add_input("past_key", "T1").add_input("past_value", "T2");
+                 d.add_output("present_key", "T1", OpSchema::Optional);
+                 d.add_output("present_value", "T2", OpSchema::Optional);
+                 d.add_output("qk_matmul_output", "T1", OpSchema::Optional);
+                 d.add_constraint("T1", {"float16", "float", "double", "bfloat16"});
+                 d.add_constraint("T2", {"float16", "float", "double", "bfloat16"});
+                 d.add_constraint("U", {"bool", "float16", "float", "double", "bfloat16", "uint8", "uint16", "uint32",
+                                        "uint64", "int8", "int16", "int32", "int64"});
+                 d.add_attr("is_causal", int64_t{0}).add_attr("qk_matmul_output_mode", int64_t{0});
+                 d.add_attr("softcap", 0.f);
+                 for (const char* a : {"kv_num_heads", "q_num_heads", "softmax_precision"})
+                   d.add_attr_without_default(a, onnx::AttributeProto::INT);
+                 d.add_attr_without_default("scale", onnx::AttributeProto::FLOAT);
+                 d.infer = attention_infer;
+               }, true});
   return c;
 }
 

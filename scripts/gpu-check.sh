@@ -85,6 +85,15 @@ conformance() {
     --same-as "$raw/conformance_cpu.json" --json "$raw/conformance_gpu.json"
   step conformance_gpu_random 210 "${conf[@]}" --devices cpu,cuda:0 --policy random --seed 1 \
     --same-as "$raw/conformance_cpu.json" --json "$raw/conformance_gpu_random.json"
+  # The opset 18-23 cases of the working tree (RMSNormalization and
+  # RotaryEmbedding among them), the same way: on the CPU, then on the GPU.
+  python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+    tests/conformance/newer/cases.tar.xz "$node_data"
+  local newer=(switchyard conformance "$node_data/onnx-node-opset18-23" --exclusions tests/conformance/exclusions.txt
+               --exclusions tests/conformance/newer/exclusions.txt -j "$jobs")
+  step conformance_newer_cpu 90 "${newer[@]}" --policy single --json "$raw/conformance_newer_cpu.json"
+  step conformance_newer_gpu 150 "${newer[@]}" --devices cuda:0,cpu --policy gpu \
+    --same-as "$raw/conformance_newer_cpu.json" --json "$raw/conformance_newer_gpu.json"
 }
 
 bench() {

@@ -159,6 +159,8 @@ def main():
     print(f"| conformance, `--devices cuda:0,cpu --policy gpu` | {v} | {d} |")
     v, d = conformance(files, "conformance_gpu_random", want_share=False)
     print(f"| `--policy random` invariance over cpu, cuda:0 | {v} | {d} |")
+    v, d = conformance(files, "conformance_newer_gpu", want_share=False)
+    print(f"| (diagnostic) opset 18-23 cases, `--policy gpu` | {v} | {d} |")
     tv, trows = transfers(files)
     print(f"| pinned copies of 8 MB+ at {PINNED_MIN_RATIO:.0%} of raw `cudaMemcpyAsync` | {tv} | see below |")
     results = {}

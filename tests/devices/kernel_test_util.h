@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <initializer_list>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,15 @@ std::vector<V> out(const KernelRun& r, size_t i = 0) {
 inline Dims out_dims(const KernelRun& r, size_t i = 0) {
   if (!r.status.ok() || i >= r.outputs.size() || !r.outputs[i].is_tensor()) return Dims{-1};
   return r.outputs[i].tensor().dims();
+}
+
+// n floats drawn uniformly from [lo, hi), the same for the same seed.
+inline std::vector<float> random_floats(int64_t n, uint32_t seed, float lo = -1.f, float hi = 1.f) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = d(gen);
+  return v;
 }
 
 // Element by element within tol; NaN where want is NaN, and infinities

@@ -55,6 +55,21 @@ TEST(SchemaRegistry, Opset22_AddsBFloat16) {
   EXPECT_EQ(reg().GetSchema("AveragePool", 22, "")->attributes().count("dilations"), 1u);
 }
 
+// Opset 23: DequantizeLinear's output_dtype; QuantizeLinear's y_scale gets
+// its own type and a precision.
+TEST(SchemaRegistry, Opset23_Quantizers) {
+  const onnx::OpSchema* dq = reg().GetSchema("DequantizeLinear", 23, "");
+  EXPECT_EQ(dq->since_version(), 23);
+  EXPECT_EQ(dq->attributes().count("output_dtype"), 1u);
+  EXPECT_EQ(dq->outputs()[0].GetTypeStr(), "T3");
+  const onnx::OpSchema* q = reg().GetSchema("QuantizeLinear", 23, "");
+  EXPECT_EQ(q->attributes().count("precision"), 1u);
+  EXPECT_EQ(q->inputs()[1].GetTypeStr(), "T2");
+  EXPECT_EQ(q->outputs()[0].GetTypeStr(), "T3");
+  EXPECT_TRUE(allows(*q, "T3", "tensor(int16)"));
+  EXPECT_EQ(reg().GetSchema("QuantizeLinear", 22, "")->since_version(), 21);
+}
+
 TEST(SchemaRegistry, NewOperators) {
   EXPECT_EQ(reg().GetSchema("Gelu", 19, ""), nullptr);
   const onnx::OpSchema* gelu = reg().GetSchema("Gelu", 20, "");
@@ -75,6 +90,21 @@ TEST(SchemaRegistry, NewOperators) {
   EXPECT_EQ(SchemaRegistry::unimplemented_since("Col2Im"), 0);
   EXPECT_EQ(SchemaRegistry::unimplemented_since("Gelu"), 0);
   EXPECT_EQ(SchemaRegistry::unimplemented_since("Conv"), 0);
+  // Opset 23's three, with their optional inputs and outputs.
+  EXPECT_EQ(reg().GetSchema("Attention", 22, ""), nullptr);
+  const onnx::OpSchema* attention = reg().GetSchema("Attention", 23, "");
+  ASSERT_NE(attention, nullptr);
+  EXPECT_EQ(attention->inputs().size(), 6u);
+  EXPECT_EQ(attention->outputs().size(), 4u);
+  EXPECT_EQ(attention->outputs()[3].GetOption(), onnx::OpSchema::Optional);
+  EXPECT_TRUE(allows(*attention, "U", "tensor(bool)"));
+  const onnx::OpSchema* rms = reg().GetSchema("RMSNormalization", 23, "");
+  ASSERT_NE(rms, nullptr);
+  EXPECT_EQ(rms->attributes().count("stash_type"), 1u);
+  const onnx::OpSchema* rope = reg().GetSchema("RotaryEmbedding", 23, "");
+  ASSERT_NE(rope, nullptr);
+  EXPECT_EQ(rope->inputs()[3].GetName(), "position_ids");
+  EXPECT_FALSE(allows(*rope, "T", "tensor(double)"));
   // Other domains are libonnx's alone.
   EXPECT_EQ(reg().GetSchema("Gelu", 20, "com.example"), nullptr);
 }

@@ -83,16 +83,23 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) vo
 }
 
 // o = (in - zero) * scale: one run of DequantizeLinear.
-template <typename X, typename S, typename C>
+template <typename X, typename O, typename C>
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void dequantize_run(
-    const X* __restrict in, S* __restrict o, int64_t n, int64_t zero, C scale) {
-  for (int64_t i = 0; i < n; ++i) o[i] = cvt<S>(static_cast<C>(static_cast<int64_t>(in[i]) - zero) * scale);
+    const X* __restrict in, O* __restrict o, int64_t n, int64_t zero, C scale) {
+  for (int64_t i = 0; i < n; ++i) o[i] = cvt<O>(static_cast<C>(static_cast<int64_t>(in[i]) - zero) * scale);
 }
 
 class QuantizeLinearKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
     axis_ = node.attr_int("axis", 1);
+    output_dtype_ = node.attr_int("output_dtype", 0);  // opset 21
+    // Opset 23's precision of the division: float, or wider for double.
+    // The arithmetic is float at the least, so the half types get it too.
+    const int64_t precision = node.attr_int("precision", 0);
+    if (precision != 0 && !dtype_is_float(static_cast<DataType>(precision)))
+      return Unimplemented(node.describe(), ": precision ", precision, " is not a floating-point type");
+    precision_double_ = precision == static_cast<int64_t>(DataType::kDouble);
     return OkStatus();
   }
 
@@ -106,6 +113,13 @@ class QuantizeLinearKernel final : public Kernel {
     if (!dtype_in_mask(x.dtype(), kQuantInputTypes)) return unsupported_type(ctx, x.dtype(), kQuantInputTypes);
     if (!dtype_in_mask(scale.dtype(), kScaleTypes)) return unsupported_type(ctx, scale.dtype(), kScaleTypes);
     DataType out_type = zp ? zp->dtype() : DataType::kUInt8;
+    if (output_dtype_ != 0) {
+      const auto wanted = static_cast<DataType>(output_dtype_);
+      if (zp && wanted != out_type)
+        return InvalidArgument(ctx.node().describe(), ": output_dtype ", dtype_name(wanted),
+                               " differs from y_zero_point's type ", dtype_name(out_type));
+      out_type = wanted;
+    }
     if (!dtype_in_mask(out_type, kQuantTypes)) return unsupported_type(ctx, out_type, kQuantTypes);
     ASSIGN_OR_RETURN(QuantParams p, quant_params(ctx, x, scale, zp, axis_));
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, out_type, x.dims()));
@@ -118,14 +132,20 @@ class QuantizeLinearKernel final : public Kernel {
             visit_numeric(scale.dtype(), [&](auto stag) {
               using S = decltype(stag);
               if constexpr (in_mask<S>(kScaleTypes)) {
-                using C = std::conditional_t<std::is_same_v<X, double>, double, float>;
                 const X* in = x.data<X>();
                 const S* sc = scale.data<S>();
                 const Q* z = zp ? zp->data<Q>() : nullptr;
                 Q* o = out->data<Q>();
-                for_param_runs(p, x.numel(), [&](int64_t b, int64_t e, int64_t k) {
-                  quantize_run<X, Q, C>(in + b, o + b, e - b, cvt<C>(sc[k]), z ? static_cast<C>(z[k]) : C(0));
-                });
+                auto run = [&](auto ctag) {
+                  using C = decltype(ctag);
+                  for_param_runs(p, x.numel(), [&](int64_t b, int64_t e, int64_t k) {
+                    quantize_run<X, Q, C>(in + b, o + b, e - b, cvt<C>(sc[k]), z ? static_cast<C>(z[k]) : C(0));
+                  });
+                };
+                // A double x or scale keeps its precision (opset 23's default
+                // precision is y_scale's type).
+                if (precision_double_ || std::is_same_v<X, double> || std::is_same_v<S, double>) run(double{});
+                else run(float{});
               }
             });
           }
@@ -137,12 +157,15 @@ class QuantizeLinearKernel final : public Kernel {
 
  private:
   int64_t axis_ = 1;
+  int64_t output_dtype_ = 0;
+  bool precision_double_ = false;
 };
 
 class DequantizeLinearKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
     axis_ = node.attr_int("axis", 1);
+    output_dtype_ = node.attr_int("output_dtype", 0);  // opset 23; else x_scale's type
     return OkStatus();
   }
 
@@ -158,21 +181,28 @@ class DequantizeLinearKernel final : public Kernel {
     if (zp && zp->dtype() != x.dtype())
       return InvalidArgument(ctx.node().describe(), ": x_zero_point type ", dtype_name(zp->dtype()),
                              " differs from x type ", dtype_name(x.dtype()));
+    const DataType out_type = output_dtype_ != 0 ? static_cast<DataType>(output_dtype_) : scale.dtype();
+    if (!dtype_in_mask(out_type, kScaleTypes)) return unsupported_type(ctx, out_type, kScaleTypes);
     ASSIGN_OR_RETURN(QuantParams p, quant_params(ctx, x, scale, zp, axis_));
-    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, scale.dtype(), x.dims()));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, out_type, x.dims()));
     visit_numeric(x.dtype(), [&](auto xtag) {
       using X = decltype(xtag);
       if constexpr (in_mask<X>(kQuantTypes)) {
         visit_numeric(scale.dtype(), [&](auto stag) {
           using S = decltype(stag);
           if constexpr (in_mask<S>(kScaleTypes)) {
-            using C = Compute<S>;
-            const X* in = x.data<X>();
-            const S* sc = scale.data<S>();
-            const X* z = zp ? zp->data<X>() : nullptr;
-            S* o = out->data<S>();
-            for_param_runs(p, x.numel(), [&](int64_t b, int64_t e, int64_t k) {
-              dequantize_run<X, S, C>(in + b, o + b, e - b, z ? static_cast<int64_t>(z[k]) : 0, cvt<C>(sc[k]));
+            visit_numeric(out_type, [&](auto otag) {
+              using O = decltype(otag);
+              if constexpr (in_mask<O>(kScaleTypes)) {
+                using C = Compute<S>;
+                const X* in = x.data<X>();
+                const S* sc = scale.data<S>();
+                const X* z = zp ? zp->data<X>() : nullptr;
+                O* o = out->data<O>();
+                for_param_runs(p, x.numel(), [&](int64_t b, int64_t e, int64_t k) {
+                  dequantize_run<X, O, C>(in + b, o + b, e - b, z ? static_cast<int64_t>(z[k]) : 0, cvt<C>(sc[k]));
+                });
+              }
             });
           }
         });
@@ -183,6 +213,7 @@ class DequantizeLinearKernel final : public Kernel {
 
  private:
   int64_t axis_ = 1;
+  int64_t output_dtype_ = 0;
 };
 
 // uint8 quantization with scale/zero point from the data range (incl. 0),

@@ -27,6 +27,8 @@ void register_pool_kernels(KernelRegistry& r);       // nn_pool.cc
 void register_rnn_kernels(KernelRegistry& r);        // rnn_kernels.cc
 void register_detection_kernels(KernelRegistry& r);  // nn_detection.cc
 void register_deform_conv_kernels(KernelRegistry& r);  // nn_deform_conv.cc
+void register_attention_kernels(KernelRegistry& r);    // nn_attention.cc
+void register_rotary_embedding_kernels(KernelRegistry& r);  // nn_rotary_embedding.cc
 
 // Adds a CPU kernel for domain "" to `r`.
 void add_kernel(KernelRegistry& r, const char* op, int since, KernelFactory f, std::vector<DataType> types = {},

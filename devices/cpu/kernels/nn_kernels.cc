@@ -284,6 +284,8 @@ void register_cpu_nn_kernels(KernelRegistry& r) {
   nn::register_rnn_kernels(r);
   nn::register_detection_kernels(r);
   nn::register_deform_conv_kernels(r);
+  nn::register_attention_kernels(r);
+  nn::register_rotary_embedding_kernels(r);
 }
 
 }  // namespace sy

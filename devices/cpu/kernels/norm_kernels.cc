@@ -1,4 +1,4 @@
-// CPU normalisations: LayerNormalization, BatchNormalization (inference and
+// CPU normalisations: LayerNormalization, RMSNormalization, BatchNormalization (inference and
 // opset-14+ training mode), InstanceNormalization, GroupNormalization, LRN,
 // MeanVarianceNormalization and LpNormalization. All compute in float
 // (double for double inputs); float16/bfloat16 are converted on load.
@@ -103,6 +103,68 @@ class LayerNormKernel final : public Kernel {
             if (inv_out) inv_out->data<S>()[r] = store<S>(inv);
           });
         }
+      });
+    });
+    return st;
+  }
+
+ private:
+  LayerNormAttrs attrs_;
+};
+
+// ------------------------------------------------------- RMSNormalization
+
+// One row of RMSNormalization, cloned for AVX-512 and AVX2: at the
+// baseline's SSE width it took 1.3x ONNX Runtime's time.
+template <typename T, typename V, typename C>
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void rms_row(
+    const T* __restrict x, V* __restrict y, const C* __restrict scale, int64_t n, C eps) {
+  const C squares = lane_sum<C>(n, [&](int64_t j) {
+    const C v = C(load(x[j]));
+    return v * v;
+  });
+  const C inv = C(1) / std::sqrt(squares / static_cast<C>(n) + eps);
+  for (int64_t j = 0; j < n; ++j) y[j] = store<V>(C(load(x[j])) * inv * scale[j]);
+}
+
+// LayerNormalization without the mean or bias: y = x / sqrt(mean(x^2) + eps)
+// * scale over the dims from axis on. Y takes scale's type, which may
+// differ from X's.
+class RmsNormKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    ASSIGN_OR_RETURN(attrs_, LayerNormAttrs::parse(node));
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Node& node = ctx.node();
+    const Tensor& x = ctx.input(0);
+    const Tensor& scale_t = ctx.input(1);
+    RETURN_IF_ERROR(check_float_input(node, x, "X"));
+    RETURN_IF_ERROR(check_float_input(node, scale_t, "scale"));
+    ASSIGN_OR_RETURN(LayerNormShape shape, resolve_layer_norm_shape(node, x, attrs_));
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, scale_t.dtype(), x.dims()));
+    Status st;
+    visit_float(x.dtype(), [&](auto xtag) {
+      using T = decltype(xtag);
+      visit_float(scale_t.dtype(), [&](auto ytag) {
+        using V = decltype(ytag);
+        // The wider of the two, and float at the least.
+        using C = std::conditional_t<std::is_same_v<T, double> || std::is_same_v<V, double>, double, float>;
+        auto scale = expand_param<C>(node, scale_t, shape.norm_dims, "scale");
+        if (!scale.ok()) {
+          st = scale.status();
+          return;
+        }
+        const C* sc = scale->data();
+        const T* in = x.data<T>();
+        V* out = y->data<V>();
+        const int64_t cols = shape.cols;
+        const C eps = static_cast<C>(attrs_.epsilon);
+        parallel_rows(shape.rows, cols * 3, [&](int64_t b, int64_t e) {
+          for (int64_t r = b; r < e; ++r) rms_row<T, V, C>(in + r * cols, out + r * cols, sc, cols, eps);
+        });
       });
     });
     return st;
@@ -473,6 +535,7 @@ void add_float_op(KernelRegistry& r, const char* op, int since) {
 
 void register_cpu_norm_kernels(KernelRegistry& r) {
   add_float_op<LayerNormKernel>(r, "LayerNormalization", 17);
+  add_float_op<RmsNormKernel>(r, "RMSNormalization", 23);
   add_float_op<BatchNormKernel>(r, "BatchNormalization", 1);
   add_float_op<GroupedNormKernel>(r, "InstanceNormalization", 1);
   add_float_op<GroupedNormKernel>(r, "GroupNormalization", 18);

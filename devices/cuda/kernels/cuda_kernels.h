@@ -34,5 +34,6 @@ void register_cuda_blas_dnn_kernels(KernelRegistry& r);     // blas_dnn_kernels.
 void register_cuda_reduction_kernels(KernelRegistry& r);    // reduction_kernels.cc
 void register_cuda_index_kernels(KernelRegistry& r);        // index_kernels.cc
 void register_cuda_resize_kernels(KernelRegistry& r);       // resize_kernels.cc
+void register_cuda_attention_kernels(KernelRegistry& r);    // attention_kernels.cc
 
 }  // namespace sy::cuda

@@ -1,4 +1,4 @@
-// CUDA LayerNormalization, Instance- and GroupNormalization,
+// CUDA Layer- and RMSNormalization, Instance- and GroupNormalization,
 // MeanVarianceNormalization and LpNormalization, float and double. Attribute
 // parsing, shapes and validation are shared with the CPU kernels
 // (reduction_common.h) or follow them (cpu norm_kernels.cc).
@@ -69,9 +69,11 @@ Status set_param_map(const Node& node, const Tensor& t, const Dims& norm_dims, c
 
 // ------------------------------------------------------- LayerNormalization
 
+// RMSNormalization too: the same rows without the mean, bias or statistics.
 class LayerNormKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
+    rms_ = node.op_type == "RMSNormalization";
     ASSIGN_OR_RETURN(attrs_, LayerNormAttrs::parse(node));
     if (attrs_.stash != DataType::kFloat && attrs_.stash != DataType::kDouble)
       return Unimplemented(node.describe(), ": stash_type ", dtype_name(attrs_.stash), " on CUDA");
@@ -84,14 +86,19 @@ class LayerNormKernel final : public Kernel {
     RETURN_IF_ERROR(check_input(node, x, "X"));
     ASSIGN_OR_RETURN(LayerNormShape shape, resolve_layer_norm_shape(node, x, attrs_));
     const Tensor& scale = ctx.input(1);
+    // RMSNormalization's scale may have a type of its own (Y takes it),
+    // which the CPU kernel handles.
+    if (rms_ && scale.defined() && scale.dtype() != x.dtype())
+      return Unimplemented(node.describe(), ": a scale of another type than X on CUDA");
     RETURN_IF_ERROR(check_param(node, x, scale, "Scale"));
-    const bool has_bias = ctx.has_input(2);
+    const bool has_bias = !rms_ && ctx.has_input(2);
     if (has_bias) RETURN_IF_ERROR(check_param(node, x, ctx.input(2), "B"));
 
     NormMeta m;
     m.rows = shape.rows;
     m.cols = shape.cols;
     m.epsilon = attrs_.epsilon;
+    m.rms = rms_;
     m.norm_rank = static_cast<int>(shape.norm_dims.size());
     RETURN_IF_ERROR(set_param_map(node, scale, shape.norm_dims, "Scale", &m.scale_dense, m.scale_strides));
     if (has_bias)
@@ -100,8 +107,12 @@ class LayerNormKernel final : public Kernel {
       for (size_t i = 0; i < shape.norm_dims.size(); ++i) m.norm_dims[i] = shape.norm_dims[i];
 
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
-    ASSIGN_OR_RETURN(Tensor * mean_out, maybe_output(ctx, 1, attrs_.stash, shape.stat_dims));
-    ASSIGN_OR_RETURN(Tensor * inv_out, maybe_output(ctx, 2, attrs_.stash, shape.stat_dims));
+    Tensor* mean_out = nullptr;
+    Tensor* inv_out = nullptr;
+    if (!rms_) {
+      ASSIGN_OR_RETURN(mean_out, maybe_output(ctx, 1, attrs_.stash, shape.stat_dims));
+      ASSIGN_OR_RETURN(inv_out, maybe_output(ctx, 2, attrs_.stash, shape.stat_dims));
+    }
     // With empty rows only the statistics (mean 0, 1/sqrt(eps)) have elements.
     if (m.rows == 0 || (m.cols == 0 && !mean_out && !inv_out)) return OkStatus();
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
@@ -121,6 +132,7 @@ class LayerNormKernel final : public Kernel {
   }
 
  private:
+  bool rms_ = false;
   LayerNormAttrs attrs_;
 };
 
@@ -246,6 +258,7 @@ class LpNormKernel final : public Kernel {
 
 void register_cuda_norm_kernels(KernelRegistry& r) {
   add_cuda_kernel<LayerNormKernel>(r, "LayerNormalization", 17, norm_types());
+  add_cuda_kernel<LayerNormKernel>(r, "RMSNormalization", 23, norm_types());
   add_cuda_kernel<GroupedNormKernel>(r, "InstanceNormalization", 1, norm_types());
   add_cuda_kernel<GroupedNormKernel>(r, "GroupNormalization", 18, norm_types());
   add_cuda_kernel<MvnKernel>(r, "MeanVarianceNormalization", 1, norm_types());

@@ -1,4 +1,4 @@
-// CUDA Layer-, Instance-, Group-, MeanVariance- and LpNormalization. Each follows
+// CUDA Layer-, RMS-, Instance-, Group-, MeanVariance- and LpNormalization. Each follows
 // its CPU kernel's arithmetic (two-pass mean and variance in float, or in
 // double for double; MVN's single-pass double moments) so both backends
 // agree up to summation order.
@@ -32,12 +32,15 @@ __global__ void __launch_bounds__(kBlock)
   for (int64_t r = blockIdx.x; r < m.rows; r += gridDim.x) {
     const T* xr = x + r * m.cols;
     T* yr = y + r * m.cols;
-    C sum = 0;
-    for (int64_t j = threadIdx.x; j < m.cols; j += kBlock) sum += xr[j];
-    sum = BlockReduce(tmp).Sum(sum);
-    if (threadIdx.x == 0) s_mean = m.cols > 0 ? sum / cols : C(0);
-    __syncthreads();
-    const C mean = s_mean;
+    C mean = 0;
+    if (!m.rms) {  // uniform over the block, so its barriers are too
+      C sum = 0;
+      for (int64_t j = threadIdx.x; j < m.cols; j += kBlock) sum += xr[j];
+      sum = BlockReduce(tmp).Sum(sum);
+      if (threadIdx.x == 0) s_mean = m.cols > 0 ? sum / cols : C(0);
+      __syncthreads();
+      mean = s_mean;
+    }
     C sq = 0;
     for (int64_t j = threadIdx.x; j < m.cols; j += kBlock) {
       const C d = xr[j] - mean;

@@ -1,4 +1,4 @@
-// Launchers for the CUDA normalisation kernels (norm_launch.cu): Layer-,
+// Launchers for the CUDA normalisation kernels (norm_launch.cu): Layer-, RMS-,
 // Instance-, Group-, MeanVariance- and LpNormalization. Plain C++ so that both nvcc
 // and the C++20 kernel files can include it.
 #pragma once
@@ -26,6 +26,8 @@ struct NormMeta {
   int64_t per_group = 1;
   int64_t spatial = 1;
   bool params_per_group = false;
+  // RMSNormalization: no mean is taken out; the variance is the mean square.
+  bool rms = false;
   // LayerNormalization: column j reads scale[j] / bias[j] when dense, else
   // decomposes j row-major over norm_dims and uses the broadcast strides.
   bool scale_dense = true;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Packs ONNX's backend node test cases for opsets 18 to 22 into cases.tar.xz.
+"""Packs ONNX's backend node test cases for opsets 18 to 23 into cases.tar.xz.
 
 Debian 12's libonnx-testdata stops at opset 17. The onnx package on PyPI
 defines the newer cases in Python (onnx.backend.test.case.node), with
@@ -23,7 +23,7 @@ import onnx
 from onnx import numpy_helper
 from onnx.backend.test.case import node
 
-MIN_OPSET, MAX_OPSET = 18, 22  # MAX_OPSET: kMaxSupportedOpset in ir/onnx_loader.h
+MIN_OPSET, MAX_OPSET = 18, 23  # MAX_OPSET: kMaxSupportedOpset in ir/onnx_loader.h
 
 
 def default_opset(model):

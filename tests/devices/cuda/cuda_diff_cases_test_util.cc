@@ -360,6 +360,23 @@ void add_dnn(std::vector<DiffCase>& cs) {
   cs.push_back(tol(opset(make("GroupNormalization_21_per_channel", "GroupNormalization",
                               {f64({2, 12, 7, 5}), f64({12}), f64({12})}, {attr_int("num_groups", 3)}), 21), 1e-10,
                    1e-10));
+  // RMSNormalization: 256-thread rows with the scale broadcast along the
+  // first normalised axis, and 64-thread rows in double.
+  cs.push_back(tol(opset(make("RMSNormalization_wide_broadcast_scale", "RMSNormalization",
+                              {f32({9, 4, 300}), f32({4, 1})}, {attr_int("axis", 1)}), 23), 1e-4, 1e-4));
+  cs.push_back(tol(opset(make("RMSNormalization_f64_short_rows", "RMSNormalization", {f64({30, 50}), f64({50})}), 23),
+                   1e-10, 1e-10));
+  // RotaryEmbedding: 4-D X with caches read through position_ids; 3-D
+  // float16 X, interleaved, half of each head rotated, caches a token.
+  cs.push_back(tol(opset(make("RotaryEmbedding_4d_position_ids", "RotaryEmbedding",
+                              {f32({2, 3, 70, 64}), f32({80, 32}), f32({80, 32}), i64({2, 70}, 0, 79)}), 23), 1e-5,
+                   1e-6));
+  cs.push_back(tol(opset(make("RotaryEmbedding_3d_interleaved_partial_f16", "RotaryEmbedding",
+                              {in(kF16, {2, 33, 96}), in(kF16, {2, 33, 6}), in(kF16, {2, 33, 6})},
+                              {attr_int("num_heads", 4), attr_int("interleaved", 1),
+                               attr_int("rotary_embedding_dim", 12)}),
+                         23),
+                   1e-3, 1e-3));
   cs.push_back(tol(make("MeanVarianceNormalization_f64_axes02", "MeanVarianceNormalization", {f64({20, 33, 30})},
                         {attr_ints("axes", {0, 2})}), 1e-10, 1e-10));
   cs.push_back(tol(make("LpNormalization_thread_per_line", "LpNormalization", {f32({50, 40, 30})},

@@ -62,6 +62,49 @@ TEST(Elementwise, DequantizeLinear_PerTensorAndAxis) {
   EXPECT_EQ(out<float>(i32), (std::vector<float>{-2.5f, 3.5f}));
 }
 
+// Opset 21's output_dtype names y's type when no zero point does; it must
+// agree with one that does.
+TEST(Elementwise, QuantizeLinear_OutputDtype) {
+  const int64_t int8 = static_cast<int64_t>(DataType::kInt8);
+  auto r = run_kernel("QuantizeLinear", {T(F<float>({3}, {-300, -3, 5})), T(F<float>({}, {1}))}, 1,
+                      {attr_int("output_dtype", int8)}, 21);
+  EXPECT_EQ(out<int8_t>(r), (std::vector<int8_t>{-128, -3, 5}));
+  auto clash = run_kernel("QuantizeLinear", {T(F<float>({1}, {1})), T(F<float>({}, {1})), T(F<uint8_t>({}, {0}))}, 1,
+                          {attr_int("output_dtype", int8)}, 21);
+  EXPECT_EQ(clash.status.code(), StatusCode::kInvalidArgument);
+  auto not_float = run_kernel("QuantizeLinear", {T(F<float>({1}, {1})), T(F<float>({}, {1}))}, 1,
+                              {attr_int("precision", static_cast<int64_t>(DataType::kInt32))}, 23);
+  EXPECT_EQ(not_float.status.code(), StatusCode::kUnimplemented);
+}
+
+// Opset 23: a double scale, or precision double, divides in double:
+// 16777217 / 1 is not a float.
+TEST(Elementwise, QuantizeLinear_DoublePrecision) {
+  const std::vector<RuntimeValue> in = {T(F<int32_t>({1}, {16777217})), T(F<float>({}, {1})),
+                                        T(F<int32_t>({}, {-16777216}))};
+  auto as_float = run_kernel("QuantizeLinear", in, 1, {}, 23);
+  EXPECT_EQ(out<int32_t>(as_float), (std::vector<int32_t>{0}));
+  auto as_double =
+      run_kernel("QuantizeLinear", in, 1, {attr_int("precision", static_cast<int64_t>(DataType::kDouble))}, 23);
+  EXPECT_EQ(out<int32_t>(as_double), (std::vector<int32_t>{1}));
+}
+
+// Opset 23's output_dtype gives y a type other than the scale's.
+TEST(Elementwise, DequantizeLinear_OutputDtype) {
+  auto r = run_kernel("DequantizeLinear", {T(F<uint8_t>({2}, {1, 130})), T(F<float>({}, {0.5f})),
+                                           T(F<uint8_t>({}, {128}))},
+                      1, {attr_int("output_dtype", static_cast<int64_t>(DataType::kFloat16))}, 23);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dtype(), DataType::kFloat16);
+  const std::vector<Float16> y = out<Float16>(r);
+  ASSERT_EQ(y.size(), 2u);
+  EXPECT_EQ(static_cast<float>(y[0]), -63.5f);
+  EXPECT_EQ(static_cast<float>(y[1]), 1.f);
+  auto not_float = run_kernel("DequantizeLinear", {T(F<uint8_t>({1}, {1})), T(F<float>({}, {1}))}, 1,
+                              {attr_int("output_dtype", static_cast<int64_t>(DataType::kInt32))}, 23);
+  EXPECT_FALSE(not_float.status.ok());
+}
+
 TEST(Elementwise, DynamicQuantizeLinear_MatchesReference) {
   auto r = run_kernel("DynamicQuantizeLinear", {T(F<float>({6}, {0, 2, -3, -2.5f, 1.34f, 0.5f}))}, 3, {}, 11);
   EXPECT_EQ(out<uint8_t>(r, 0), (std::vector<uint8_t>{153, 255, 0, 26, 221, 179}));

@@ -11,14 +11,6 @@
 namespace sy::testing {
 namespace {
 
-std::vector<float> random_floats(int64_t n, uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& x : v) x = d(gen);
-  return v;
-}
-
 Tensor random_tensor(const Dims& dims, uint32_t seed) {
   return make_tensor<float>(dims, random_floats(dims.numel(), seed));
 }

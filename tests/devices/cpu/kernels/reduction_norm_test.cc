@@ -1,4 +1,5 @@
-// Unit tests for the CPU normalisation, loss, Einsum and Det kernels.
+// Unit tests for the CPU normalisation (RMSNormalization included), loss,
+// Einsum and Det kernels.
 // Expected values are from numpy, hard-coded.
 #include <gtest/gtest.h>
 #include <tbb/task_arena.h>
@@ -62,6 +63,40 @@ TEST(ReduceNorm, LayerNorm_BadScaleShape) {
   Tensor scale = make_tensor<float>({3}, {1, 1, 1});
   auto r = run_kernel("LayerNormalization", {x, scale}, 1, {}, 17);
   EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+}
+
+// --------------------------------------------------------- RMSNormalization
+
+TEST(ReduceNorm, RmsNorm_LastAxisAndWholeTensor) {
+  Tensor x = make_tensor<float>({2, 2}, {3, 4, 1, -1});
+  Tensor scale = make_tensor<float>({2}, {1, 2});
+  auto r = run_kernel("RMSNormalization", {x, scale}, 1, {attr_float("epsilon", 0.0f)}, 23);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  // numpy: x / sqrt(mean(x**2, axis=-1, keepdims=True)) * scale
+  expect_near(to_vector<float>(r.outputs[0].tensor()), {0.8485281f, 2.2627417f, 1, -2});
+  // axis 0: one RMS over all four; scale broadcasts over the rows.
+  auto all = run_kernel("RMSNormalization", {x, scale}, 1, {attr_int("axis", 0), attr_float("epsilon", 0.0f)}, 23);
+  ASSERT_TRUE(all.status.ok()) << all.status.to_string();
+  expect_near(to_vector<float>(all.outputs[0].tensor()), {1.1547005f, 3.0792014f, 0.3849002f, -0.7698004f});
+  // epsilon is added to the mean square: a zero row stays zero.
+  auto zero = run_kernel("RMSNormalization", {make_tensor<float>({1, 2}, {0, 0}), scale}, 1, {}, 23);
+  expect_near(to_vector<float>(zero.outputs[0].tensor()), {0, 0});
+}
+
+// Y takes scale's type, which may differ from X's.
+TEST(ReduceNorm, RmsNorm_OutputTakesScalesType) {
+  Tensor x = make_tensor<float>({1, 2}, {3, 4});
+  Tensor scale = make_tensor<Float16>({2}, {Float16(1.f), Float16(2.f)});
+  auto r = run_kernel("RMSNormalization", {x, scale}, 1, {attr_float("epsilon", 0.0f)}, 23);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  ASSERT_EQ(r.outputs[0].tensor().dtype(), DataType::kFloat16);
+  const std::vector<Float16> y = to_vector<Float16>(r.outputs[0].tensor());
+  EXPECT_NEAR(static_cast<float>(y[0]), 0.8485281f, 1e-3f);
+  EXPECT_NEAR(static_cast<float>(y[1]), 2.2627417f, 2e-3f);
+  auto bad = run_kernel("RMSNormalization", {x, make_tensor<float>({3}, {1, 1, 1})}, 1, {}, 23);
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+  auto int_scale = run_kernel("RMSNormalization", {x, make_tensor<int32_t>({2}, {1, 1})}, 1, {}, 23);
+  EXPECT_EQ(int_scale.status.code(), StatusCode::kInvalidArgument);
 }
 
 // ------------------------------------------------------- BatchNormalization
