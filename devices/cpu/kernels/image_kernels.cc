@@ -38,18 +38,21 @@
 #include <vector>
 
 #include "devices/cpu/cpu_kernels.h"
+#include "devices/cpu/kernels/reduction_common.h"
 #include "devices/cpu/kernels/tensor_common.h"
 #include "devices/kernel.h"
 
 namespace sy {
 namespace {
 
+// Arithmetic in ComputeT: double for double tensors, float otherwise.
+using reduce_detail::ComputeT;
+using reduce_detail::load;
+using reduce_detail::store;
+using reduce_detail::visit_float;
+
 enum class SampleMode { kLinear, kNearest, kCubic };
 enum class PaddingMode { kZeros, kBorder, kReflection };
-
-// Arithmetic type: double for double tensors, float otherwise.
-template <typename T>
-using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
 // Reflects x into [lo, hi] as the reference's _gs_reflect does. Computed in
 // double. Non-finite input gives NaN; an empty range gives lo.
@@ -186,34 +189,6 @@ struct Tap {
   A weight;
 };
 
-template <typename T>
-inline T from_acc(Acc<T> v) {
-  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>)
-    return T(static_cast<float>(v));
-  else
-    return static_cast<T>(v);
-}
-
-template <typename T>
-inline Acc<T> to_acc(T v) {
-  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>)
-    return static_cast<float>(v);
-  else
-    return static_cast<Acc<T>>(v);
-}
-
-// Calls f(T{}) for the floating-point element types.
-template <typename F>
-bool visit_float(DataType t, F&& f) {
-  switch (t) {
-    case DataType::kFloat: f(float{}); return true;
-    case DataType::kDouble: f(double{}); return true;
-    case DataType::kFloat16: f(Float16{}); return true;
-    case DataType::kBFloat16: f(BFloat16{}); return true;
-    default: return false;
-  }
-}
-
 class GridSampleKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
@@ -290,7 +265,7 @@ class GridSampleKernel final : public Kernel {
   // by every channel.
   template <typename T>
   Status run(KernelContext& ctx, const Tensor& x, const Tensor& grid) const {
-    using A = Acc<T>;
+    using A = ComputeT<T>;
     const int r = static_cast<int>(x.rank()) - 2;
     const int64_t n_batch = x.dim(0), channels = x.dim(1);
     Dims out_dims{n_batch, channels};
@@ -305,7 +280,7 @@ class GridSampleKernel final : public Kernel {
       if (pad_ != PaddingMode::kZeros)
         return InvalidArgument(ctx.node().describe(), ": cannot sample an empty input ", x.describe(),
                                " with border or reflection padding");
-      std::fill(po, po + total, from_acc<T>(A(0)));
+      std::fill(po, po + total, store<T>(A(0)));
       return OkStatus();
     }
 
@@ -314,7 +289,7 @@ class GridSampleKernel final : public Kernel {
     visit_float(grid.dtype(), [&](auto gtag) {
       using G = decltype(gtag);
       const G* pg = grid.data<G>();
-      for (size_t i = 0; i < g.size(); ++i) g[i] = static_cast<A>(to_acc<G>(pg[i]));
+      for (size_t i = 0; i < g.size(); ++i) g[i] = static_cast<A>(load(pg[i]));
     });
 
     const T* px = x.data<T>();
@@ -380,8 +355,8 @@ class GridSampleKernel final : public Kernel {
               for (int64_t p = 0; p < points; ++p, tp += count) {
                 A v = A(0);
                 for (int64_t k = 0; k < count; ++k)
-                  if (tp[k].offset >= 0) v += tp[k].weight * to_acc<T>(src[tp[k].offset]);
-                dst[p] = from_acc<T>(v);
+                  if (tp[k].offset >= 0) v += tp[k].weight * load(src[tp[k].offset]);
+                dst[p] = store<T>(v);
               }
             }
           };
@@ -447,8 +422,8 @@ class AffineGridKernel final : public Kernel {
               for (int64_t r = 0; r < dims; ++r) {
                 double v = 0;
                 for (int64_t k = 0; k <= dims; ++k)
-                  v += static_cast<double>(to_acc<T>(tn[r * (dims + 1) + k])) * c[k == dims ? 3 : k];
-                g[o++] = from_acc<T>(static_cast<Acc<T>>(v));
+                  v += static_cast<double>(load(tn[r * (dims + 1) + k])) * c[k == dims ? 3 : k];
+                g[o++] = store<T>(static_cast<ComputeT<T>>(v));
               }
             }
       }
@@ -527,10 +502,10 @@ class Col2ImKernel final : public Kernel {
       const T* in = x.data<T>();
       T* o = y->data<T>();
       auto body = [&](int64_t begin, int64_t end) {
-        std::vector<Acc<T>> acc(static_cast<size_t>(plane));
+        std::vector<ComputeT<T>> acc(static_cast<size_t>(plane));
         Dims kk = Dims::of_rank(n), ll = Dims::of_rank(n);
         for (int64_t nc = begin; nc < end; ++nc) {
-          std::fill(acc.begin(), acc.end(), Acc<T>(0));
+          std::fill(acc.begin(), acc.end(), ComputeT<T>(0));
           const T* src = in + nc * kernel * blocks;
           for (int64_t k = 0; k < kernel; ++k) {
             unravel(k, block, &kk);
@@ -543,11 +518,11 @@ class Col2ImKernel final : public Kernel {
                 inside = p >= 0 && p < image[a];
                 pos = pos * image[a] + p;
               }
-              if (inside) acc[static_cast<size_t>(pos)] += to_acc<T>(src[k * blocks + l]);
+              if (inside) acc[static_cast<size_t>(pos)] += load(src[k * blocks + l]);
             }
           }
           T* dst = o + nc * plane;
-          for (int64_t i = 0; i < plane; ++i) dst[i] = from_acc<T>(acc[static_cast<size_t>(i)]);
+          for (int64_t i = 0; i < plane; ++i) dst[i] = store<T>(acc[static_cast<size_t>(i)]);
         }
       };
       tbb::parallel_for(tbb::blocked_range<int64_t>(0, x.dim(0) * channels),
