@@ -119,18 +119,7 @@ Status matmul(bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const 
 }
 Status matmul(bool trans_b, int64_t M, int64_t N, int64_t K, double alpha, const double* A, const double* B,
               double* C) {
-  for (int64_t m = 0; m < M; ++m) {
-    double* c = C + m * N;
-    std::fill(c, c + N, 0.0);
-    for (int64_t k = 0; k < K; ++k) {
-      const double a = alpha * A[m * K + k];
-      if (trans_b)
-        for (int64_t n = 0; n < N; ++n) c[n] += a * B[n * K + k];
-      else
-        for (int64_t n = 0; n < N; ++n) c[n] += a * B[k * N + n];
-    }
-  }
-  return OkStatus();
+  return dgemm('N', trans_b ? 'T' : 'N', M, N, K, alpha, A, K, B, trans_b ? K : N, 0.0, C, N);
 }
 
 // Softmax of row[0, n) in place, accumulated in A; all zeros when its

@@ -356,6 +356,22 @@ Status sgemm(char ta, char tb, int64_t M, int64_t N, int64_t K, float alpha, con
   return OkStatus();
 }
 
+Status dgemm(char ta, char tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
+             const double* B, int64_t ldb, double beta, double* C, int64_t ldc) {
+  tbb::parallel_for(int64_t{0}, std::max<int64_t>(M, 0), [&](int64_t m) {
+    double* c = C + m * ldc;
+    for (int64_t n = 0; n < N; ++n) c[n] = beta == 0.0 ? 0.0 : beta * c[n];
+    for (int64_t k = 0; k < K; ++k) {
+      const double a = alpha * (ta == 'T' ? A[k * lda + m] : A[m * lda + k]);
+      if (tb == 'T')
+        for (int64_t n = 0; n < N; ++n) c[n] += a * B[n * ldb + k];
+      else
+        for (int64_t n = 0; n < N; ++n) c[n] += a * B[k * ldb + n];
+    }
+  });
+  return OkStatus();
+}
+
 Status for_batches(int64_t nb, int64_t mnk, const std::function<Status(int64_t)>& f) {
   constexpr int64_t kMinWork = int64_t{1} << 18;  // below this a task costs more than it saves
   if (nb < 2 || nb * mnk < 2 * kMinWork) {

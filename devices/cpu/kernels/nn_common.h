@@ -177,6 +177,12 @@ StatusOr<BufferRef> dnnl_scratchpad(size_t bytes);
 Status sgemm(char ta, char tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
              const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
 
+// sgemm's double counterpart: the same contract, by a plain loop over C's
+// rows (spread over the device's cores), for the kernels whose double path
+// needs a product.
+Status dgemm(char ta, char tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
+             const double* B, int64_t ldb, double beta, double* C, int64_t ldc);
+
 // f(i) for each of nb batches of mnk multiply-adds: side by side when they
 // are many and each is too small for sgemm to split over the cores
 // ([8,64,64] x [8,64,64] one after another left a core idle: 55 us

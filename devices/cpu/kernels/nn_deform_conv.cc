@@ -136,15 +136,7 @@ Status gemm(int64_t M, int64_t tile, int64_t KC, const float* W, const float* co
   return sgemm('N', 'N', M, tile, KC, 1.f, W, KC, col, tile, 1.f, Y, ldy);
 }
 Status gemm(int64_t M, int64_t tile, int64_t KC, const double* W, const double* col, double* Y, int64_t ldy) {
-  tbb::parallel_for(int64_t{0}, M, [&](int64_t m) {
-    double* y = Y + m * ldy;
-    for (int64_t kc = 0; kc < KC; ++kc) {
-      const double wv = W[m * KC + kc];
-      const double* c = col + kc * tile;
-      for (int64_t o = 0; o < tile; ++o) y[o] += wv * c[o];
-    }
-  });
-  return OkStatus();
+  return dgemm('N', 'N', M, tile, KC, 1.0, W, KC, col, tile, 1.0, Y, ldy);
 }
 
 class DeformConvKernel final : public Kernel {
