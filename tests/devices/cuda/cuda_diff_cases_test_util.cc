@@ -271,6 +271,49 @@ void add_reductions(std::vector<DiffCase>& cs) {
                     {attr_int("exclusive", 1), attr_int("reverse", 1)}));
 }
 
+// Attention-23: every output, layout, mask type and softmax precision the
+// CUDA kernel takes, and the two inputs it leaves to the CPU.
+void add_attention(std::vector<DiffCase>& cs) {
+  const auto heads = [](int64_t q, int64_t kv) {
+    return std::vector<Attribute>{attr_int("q_num_heads", q), attr_int("kv_num_heads", kv)};
+  };
+  // Grouped heads, causal prefill of 70 rows, V's head narrower than K's.
+  cs.push_back(tol(opset(make("Attention_4d_gqa_causal", "Attention",
+                              {f32({2, 8, 70, 64}), f32({2, 2, 70, 64}), f32({2, 2, 70, 48})},
+                              {attr_int("is_causal", 1)}), 23), 1e-4, 1e-5));
+  // 3-D inputs with caches and a broadcast boolean mask (rows it masks
+  // wholly give zeros), all four outputs, the QK output after the softmax.
+  std::vector<Attribute> a = heads(4, 2);
+  a.push_back(attr_int("qk_matmul_output_mode", 3));
+  cs.push_back(tol(opset(make("Attention_3d_past_bool_mask_all_outputs", "Attention",
+                              {f32({2, 5, 64}), f32({2, 5, 32}), f32({2, 5, 16}), boolean({5, 12}),
+                               f32({2, 2, 7, 16}), f32({2, 2, 7, 8})}, a, 4), 23), 1e-4, 1e-5));
+  // float16 with softcap, a float16 mask shorter than the keys (later keys
+  // masked), the QK output after the bias, causal offset by the past.
+  a = {attr_int("is_causal", 1), attr_float("softcap", 1.5f), attr_int("qk_matmul_output_mode", 2)};
+  cs.push_back(tol(opset(make("Attention_f16_softcap_short_mask", "Attention",
+                              {in(kF16, {2, 4, 9, 32}), in(kF16, {2, 4, 9, 32}), in(kF16, {2, 4, 9, 32}),
+                               in(kF16, {1, 4, 9, 14}), in(kF16, {2, 4, 6, 32}), in(kF16, {2, 4, 6, 32})}, a, 4),
+                         23), 2e-3, 2e-3));
+  // A decode step over 2,000 cached keys: one query row a head, each warp
+  // lane summing 63 keys; the softmax in double, a bfloat16 mask.
+  a = heads(32, 8);
+  a.push_back(attr_int("softmax_precision", static_cast<int64_t>(DataType::kDouble)));
+  cs.push_back(tol(opset(make("Attention_decode_long_past_bf16_mask", "Attention",
+                              {f32({1, 1, 32 * 128}), f32({1, 1, 8 * 128}), f32({1, 1, 8 * 128}),
+                               in(DataType::kBFloat16, {1, 32, 1, 2001}), f32({1, 8, 2000, 128}),
+                               f32({1, 8, 2000, 128})}, a, 3), 23), 1e-4, 1e-5));
+  cs.push_back(tol(opset(make("Attention_bf16_raw_qk", "Attention",
+                              {in(DataType::kBFloat16, {1, 2, 33, 16}), in(DataType::kBFloat16, {1, 2, 40, 16}),
+                               in(DataType::kBFloat16, {1, 2, 40, 16}), omitted(), omitted(), omitted()},
+                              {attr_float("scale", 0.3f)}, 4), 23), 1e-2, 1e-2));
+  cs.push_back(declined(opset(make("Attention_f64_declines", "Attention",
+                                   {f64({1, 2, 3, 8}), f64({1, 2, 4, 8}), f64({1, 2, 4, 8})}), 23)));
+  cs.push_back(declined(opset(make("Attention_int_mask_declines", "Attention",
+                                   {f32({1, 2, 3, 8}), f32({1, 2, 4, 8}), f32({1, 2, 4, 8}), i32({3, 4}, -3, 0)}),
+                              23)));
+}
+
 void add_dnn(std::vector<DiffCase>& cs) {
   // cuBLAS and cuDNN sum in their own order: tolerances scale with K.
   cs.push_back(tol(make("MatMul_2d", "MatMul", {f32({64, 300}), f32({300, 129})}), 1e-4, 1e-3));
@@ -377,6 +420,7 @@ void add_dnn(std::vector<DiffCase>& cs) {
                                attr_int("rotary_embedding_dim", 12)}),
                          23),
                    1e-3, 1e-3));
+  add_attention(cs);
   cs.push_back(tol(make("MeanVarianceNormalization_f64_axes02", "MeanVarianceNormalization", {f64({20, 33, 30})},
                         {attr_ints("axes", {0, 2})}), 1e-10, 1e-10));
   cs.push_back(tol(make("LpNormalization_thread_per_line", "LpNormalization", {f32({50, 40, 30})},

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -56,12 +57,21 @@ class FakeGpu : public ::testing::Test {
   uint64_t before_ = 0;
 };
 
-// The case folders under `root`, less the conformance suite's exclusions.
-std::vector<std::string> case_dirs(const std::string& root) {
+// ONNX's opset 18-23 node cases, unpacked at configure time.
+const std::string kNewerNodeCases = std::string(SY_BINARY_DIR) + "/onnx-node-newer/onnx-node-opset18-23";
+
+// The case folders under `root`, less the conformance suite's exclusions
+// (and those of the opset 18-23 cases when `newer`).
+std::vector<std::string> case_dirs(const std::string& root, bool newer = false) {
   std::string err;
-  const auto excluded =
+  auto excluded =
       load_exclusions(std::string(SY_SOURCE_DIR) + "/tests/conformance/exclusions.txt", /*required=*/true, &err);
   EXPECT_TRUE(err.empty()) << err;
+  if (newer) {
+    excluded.merge(load_exclusions(std::string(SY_SOURCE_DIR) + "/tests/conformance/newer/exclusions.txt",
+                                   /*required=*/true, &err));
+    EXPECT_TRUE(err.empty()) << err;
+  }
   std::vector<std::string> out;
   for (const auto& e : fs::directory_iterator(root))
     if (e.is_directory() && fs::exists(e.path() / "model.onnx") && !excluded.count(e.path().filename().string()))
@@ -130,6 +140,28 @@ TEST_F(FakeGpu, NodeCases_PassAsOnCpu_UnderGpuPolicy) {
   EXPECT_GE(share(s, "cuda:0"), 0.6);
   std::printf("%d of %d cases passed; kernel nodes of the passing cases on cuda:0: %.1f%%\n", s.passed, s.cases,
               100 * share(s, "cuda:0"));
+}
+
+// The same for the opset 18-23 cases, against a CPU run of them (a few,
+// ImageDecoder's, fail there too): the newer kernels (Attention,
+// RMSNormalization, RotaryEmbedding, GroupNormalization, Resize-18, ...)
+// are placed on the GPU and give the CPU's pass set.
+TEST_F(FakeGpu, NewerNodeCases_PassAsOnCpu_UnderGpuPolicy) {
+  if (!fs::exists(kNewerNodeCases)) GTEST_SKIP() << kNewerNodeCases << " is missing (unpacked at configure time)";
+  const std::vector<std::string> dirs = case_dirs(kNewerNodeCases, /*newer=*/true);
+  const Sweep cpu = sweep(dirs, on_fake_gpus("cpu", "cpu"));
+  const Sweep gpu = sweep(dirs, on_fake_gpus("cuda:0,cpu", "gpu"));
+  EXPECT_GT(cpu.passed, 650);
+  auto names = [](const Sweep& s) {
+    std::set<std::string> out;
+    for (const std::string& f : s.failed) out.insert(f.substr(0, f.find(':')));
+    return out;
+  };
+  EXPECT_EQ(names(gpu), names(cpu)) << "failed on the GPU:\n" << first_lines(gpu.failed) << "failed on the CPU:\n"
+                                    << first_lines(cpu.failed);
+  EXPECT_GE(share(gpu, "cuda:0"), 0.6);
+  std::printf("%d of %d cases passed (%d on the CPU); kernel nodes of the passing cases on cuda:0: %.1f%%\n",
+              gpu.passed, gpu.cases, cpu.passed, 100 * share(gpu, "cuda:0"));
 }
 
 // Random placement over a CPU and two GPUs, with the streams' operations
