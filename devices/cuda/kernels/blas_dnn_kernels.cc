@@ -6,6 +6,8 @@
 // transpose, so row-major Y = op(A) op(B) is computed as the column-major
 // Y^T = op(B)^T op(A)^T by passing B first. Products use CUBLAS_COMPUTE_32F
 // (64F for double): no TF32, so results stay within the CPU's tolerance.
+// float16 and bfloat16 products accumulate in float and round once, as the
+// CPU kernels do.
 #include <cstdint>
 #include <vector>
 
@@ -26,6 +28,8 @@ StatusOr<GemmTypes> gemm_types(DataType t, const char* op) {
   switch (t) {
     case DataType::kFloat: return GemmTypes{CUDA_R_32F, CUBLAS_COMPUTE_32F, sizeof(float)};
     case DataType::kDouble: return GemmTypes{CUDA_R_64F, CUBLAS_COMPUTE_64F, sizeof(double)};
+    case DataType::kFloat16: return GemmTypes{CUDA_R_16F, CUBLAS_COMPUTE_32F, 2};
+    case DataType::kBFloat16: return GemmTypes{CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2};
     default: return Unimplemented(op, ": unsupported element type ", dtype_name(t), " on CUDA");
   }
 }
@@ -127,29 +131,25 @@ class GemmKernel final : public Kernel {
     ASSIGN_OR_RETURN(nn::GemmPlan plan, nn::plan_gemm(a, b, c, trans_a_, trans_b_));
     const int64_t M = plan.M, K = plan.K, N = plan.N, cs_m = plan.cs_m, cs_n = plan.cs_n;
     ASSIGN_OR_RETURN(GemmTypes gt, gemm_types(a.dtype(), "Gemm"));
+    const bool use_c = c && beta_ != 0.f && c->numel() > 0;
+    // With no product to add, Y = beta * C: cuBLAS is not asked for an
+    // empty sum, and the CPU kernel scales C (rare enough to leave there).
+    const bool no_product = K == 0 || alpha_ == 0.f;
+    if (no_product && use_c && beta_ != 1.f) return Unimplemented("Gemm: beta * C alone on CUDA");
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, a.dtype(), Dims{M, N}));
     if (y->numel() == 0) return OkStatus();
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     const DataType dt = a.dtype();
-    // Y starts as beta * C (broadcast), and the GEMM then adds alpha * AB
-    // with beta 1; without C (or with beta 0) the GEMM overwrites Y.
-    const bool use_c = c && beta_ != 0.f && c->numel() > 0;
-    if (use_c) {
-      if (dt == DataType::kFloat) {
-        CUDA_RETURN_IF_ERROR(launch_broadcast_scaled<float>(c->data<float>(), y->data<float>(), M, N, cs_m, cs_n,
-                                                            beta_, l.stream));
-      } else {
-        CUDA_RETURN_IF_ERROR(launch_broadcast_scaled<double>(c->data<double>(), y->data<double>(), M, N, cs_m, cs_n,
-                                                             static_cast<double>(beta_), l.stream));
-      }
-    }
-    if (K == 0 || alpha_ == 0.f) {
+    // Y starts as C (broadcast), and the GEMM computes alpha * AB + beta * Y,
+    // rounding once; without C (or with beta 0) it overwrites Y.
+    if (use_c) CUDA_RETURN_IF_ERROR(launch_broadcast_copy(c->raw(), y->raw(), gt.elem, M, N, cs_m, cs_n, l.stream));
+    if (no_product) {
       if (!use_c) CUDA_RETURN_IF_ERROR(cudaMemsetAsync(y->raw(), 0, y->nbytes(), l.stream));
       return OkStatus();
     }
     ASSIGN_OR_RETURN(cublasHandle_t h, l.cublas());
     CUDA_RETURN_IF_ERROR(cublas_api().SetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
-    const Scalars sc(static_cast<double>(alpha_), use_c ? 1.0 : 0.0);
+    const Scalars sc(static_cast<double>(alpha_), use_c ? static_cast<double>(beta_) : 0.0);
     CUDA_RETURN_IF_ERROR(cublas_api().GemmEx_64(h, trans_b_ ? CUBLAS_OP_T : CUBLAS_OP_N,
                                                 trans_a_ ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K, sc.alpha(dt), b.raw(),
                                                 gt.data, b.dim(1), a.raw(), gt.data, a.dim(1), sc.beta(dt), y->raw(),
@@ -165,9 +165,9 @@ class GemmKernel final : public Kernel {
 }  // namespace
 
 void register_cuda_blas_dnn_kernels(KernelRegistry& r) {
-  const std::vector<DataType> fd = {DataType::kFloat, DataType::kDouble};
-  add_cuda_kernel<MatMulKernel>(r, "MatMul", 1, fd);
-  add_cuda_kernel<GemmKernel>(r, "Gemm", 1, fd);
+  const std::vector<DataType> types = {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16};
+  add_cuda_kernel<MatMulKernel>(r, "MatMul", 1, types);
+  add_cuda_kernel<GemmKernel>(r, "Gemm", 1, types);
   dnn::register_conv_kernels(r);
   dnn::register_dnn_kernels(r);
 }

@@ -37,14 +37,22 @@ __global__ void window_copy_kernel(const T* __restrict__ in, T* __restrict__ out
 }
 
 template <typename T>
-__global__ void broadcast_scaled_kernel(const T* __restrict__ c, T* __restrict__ y, int64_t M, int64_t N,
-                                        int64_t cs_m, int64_t cs_n, T beta) {
+__global__ void broadcast_copy_kernel(const T* __restrict__ c, T* __restrict__ y, int64_t M, int64_t N, int64_t cs_m,
+                                      int64_t cs_n) {
   const int64_t n = M * N;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int64_t r = i / N, col = i % N;
-    y[i] = beta * c[r * cs_m + col * cs_n];
+    y[i] = c[r * cs_m + col * cs_n];
   }
+}
+
+template <typename T>
+cudaError_t broadcast_copy(const void* c, void* y, int64_t M, int64_t N, int64_t cs_m, int64_t cs_n,
+                           cudaStream_t stream) {
+  broadcast_copy_kernel<T><<<blocks_for(M * N), kBlock, 0, stream>>>(static_cast<const T*>(c), static_cast<T*>(y), M,
+                                                                      N, cs_m, cs_n);
+  return cudaGetLastError();
 }
 
 }  // namespace
@@ -60,20 +68,19 @@ cudaError_t launch_window_copy(const T* in, T* out, int64_t out_numel, const Win
   return cudaGetLastError();
 }
 
-template <typename T>
-cudaError_t launch_broadcast_scaled(const T* c, T* y, int64_t M, int64_t N, int64_t cs_m, int64_t cs_n, T beta,
-                                    cudaStream_t stream) {
+cudaError_t launch_broadcast_copy(const void* c, void* y, size_t elem_size, int64_t M, int64_t N, int64_t cs_m,
+                                  int64_t cs_n, cudaStream_t stream) {
   if (M <= 0 || N <= 0) return cudaSuccess;
-  broadcast_scaled_kernel<T><<<blocks_for(M * N), kBlock, 0, stream>>>(c, y, M, N, cs_m, cs_n, beta);
-  return cudaGetLastError();
+  switch (elem_size) {
+    case 2: return broadcast_copy<uint16_t>(c, y, M, N, cs_m, cs_n, stream);
+    case 4: return broadcast_copy<uint32_t>(c, y, M, N, cs_m, cs_n, stream);
+    case 8: return broadcast_copy<uint64_t>(c, y, M, N, cs_m, cs_n, stream);
+    default: return cudaErrorInvalidValue;
+  }
 }
 
 template cudaError_t launch_window_copy<float>(const float*, float*, int64_t, const WindowCopy&, float, cudaStream_t);
 template cudaError_t launch_window_copy<double>(const double*, double*, int64_t, const WindowCopy&, double,
                                                 cudaStream_t);
-template cudaError_t launch_broadcast_scaled<float>(const float*, float*, int64_t, int64_t, int64_t, int64_t, float,
-                                                    cudaStream_t);
-template cudaError_t launch_broadcast_scaled<double>(const double*, double*, int64_t, int64_t, int64_t, int64_t,
-                                                     double, cudaStream_t);
 
 }  // namespace sy::cuda

@@ -325,6 +325,23 @@ void add_dnn(std::vector<DiffCase>& cs) {
                         {attr_int("transA", 1), attr_int("transB", 1), attr_float("alpha", 0.5f),
                          attr_float("beta", 2.0f)}), 1e-4, 1e-3));
   cs.push_back(tol(make("Gemm_no_bias", "Gemm", {f32({64, 300}), f32({300, 65})}), 1e-4, 1e-3));
+  // Half types accumulate in float and round once on both devices; the
+  // tolerances allow one unit in the last place for a different sum order.
+  cs.push_back(tol(make("MatMul_f16_batched_broadcast", "MatMul", {in(kF16, {3, 1, 40, 100}), in(kF16, {5, 100, 33})}),
+                   2e-3, 1e-2));
+  cs.push_back(tol(make("MatMul_bf16", "MatMul", {in(DataType::kBFloat16, {64, 300}), in(DataType::kBFloat16, {300, 9})}),
+                   1e-2, 5e-2));
+  cs.push_back(tol(make("Gemm_f16_bias_beta", "Gemm", {in(kF16, {70, 64}), in(kF16, {33, 70}), in(kF16, {33})},
+                        {attr_int("transA", 1), attr_int("transB", 1), attr_float("alpha", 0.5f),
+                         attr_float("beta", 0.75f)}),
+                   2e-3, 1e-2));
+  cs.push_back(tol(make("Gemm_bf16_column_bias", "Gemm", {in(DataType::kBFloat16, {16, 40}),
+                                                          in(DataType::kBFloat16, {40, 24}),
+                                                          in(DataType::kBFloat16, {16, 1})}),
+                   1e-2, 5e-2));
+  // alpha 0 leaves beta * C, which the CPU computes.
+  cs.push_back(declined(make("Gemm_alpha0_beta_declines", "Gemm", {f32({4, 5}), f32({5, 3}), f32({4, 3})},
+                             {attr_float("alpha", 0.f), attr_float("beta", 2.f)})));
   cs.push_back(tol(make("Conv_2d_strided_dilated", "Conv", {f32({2, 16, 33, 35}), f32({32, 16, 3, 3}), f32({32})},
                         {attr_ints("pads", {1, 1, 1, 1}), attr_ints("strides", {2, 1}), attr_ints("dilations", {1, 2})}),
                    1e-4, 1e-3));
