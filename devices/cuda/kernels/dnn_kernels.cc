@@ -270,7 +270,12 @@ class SoftmaxKernel final : public Kernel {
     const Node& node = ctx.node();
     const Tensor& x = ctx.input(0);
     if (!x.defined()) return InvalidArgument(node.describe(), ": missing input");
-    ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), log_ ? "LogSoftmax" : "Softmax"));
+    // float16 rows too: cuDNN computes them in float and rounds once, as the
+    // CPU kernel does. (bfloat16 stays on the CPU.)
+    cudnnDataType_t type = CUDNN_DATA_HALF;
+    if (x.dtype() != DataType::kFloat16) {
+      ASSIGN_OR_RETURN(type, cudnn_type(x.dtype(), log_ ? "LogSoftmax" : "Softmax"));
+    }
     const int64_t rank = static_cast<int64_t>(x.rank());
     int64_t outer = 1, d = 1, inner = 1;
     if (rank > 0) {
@@ -368,8 +373,9 @@ void register_dnn_kernels(KernelRegistry& r) {
   add_cuda_kernel<GlobalAveragePoolKernel>(r, "GlobalAveragePool", 1, fd);
   // Opsets 7-8 differ from 9 only by the `spatial` attribute (checked in init).
   add_cuda_kernel<BatchNormKernel>(r, "BatchNormalization", 7, fd);
-  add_cuda_kernel<SoftmaxKernel>(r, "Softmax", 1, fd);
-  add_cuda_kernel<SoftmaxKernel>(r, "LogSoftmax", 1, fd);
+  const std::vector<DataType> softmax_types = {DataType::kFloat, DataType::kDouble, DataType::kFloat16};
+  add_cuda_kernel<SoftmaxKernel>(r, "Softmax", 1, softmax_types);
+  add_cuda_kernel<SoftmaxKernel>(r, "LogSoftmax", 1, softmax_types);
   add_cuda_kernel<LrnKernel>(r, "LRN", 1, fd);
 }
 

@@ -1,5 +1,6 @@
 // CUDA Layer- and RMSNormalization, Instance- and GroupNormalization,
-// MeanVarianceNormalization and LpNormalization, float and double. Attribute
+// MeanVarianceNormalization and LpNormalization, float and double (Layer-
+// and RMSNormalization float16 and bfloat16 too, computed in float). Attribute
 // parsing, shapes and validation are shared with the CPU kernels
 // (reduction_common.h) or follow them (cpu norm_kernels.cc).
 #include <vector>
@@ -30,13 +31,20 @@ const std::vector<DataType>& norm_types() {
   return k;
 }
 
+const std::vector<DataType>& layer_norm_types() {
+  static const std::vector<DataType> k{DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16};
+  return k;
+}
+
+bool is_16bit_float(DataType t) { return t == DataType::kFloat16 || t == DataType::kBFloat16; }
+
 // Another type reaches these kernels only when the value's static type was
 // unknown at placement: declined (Unimplemented), so the node runs on the
-// CPU, which computes float16/bfloat16 and rejects the rest itself.
-Status check_input(const Node& node, const Tensor& t, const char* what) {
+// CPU, which computes the types these kernels do not and rejects the rest.
+Status check_input(const Node& node, const Tensor& t, const char* what, bool halves = false) {
   if (!t.defined()) return InvalidArgument(node.describe(), ": missing input ", what);
-  if (t.dtype() != DataType::kFloat && t.dtype() != DataType::kDouble)
-    return Unimplemented(node.describe(), ": input ", what, " must be float or double on CUDA, got ", t.describe());
+  if (t.dtype() != DataType::kFloat && t.dtype() != DataType::kDouble && !(halves && is_16bit_float(t.dtype())))
+    return Unimplemented(node.describe(), ": input ", what, " of type ", dtype_name(t.dtype()), " on CUDA");
   return OkStatus();
 }
 
@@ -83,7 +91,7 @@ class LayerNormKernel final : public Kernel {
   Status compute(KernelContext& ctx) const override {
     const Node& node = ctx.node();
     const Tensor& x = ctx.input(0);
-    RETURN_IF_ERROR(check_input(node, x, "X"));
+    RETURN_IF_ERROR(check_input(node, x, "X", /*halves=*/true));
     ASSIGN_OR_RETURN(LayerNormShape shape, resolve_layer_norm_shape(node, x, attrs_));
     const Tensor& scale = ctx.input(1);
     // RMSNormalization's scale may have a type of its own (Y takes it),
@@ -117,14 +125,19 @@ class LayerNormKernel final : public Kernel {
     if (m.rows == 0 || (m.cols == 0 && !mean_out && !inv_out)) return OkStatus();
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     cudaError_t err = cudaSuccess;
-    visit_norm_type(x.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      const T* b = has_bias ? ctx.input(2).data<T>() : nullptr;
-      visit_norm_type(attrs_.stash, [&](auto stag) {
-        using S = decltype(stag);
-        err = launch_layer_norm<T, S>(x.data<T>(), scale.data<T>(), b, y->data<T>(),
-                                      mean_out ? mean_out->data<S>() : nullptr,
-                                      inv_out ? inv_out->data<S>() : nullptr, m, l.stream);
+    visit_norm_type(attrs_.stash, [&](auto stag) {
+      using S = decltype(stag);
+      S* mean = mean_out ? mean_out->data<S>() : nullptr;
+      S* inv_std = inv_out ? inv_out->data<S>() : nullptr;
+      if (is_16bit_float(x.dtype())) {
+        err = launch_layer_norm_16<S>(static_cast<int>(x.dtype()), x.raw(), scale.raw(),
+                                      has_bias ? ctx.input(2).raw() : nullptr, y->raw(), mean, inv_std, m, l.stream);
+        return;
+      }
+      visit_norm_type(x.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        const T* b = has_bias ? ctx.input(2).data<T>() : nullptr;
+        err = launch_layer_norm<T, S>(x.data<T>(), scale.data<T>(), b, y->data<T>(), mean, inv_std, m, l.stream);
       });
     });
     CUDA_RETURN_IF_ERROR(err);
@@ -257,8 +270,8 @@ class LpNormKernel final : public Kernel {
 }  // namespace
 
 void register_cuda_norm_kernels(KernelRegistry& r) {
-  add_cuda_kernel<LayerNormKernel>(r, "LayerNormalization", 17, norm_types());
-  add_cuda_kernel<LayerNormKernel>(r, "RMSNormalization", 23, norm_types());
+  add_cuda_kernel<LayerNormKernel>(r, "LayerNormalization", 17, layer_norm_types());
+  add_cuda_kernel<LayerNormKernel>(r, "RMSNormalization", 23, layer_norm_types());
   add_cuda_kernel<GroupedNormKernel>(r, "InstanceNormalization", 1, norm_types());
   add_cuda_kernel<GroupedNormKernel>(r, "GroupNormalization", 18, norm_types());
   add_cuda_kernel<MvnKernel>(r, "MeanVarianceNormalization", 1, norm_types());

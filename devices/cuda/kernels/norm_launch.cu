@@ -2,7 +2,11 @@
 // its CPU kernel's arithmetic (two-pass mean and variance in float, or in
 // double for double; MVN's single-pass double moments) so both backends
 // agree up to summation order.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cub/cub.cuh>
+#include <type_traits>
 
 #include "devices/cuda/kernels/norm_launch.h"
 #include "devices/cuda/kernels/reduction_device.cuh"
@@ -23,7 +27,9 @@ template <typename T, typename S, int kBlock, bool kGrouped>
 __global__ void __launch_bounds__(kBlock)
     row_norm_kernel(const T* __restrict__ x, const T* __restrict__ scale, const T* __restrict__ bias,
                     T* __restrict__ y, S* __restrict__ mean_out, S* __restrict__ inv_out, NormMeta m) {
-  using C = T;  // float accumulates in float and double in double, as on the CPU
+  // float and the 16-bit types accumulate in float, double in double, as
+  // on the CPU.
+  using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
   using BlockReduce = cub::BlockReduce<C, kBlock>;
   __shared__ typename BlockReduce::TempStorage tmp;
   __shared__ C s_mean, s_var;
@@ -35,7 +41,7 @@ __global__ void __launch_bounds__(kBlock)
     C mean = 0;
     if (!m.rms) {  // uniform over the block, so its barriers are too
       C sum = 0;
-      for (int64_t j = threadIdx.x; j < m.cols; j += kBlock) sum += xr[j];
+      for (int64_t j = threadIdx.x; j < m.cols; j += kBlock) sum += static_cast<C>(xr[j]);
       sum = BlockReduce(tmp).Sum(sum);
       if (threadIdx.x == 0) s_mean = m.cols > 0 ? sum / cols : C(0);
       __syncthreads();
@@ -43,7 +49,7 @@ __global__ void __launch_bounds__(kBlock)
     }
     C sq = 0;
     for (int64_t j = threadIdx.x; j < m.cols; j += kBlock) {
-      const C d = xr[j] - mean;
+      const C d = static_cast<C>(xr[j]) - mean;
       sq += d * d;
     }
     sq = BlockReduce(tmp).Sum(sq);
@@ -56,19 +62,22 @@ __global__ void __launch_bounds__(kBlock)
       if (m.params_per_group || m.per_group == 1) {
         // One scale and bias for the whole row (every InstanceNormalization).
         const int64_t p = m.params_per_group ? g : g * m.per_group;
-        const C mul = scale[p] * inv, b = bias[p];
-        for (int64_t j = threadIdx.x; j < m.cols; j += kBlock) yr[j] = static_cast<T>((xr[j] - mean) * mul + b);
+        const C mul = static_cast<C>(scale[p]) * inv, b = static_cast<C>(bias[p]);
+        for (int64_t j = threadIdx.x; j < m.cols; j += kBlock)
+          yr[j] = static_cast<T>((static_cast<C>(xr[j]) - mean) * mul + b);
       } else {
         for (int64_t j = threadIdx.x; j < m.cols; j += kBlock) {
           const int64_t p = g * m.per_group + j / m.spatial;
-          yr[j] = static_cast<T>((xr[j] - mean) * (scale[p] * inv) + bias[p]);
+          yr[j] = static_cast<T>((static_cast<C>(xr[j]) - mean) * (static_cast<C>(scale[p]) * inv) +
+                                 static_cast<C>(bias[p]));
         }
       }
     } else {
       const C inv = C(1) / dev_sqrt(var + eps);
       for (int64_t j = threadIdx.x; j < m.cols; j += kBlock) {
-        C v = (xr[j] - mean) * inv * scale[param_index(j, m.scale_dense, m, m.scale_strides)];
-        if (bias) v += bias[param_index(j, m.bias_dense, m, m.bias_strides)];
+        C v = (static_cast<C>(xr[j]) - mean) * inv *
+              static_cast<C>(scale[param_index(j, m.scale_dense, m, m.scale_strides)]);
+        if (bias) v += static_cast<C>(bias[param_index(j, m.bias_dense, m, m.bias_strides)]);
         yr[j] = static_cast<T>(v);
       }
       if (threadIdx.x == 0) {
@@ -195,6 +204,19 @@ cudaError_t launch_layer_norm(const T* x, const T* scale, const T* bias, T* y, S
   return run_row_norm<T, S, false>(x, scale, bias, y, mean, inv_std, m, stream);
 }
 
+template <typename S>
+cudaError_t launch_layer_norm_16(int dtype, const void* x, const void* scale, const void* bias, void* y, S* mean,
+                                 S* inv_std, const NormMeta& m, cudaStream_t stream) {
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    return run_row_norm<T, S, false>(static_cast<const T*>(x), static_cast<const T*>(scale),
+                                     static_cast<const T*>(bias), static_cast<T*>(y), mean, inv_std, m, stream);
+  };
+  if (dtype == 10) return run(__half{});
+  if (dtype == 16) return run(__nv_bfloat16{});
+  return cudaErrorNotSupported;
+}
+
 template <typename T>
 cudaError_t launch_grouped_norm(const T* x, const T* scale, const T* bias, T* y, const NormMeta& m,
                                 cudaStream_t stream) {
@@ -230,6 +252,10 @@ SY_INSTANTIATE_LAYER_NORM(float, double)
 SY_INSTANTIATE_LAYER_NORM(double, float)
 SY_INSTANTIATE_LAYER_NORM(double, double)
 #undef SY_INSTANTIATE_LAYER_NORM
+template cudaError_t launch_layer_norm_16<float>(int, const void*, const void*, const void*, void*, float*, float*,
+                                                 const NormMeta&, cudaStream_t);
+template cudaError_t launch_layer_norm_16<double>(int, const void*, const void*, const void*, void*, double*, double*,
+                                                  const NormMeta&, cudaStream_t);
 
 #define SY_INSTANTIATE_NORM(T)                                                                                  \
   template cudaError_t launch_grouped_norm<T>(const T*, const T*, const T*, T*, const NormMeta&, cudaStream_t);  \

@@ -43,6 +43,12 @@ template <typename T, typename S>
 cudaError_t launch_layer_norm(const T* x, const T* scale, const T* bias, T* y, S* mean, S* inv_std,
                               const NormMeta& m, cudaStream_t stream);
 
+// The same for float16 (dtype 10) or bfloat16 (16) X, scale, bias and Y,
+// computed in float; cudaErrorNotSupported for another dtype.
+template <typename S>
+cudaError_t launch_layer_norm_16(int dtype, const void* x, const void* scale, const void* bias, void* y, S* mean,
+                                 S* inv_std, const NormMeta& m, cudaStream_t stream);
+
 // x is [N, C, spatial...]: rows = N * groups, cols = per_group * spatial.
 template <typename T>
 cudaError_t launch_grouped_norm(const T* x, const T* scale, const T* bias, T* y, const NormMeta& m,

@@ -392,6 +392,17 @@ void add_dnn(std::vector<DiffCase>& cs) {
   cs.push_back(tol(make("LRN", "LRN", {f32({2, 32, 17, 19})},
                         {attr_int("size", 5), attr_float("alpha", 1e-3f), attr_float("beta", 0.75f),
                          attr_float("bias", 2.0f)}), 1e-5, 1e-6));
+  // 16-bit rows: float16 through cuDNN's softmax; Layer- and RMSNormalization
+  // read and write 16-bit values and compute in float, on both block sizes.
+  cs.push_back(tol(opset(make("Softmax_f16", "Softmax", {in(kF16, {32, 1000}, -8, 8)}), 13), 2e-3, 1e-4));
+  cs.push_back(tol(opset(make("LogSoftmax_f16_axis1", "LogSoftmax", {in(kF16, {8, 50, 7}, -8, 8)},
+                              {attr_int("axis", 1)}), 13), 2e-3, 2e-3));
+  cs.push_back(tol(make("LayerNormalization_f16_stats", "LayerNormalization",
+                        {in(kF16, {16, 700}), in(kF16, {700}), in(kF16, {700})}, {}, 3), 2e-3, 2e-3));
+  cs.push_back(tol(make("LayerNormalization_bf16_wide", "LayerNormalization",
+                        {in(DataType::kBFloat16, {4, 3000}), in(DataType::kBFloat16, {3000})}), 1e-2, 2e-2));
+  cs.push_back(tol(opset(make("RMSNormalization_f16", "RMSNormalization", {in(kF16, {9, 4, 300}), in(kF16, {300})}),
+                         23), 2e-3, 2e-3));
   cs.push_back(tol(make("LayerNormalization_last", "LayerNormalization", {f32({64, 1000}), f32({1000}), f32({1000})},
                         {attr_int("axis", -1)}), 1e-4, 1e-4));
   cs.push_back(tol(make("LayerNormalization_axis1_stats", "LayerNormalization", {f64({8, 16, 50}), f64({16, 50})},
@@ -450,13 +461,13 @@ void add_unlisted_types(std::vector<DiffCase>& cs) {
   cs.push_back(untyped(make("Conv_f64_untyped", "Conv", {f64({1, 2, 5, 5}), f64({3, 2, 3, 3})})));
   cs.push_back(untyped(make("MaxPool_f16_untyped", "MaxPool", {in(kF16, {1, 2, 6, 6})},
                             {attr_ints("kernel_shape", {2, 2})})));
-  cs.push_back(untyped(opset(make("Softmax_f16_untyped", "Softmax", {in(kF16, {4, 50})}), 13)));
+  cs.push_back(untyped(opset(make("Softmax_bf16_untyped", "Softmax", {in(DataType::kBFloat16, {4, 50})}), 13)));
   cs.push_back(untyped(make("ReduceMax_u8_untyped", "ReduceMax", {in(DataType::kUInt8, {8, 9}, 0, 255)},
                             {attr_ints("axes", {1})})));
   cs.push_back(untyped(make("TopK_i8_untyped", "TopK", {in(DataType::kInt8, {4, 50}, -100, 100), ints({3})}, {}, 2)));
   cs.push_back(untyped(make("CumSum_f16_untyped", "CumSum", {in(kF16, {100}), scalar(DataType::kInt64, 0)})));
-  cs.push_back(untyped(make("LayerNormalization_f16_untyped", "LayerNormalization",
-                            {in(kF16, {4, 50}), in(kF16, {50}), in(kF16, {50})})));
+  cs.push_back(untyped(make("InstanceNormalization_f16_untyped", "InstanceNormalization",
+                            {in(kF16, {2, 3, 50}), in(kF16, {3}), in(kF16, {3})})));
 }
 
 }  // namespace
