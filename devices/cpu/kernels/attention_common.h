@@ -57,6 +57,35 @@ struct AttentionAttrs {
   }
 };
 
+// Attention's inputs, with the type rules every device checks: Q and V of
+// float types, K and past_key of Q's, past_value of V's, and a boolean or
+// numeric mask.
+struct AttentionInputs {
+  const Tensor* q = nullptr;
+  const Tensor* k = nullptr;
+  const Tensor* v = nullptr;
+  const Tensor* mask = nullptr;  // null: omitted, as are the caches
+  const Tensor* past_k = nullptr;
+  const Tensor* past_v = nullptr;
+
+  static StatusOr<AttentionInputs> read(const KernelContext& ctx) {
+    const Node& node = ctx.node();
+    auto optional = [&](size_t i) { return ctx.has_input(i) ? &ctx.input(i) : nullptr; };
+    AttentionInputs in{&ctx.input(0), &ctx.input(1), &ctx.input(2), optional(3), optional(4), optional(5)};
+    for (const Tensor* t : {in.q, in.v})
+      if (!dtype_is_float(t->dtype()))
+        return InvalidArgument(node.describe(), ": Q and V must be float tensors, got ", t->describe());
+    const DataType qt = in.q->dtype();
+    if (in.k->dtype() != qt || (in.past_k && in.past_k->dtype() != qt) ||
+        (in.past_v && in.past_v->dtype() != in.v->dtype()))
+      return InvalidArgument(node.describe(), ": K and past_key must have Q's type and past_value V's, got K ",
+                             in.k->describe(), " for Q ", in.q->describe());
+    if (in.mask && !visit_numeric(in.mask->dtype(), [](auto) {}))
+      return InvalidArgument(node.describe(), ": attn_mask must be boolean or numeric, got ", in.mask->describe());
+    return in;
+  }
+};
+
 struct AttentionShape {
   bool three_d = false;
   int64_t batch = 0, q_heads = 0, kv_heads = 0;

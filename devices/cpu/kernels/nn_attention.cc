@@ -164,25 +164,12 @@ class AttentionKernel final : public Kernel {
   }
 
   Status compute(KernelContext& ctx) const override {
-    const Node& node = ctx.node();
-    const Tensor& q = ctx.input(0);
-    const Tensor& k = ctx.input(1);
-    const Tensor& v = ctx.input(2);
-    const Tensor* mask = ctx.has_input(3) ? &ctx.input(3) : nullptr;
-    const Tensor* past_k = ctx.has_input(4) ? &ctx.input(4) : nullptr;
-    const Tensor* past_v = ctx.has_input(5) ? &ctx.input(5) : nullptr;
-    for (const Tensor* t : {&q, &v})
-      if (!dtype_is_float(t->dtype()))
-        return InvalidArgument(node.describe(), ": Q and V must be float tensors, got ", t->describe());
-    if (k.dtype() != q.dtype() || (past_k && past_k->dtype() != q.dtype()) || (past_v && past_v->dtype() != v.dtype()))
-      return InvalidArgument(node.describe(), ": K and past_key must have Q's type and past_value V's, got K ",
-                             k.describe(), " for Q ", q.describe());
-    if (mask && !visit_numeric(mask->dtype(), [](auto) {}))
-      return InvalidArgument(node.describe(), ": attn_mask must be boolean or numeric, got ", mask->describe());
-    ASSIGN_OR_RETURN(AttentionShape s, resolve_attention_shape(node, attrs_, q, k, v, mask, past_k, past_v));
-    if (q.dtype() == DataType::kDouble || v.dtype() == DataType::kDouble)
-      return run<double>(ctx, s, mask, past_k, past_v);
-    return run<float>(ctx, s, mask, past_k, past_v);
+    ASSIGN_OR_RETURN(attention::AttentionInputs in, attention::AttentionInputs::read(ctx));
+    ASSIGN_OR_RETURN(AttentionShape s, resolve_attention_shape(ctx.node(), attrs_, *in.q, *in.k, *in.v, in.mask,
+                                                               in.past_k, in.past_v));
+    if (in.q->dtype() == DataType::kDouble || in.v->dtype() == DataType::kDouble)
+      return run<double>(ctx, s, in.mask, in.past_k, in.past_v);
+    return run<float>(ctx, s, in.mask, in.past_k, in.past_v);
   }
 
  private:

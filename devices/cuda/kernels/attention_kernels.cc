@@ -65,20 +65,14 @@ class AttentionKernel final : public Kernel {
 
   Status compute(KernelContext& ctx) const override {
     const Node& node = ctx.node();
-    const Tensor& q = ctx.input(0);
-    const Tensor& k = ctx.input(1);
-    const Tensor& v = ctx.input(2);
-    const Tensor* mask = ctx.has_input(3) ? &ctx.input(3) : nullptr;
-    const Tensor* past_k = ctx.has_input(4) ? &ctx.input(4) : nullptr;
-    const Tensor* past_v = ctx.has_input(5) ? &ctx.input(5) : nullptr;
+    ASSIGN_OR_RETURN(attention::AttentionInputs in, attention::AttentionInputs::read(ctx));
+    const Tensor &q = *in.q, &k = *in.k, &v = *in.v;
+    const Tensor *mask = in.mask, *past_k = in.past_k, *past_v = in.past_v;
     const DataType t = q.dtype();
     if (!half_or_float(t) || v.dtype() != t)
       return Unimplemented(node.describe(), ": Q ", q.describe(), " and V ", v.describe(), " on CUDA");
     if (mask && mask->dtype() != DataType::kBool && !half_or_float(mask->dtype()))
       return Unimplemented(node.describe(), ": attn_mask of type ", dtype_name(mask->dtype()), " on CUDA");
-    if (k.dtype() != t || (past_k && past_k->dtype() != t) || (past_v && past_v->dtype() != t))
-      return InvalidArgument(node.describe(), ": K and past_key must have Q's type and past_value V's, got K ",
-                             k.describe(), " for Q ", q.describe());
     ASSIGN_OR_RETURN(AttentionShape s, resolve_attention_shape(node, attrs_, q, k, v, mask, past_k, past_v));
     // No keys or empty heads: nothing for cuBLAS to multiply, and rare
     // enough to leave to the CPU.
