@@ -18,6 +18,13 @@ namespace {
 
 using ew::cvt;
 
+// Blocks for `items` work items of `per_block` each, capped: the kernels
+// loop over the rest.
+unsigned grid_of(int64_t items, int64_t per_block) {
+  const int64_t blocks = (items + per_block - 1) / per_block;
+  return static_cast<unsigned>(blocks < 65535 * 16 ? blocks : 65535 * 16);
+}
+
 template <typename T>
 __global__ void rotary_kernel(const T* __restrict__ x, const T* __restrict__ cos, const T* __restrict__ sin,
                               const int64_t* __restrict__ ids, T* __restrict__ y, RotaryMeta m, int* bad) {
@@ -55,10 +62,9 @@ cudaError_t run(const void* x, const void* cos, const void* sin, const int64_t* 
   const int64_t n = m.batch * m.heads * m.len * m.head;
   if (n == 0) return cudaSuccess;
   constexpr unsigned kBlock = 256;
-  const int64_t blocks = (n + kBlock - 1) / kBlock;
-  const unsigned grid = static_cast<unsigned>(blocks < 65535 * 16 ? blocks : 65535 * 16);
-  rotary_kernel<T><<<grid, kBlock, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(cos),
-                                                 static_cast<const T*>(sin), ids, static_cast<T*>(y), m, bad);
+  rotary_kernel<T><<<grid_of(n, kBlock), kBlock, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(cos),
+                                                              static_cast<const T*>(sin), ids, static_cast<T*>(y), m,
+                                                              bad);
   return cudaGetLastError();
 }
 
@@ -92,10 +98,8 @@ cudaError_t heads_copy(const void* src, HeadStrides sa, void* dst, HeadStrides d
   const int64_t n = B * H * S_len * Dh;
   if (n == 0) return cudaSuccess;
   constexpr unsigned kBlock = 256;
-  const int64_t blocks = (n + kBlock - 1) / kBlock;
-  const unsigned grid = static_cast<unsigned>(blocks < 65535 * 16 ? blocks : 65535 * 16);
-  heads_copy_kernel<S, D><<<grid, kBlock, 0, stream>>>(static_cast<const S*>(src), sa, static_cast<D*>(dst), da, H,
-                                                       S_len, Dh, n);
+  heads_copy_kernel<S, D><<<grid_of(n, kBlock), kBlock, 0, stream>>>(static_cast<const S*>(src), sa,
+                                                                     static_cast<D*>(dst), da, H, S_len, Dh, n);
   return cudaGetLastError();
 }
 
@@ -201,9 +205,8 @@ cudaError_t launch_heads_copy(int src_dtype, const void* src, HeadStrides src_at
 
 cudaError_t launch_attention_softmax(float* scores, const AttnSoftmaxMeta& m, cudaStream_t stream) {
   if (m.rows == 0 || m.dims.total_len == 0) return cudaSuccess;
-  constexpr unsigned kBlock = 256, kRowsPerBlock = kBlock / 32;
-  const int64_t blocks = (m.rows + kRowsPerBlock - 1) / kRowsPerBlock;
-  const unsigned grid = static_cast<unsigned>(blocks < 65535 * 16 ? blocks : 65535 * 16);
+  constexpr unsigned kBlock = 256;
+  const unsigned grid = grid_of(m.rows, kBlock / 32);  // a warp a row
   if (m.softmax_double) attention_softmax_kernel<double><<<grid, kBlock, 0, stream>>>(scores, m);
   else attention_softmax_kernel<float><<<grid, kBlock, 0, stream>>>(scores, m);
   return cudaGetLastError();
