@@ -82,30 +82,22 @@ class AttentionKernel final : public Kernel {
     const int64_t B = s.batch, Hq = s.q_heads, Hkv = s.kv_heads, Sq = s.q_len, T = s.total_len, P = s.past_len;
     const int64_t D = s.head, Dv = s.v_head;
     const int dt = static_cast<int>(t), f32 = static_cast<int>(DataType::kFloat);
-    const bool is_float = t == DataType::kFloat;
 
     // Dense float Q, K and V.
     Tensor q_copy, k_copy, v_copy, y_copy;
-    const float* qb = nullptr;
-    if (is_float && !s.three_d) {
-      qb = q.data<float>();
-    } else {
-      ASSIGN_OR_RETURN(q_copy, dnn::scratch(ctx, DataType::kFloat, Dims{B, Hq, Sq, D}));
-      CUDA_RETURN_IF_ERROR(launch_heads_copy(dt, q.raw(), strides(s.q), f32, q_copy.raw(), dense(Hq, Sq, D), B, Hq,
-                                             Sq, D, l.stream));
-      qb = q_copy.data<float>();
-    }
+    ASSIGN_OR_RETURN(const float* qb, dense_float(ctx, l, q, nullptr, s.q, nullptr, B, Hq, Sq, 0, D, q_copy));
     Tensor* present[2] = {nullptr, nullptr};
     for (size_t o = 1; o <= 2; ++o)
       if (ctx.output_wanted(o)) {
         ASSIGN_OR_RETURN(present[o - 1], ctx.allocate_output(o, t, o == 1 ? s.present_k_dims : s.present_v_dims));
       }
-    ASSIGN_OR_RETURN(const float* kb, keys(ctx, l, k, past_k, s.k, present[0], B, Hkv, s.kv_len, P, D, k_copy));
-    ASSIGN_OR_RETURN(const float* vb, keys(ctx, l, v, past_v, s.v, present[1], B, Hkv, s.kv_len, P, Dv, v_copy));
+    ASSIGN_OR_RETURN(const float* kb, dense_float(ctx, l, k, past_k, s.k, present[0], B, Hkv, s.kv_len, P, D, k_copy));
+    ASSIGN_OR_RETURN(const float* vb,
+                     dense_float(ctx, l, v, past_v, s.v, present[1], B, Hkv, s.kv_len, P, Dv, v_copy));
 
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, t, s.y_dims));
     float* yb = nullptr;
-    if (is_float && !s.three_d) {
+    if (t == DataType::kFloat && !s.three_d) {  // Y is the dense float buffer
       yb = y->data<float>();
     } else {
       ASSIGN_OR_RETURN(y_copy, dnn::scratch(ctx, DataType::kFloat, Dims{B, Hq, Sq, Dv}));
@@ -132,10 +124,11 @@ class AttentionKernel final : public Kernel {
   }
 
  private:
-  // Dense float [B, Hkv, T, Dh] keys (or values): `x` itself when it is
-  // float, 4-D and has no past; else past and new gathered one after the
-  // other into `present` when it is float, or into `copy`.
-  static StatusOr<const float*> keys(KernelContext& ctx, const Launch& l, const Tensor& x, const Tensor* past,
+  // The dense float [B, H, P + S, Dh] buffer of x (queries, keys or
+  // values) after its past: x itself when it is float, 4-D and has no
+  // past; else past and x gathered one after the other into `present`
+  // (present_key or present_value) when that is float, or into `copy`.
+  static StatusOr<const float*> dense_float(KernelContext& ctx, const Launch& l, const Tensor& x, const Tensor* past,
                                      const HeadLayout& x_at, Tensor* present, int64_t B, int64_t H, int64_t S,
                                      int64_t P, int64_t Dh, Tensor& copy) {
     const bool is_float = x.dtype() == DataType::kFloat;
@@ -185,7 +178,6 @@ class AttentionKernel final : public Kernel {
     for (const attention_plan::Tile& tile : tiles) {
       RETURN_IF_ERROR(run_gemm(h, attention_plan::qk_gemm(tile, pd), static_cast<float>(s.scale), qb, kb, sc));
       m.tile = tile;
-      m.rows = tile.rows(pd);
       CUDA_RETURN_IF_ERROR(launch_attention_softmax(sc, m, l.stream));
       if (pd.v_head > 0) RETURN_IF_ERROR(run_gemm(h, attention_plan::pv_gemm(tile, pd), 1.f, sc, vb, yb));
     }

@@ -144,8 +144,8 @@ template <typename A>
 __global__ void attention_softmax_kernel(float* __restrict__ scores, AttnSoftmaxMeta m) {
   const int lane = threadIdx.x % 32;
   const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / 32);
-  const int64_t T = m.dims.total_len;
-  for (int64_t r = blockIdx.x * static_cast<int64_t>(blockDim.x / 32) + threadIdx.x / 32; r < m.rows; r += warps) {
+  const int64_t T = m.dims.total_len, rows = m.tile.rows(m.dims);
+  for (int64_t r = blockIdx.x * static_cast<int64_t>(blockDim.x / 32) + threadIdx.x / 32; r < rows; r += warps) {
     const attention_plan::RowOf at = attention_plan::row_of(m.tile, m.dims, r);
     const int64_t b = at.bh / m.q_heads, h = at.bh % m.q_heads, i = at.i;
     float* row = scores + r * T;
@@ -204,9 +204,10 @@ cudaError_t launch_heads_copy(int src_dtype, const void* src, HeadStrides src_at
 }
 
 cudaError_t launch_attention_softmax(float* scores, const AttnSoftmaxMeta& m, cudaStream_t stream) {
-  if (m.rows == 0 || m.dims.total_len == 0) return cudaSuccess;
+  const int64_t rows = m.tile.rows(m.dims);
+  if (rows == 0 || m.dims.total_len == 0) return cudaSuccess;
   constexpr unsigned kBlock = 256;
-  const unsigned grid = grid_of(m.rows, kBlock / 32);  // a warp a row
+  const unsigned grid = grid_of(rows, kBlock / 32);  // a warp a row
   if (m.softmax_double) attention_softmax_kernel<double><<<grid, kBlock, 0, stream>>>(scores, m);
   else attention_softmax_kernel<float><<<grid, kBlock, 0, stream>>>(scores, m);
   return cudaGetLastError();

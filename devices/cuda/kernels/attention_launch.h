@@ -46,7 +46,6 @@ cudaError_t launch_heads_copy(int src_dtype, const void* src, HeadStrides src_at
 struct AttnSoftmaxMeta {
   attention_plan::Dims dims;
   attention_plan::Tile tile;
-  int64_t rows = 0;  // tile.rows(dims)
   int64_t q_heads = 0, past_len = 0;
   float softcap = 0.f;  // 0: none
   bool causal = false;

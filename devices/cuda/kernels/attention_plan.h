@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-// row_of() also runs on the device, in the softmax kernel.
+// Tile::rows() and row_of() also run on the device, in the softmax kernel.
 #ifdef __CUDACC__
 #define SY_HOST_DEVICE __host__ __device__
 #else
@@ -34,7 +34,7 @@ struct Dims {
 // alone are too many, rows [i0, i0 + n) of every query head of one pair.
 struct Tile {
   int64_t pair0 = 0, pairs = 0, i0 = 0, n = 0;
-  int64_t rows(const Dims& d) const { return pairs * d.group * n; }
+  SY_HOST_DEVICE int64_t rows(const Dims& d) const { return pairs * d.group * n; }
   bool whole_pairs(const Dims& d) const { return n == d.q_len; }
 };
 
