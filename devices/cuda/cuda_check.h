@@ -35,6 +35,13 @@ Status to_status(E e, const char* call, const char* file, int line) {
     // from (place elsewhere); everything else is a runtime failure.
     if (e == cudaErrorMemoryAllocation) return ResourceExhausted(call, ": ", message(e), " (", file, ":", line, ")");
   }
+  // A library that cannot run this configuration on this GPU (a data type,
+  // layout or shape it lacks here) declines it: a kernel's Unimplemented
+  // sends the node to a CPU instead of failing the run.
+  bool declined = false;
+  if constexpr (std::is_same_v<E, cudnnStatus_t>) declined = e / 1000 == CUDNN_STATUS_NOT_SUPPORTED / 1000;
+  if constexpr (std::is_same_v<E, cublasStatus_t>) declined = e == CUBLAS_STATUS_NOT_SUPPORTED;
+  if (declined) return Unimplemented(call, ": ", message(e), " (", file, ":", line, ")");
   return RuntimeError(call, ": ", message(e), " (", file, ":", line, ")");
 }
 

@@ -28,12 +28,23 @@ Status check_int_range(std::span<const int64_t> dims, const char* op) {
   return OkStatus();
 }
 
-StatusOr<cudnnDataType_t> cudnn_type(DataType t, const char* op) {
+StatusOr<cudnnDataType_t> cudnn_type(DataType t, const char* op, Also16 also) {
   switch (t) {
     case DataType::kFloat: return CUDNN_DATA_FLOAT;
     case DataType::kDouble: return CUDNN_DATA_DOUBLE;
-    default: return Unimplemented(op, ": unsupported element type ", dtype_name(t), " on CUDA");
+    case DataType::kFloat16:
+      if (also != Also16::kNone) return CUDNN_DATA_HALF;
+      break;
+    case DataType::kBFloat16:
+      if (also == Also16::kHalfAndBFloat16) return CUDNN_DATA_BFLOAT16;
+      break;
+    default: break;
   }
+  return Unimplemented(op, ": unsupported element type ", dtype_name(t), " on CUDA");
+}
+
+cudnnDataType_t conv_compute_type(cudnnDataType_t data) {
+  return data == CUDNN_DATA_HALF || data == CUDNN_DATA_BFLOAT16 ? CUDNN_DATA_FLOAT : data;
 }
 
 const void* one_for(DataType t) {
@@ -71,15 +82,23 @@ Status window_copy(cudaStream_t stream, const Tensor& x, std::span<const int64_t
   if (n_in != x.numel() || n_out != y.numel() || x.dtype() != y.dtype())
     return Internal("window_copy: dims do not match the tensors ", x.describe(), " -> ", y.describe());
   if (n_out == 0) return OkStatus();
-  if (x.dtype() == DataType::kFloat) {
-    CUDA_RETURN_IF_ERROR(
-        launch_window_copy<float>(x.data<float>(), y.data<float>(), n_out, m, static_cast<float>(fill), stream));
-  } else if (x.dtype() == DataType::kDouble) {
-    CUDA_RETURN_IF_ERROR(launch_window_copy<double>(x.data<double>(), y.data<double>(), n_out, m, fill, stream));
-  } else {
-    return Internal("window_copy: unsupported type ", dtype_name(x.dtype()));
+  const auto bits16 = [&](uint16_t fill_bits) {
+    return launch_window_copy<uint16_t>(static_cast<const uint16_t*>(x.raw()), static_cast<uint16_t*>(y.raw()), n_out,
+                                        m, fill_bits, stream);
+  };
+  switch (x.dtype()) {
+    case DataType::kFloat:
+      CUDA_RETURN_IF_ERROR(
+          launch_window_copy<float>(x.data<float>(), y.data<float>(), n_out, m, static_cast<float>(fill), stream));
+      return OkStatus();
+    case DataType::kDouble:
+      CUDA_RETURN_IF_ERROR(launch_window_copy<double>(x.data<double>(), y.data<double>(), n_out, m, fill, stream));
+      return OkStatus();
+    // A copy moves 16-bit values as bits; only the fill needs their format.
+    case DataType::kFloat16: CUDA_RETURN_IF_ERROR(bits16(Float16(static_cast<float>(fill)).bits)); return OkStatus();
+    case DataType::kBFloat16: CUDA_RETURN_IF_ERROR(bits16(BFloat16(static_cast<float>(fill)).bits)); return OkStatus();
+    default: return Internal("window_copy: unsupported type ", dtype_name(x.dtype()));
   }
-  return OkStatus();
 }
 
 TensorDesc::~TensorDesc() {
@@ -120,7 +139,7 @@ ConvDesc::~ConvDesc() {
   if (d_) (void)cudnn_api().DestroyConvolutionDescriptor(d_);
 }
 
-Status ConvDesc::set(cudnnDataType_t compute, std::span<const int64_t> pads, std::span<const int64_t> strides,
+Status ConvDesc::set(cudnnDataType_t data, std::span<const int64_t> pads, std::span<const int64_t> strides,
                      std::span<const int64_t> dilations, int64_t group) {
   if (pads.size() != strides.size() || pads.size() != dilations.size())
     return Internal("cuDNN convolution descriptor: inconsistent ranks");
@@ -130,7 +149,8 @@ Status ConvDesc::set(cudnnDataType_t compute, std::span<const int64_t> pads, std
   if (group <= 0 || group > INT_MAX) return Unimplemented("cuDNN: group ", group, " out of range");
   if (!d_) CUDA_RETURN_IF_ERROR(cudnn_api().CreateConvolutionDescriptor(&d_));
   CUDA_RETURN_IF_ERROR(cudnn_api().SetConvolutionNdDescriptor(d_, static_cast<int>(p.size()), p.data(), s.data(),
-                                                              d.data(), CUDNN_CROSS_CORRELATION, compute));
+                                                              d.data(), CUDNN_CROSS_CORRELATION,
+                                                              conv_compute_type(data)));
   CUDA_RETURN_IF_ERROR(cudnn_api().SetConvolutionGroupCount(d_, static_cast<int>(group)));
   CUDA_RETURN_IF_ERROR(cudnn_api().SetConvolutionMathType(d_, CUDNN_FMA_MATH));
   return OkStatus();

@@ -22,8 +22,19 @@ void register_dnn_kernels(KernelRegistry& r);   // dnn_kernels.cc
 // than 2^31 elements. Unimplemented otherwise (the CPU kernel has no limit).
 Status check_int_range(std::span<const int64_t> dims, const char* op);
 
-// CUDNN_DATA_FLOAT / CUDNN_DATA_DOUBLE; Unimplemented for other types.
-StatusOr<cudnnDataType_t> cudnn_type(DataType t, const char* op);
+// The 16-bit types a cuDNN kernel takes besides float and double: each
+// kernel lists what its cuDNN call supports (and its registration says), so
+// a value whose type was unknown at placement is declined, not passed on.
+enum class Also16 { kNone, kHalf, kHalfAndBFloat16 };
+
+// CUDNN_DATA_FLOAT / CUDNN_DATA_DOUBLE, and CUDNN_DATA_HALF / _BFLOAT16 as
+// `also` allows; Unimplemented for other types (the node then runs on a CPU).
+StatusOr<cudnnDataType_t> cudnn_type(DataType t, const char* op, Also16 also = Also16::kNone);
+
+// The type a convolution accumulates in: float for 16-bit data (cuDNN's
+// "pseudo half" configurations, which round once, as the CPU kernel does),
+// the data type otherwise.
+cudnnDataType_t conv_compute_type(cudnnDataType_t data);
 
 // The 1 and 0 blend factors cuDNN expects: double for double tensors,
 // float for everything else.
@@ -34,7 +45,8 @@ const void* zero_for(DataType t);
 // compute() returns.
 StatusOr<Tensor> scratch(KernelContext& ctx, DataType t, const Dims& dims);
 
-// Enqueues `y = window of x` (see WindowCopy) for float or double tensors.
+// Enqueues `y = window of x` (see WindowCopy) for float, double, float16 or
+// bfloat16 tensors; `fill` is rounded to the tensors' type.
 // `in_dims` / `out_dims` have the same rank (<= kWindowMaxRank);
 // in coordinate = out coordinate + offset.
 Status window_copy(cudaStream_t stream, const Tensor& x, std::span<const int64_t> in_dims, Tensor& y,
@@ -74,9 +86,10 @@ class ConvDesc {
   ~ConvDesc();
   ConvDesc(const ConvDesc&) = delete;
   ConvDesc& operator=(const ConvDesc&) = delete;
-  // Cross-correlation (ONNX Conv) with symmetric pads; FMA math so that
-  // float convolutions never run in TF32.
-  Status set(cudnnDataType_t compute, std::span<const int64_t> pads, std::span<const int64_t> strides,
+  // Cross-correlation (ONNX Conv) with symmetric pads, accumulating in
+  // conv_compute_type(data); FMA math so that float convolutions never run
+  // in TF32.
+  Status set(cudnnDataType_t data, std::span<const int64_t> pads, std::span<const int64_t> strides,
              std::span<const int64_t> dilations, int64_t group);
   cudnnConvolutionDescriptor_t get() const { return d_; }
 

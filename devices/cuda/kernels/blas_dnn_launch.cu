@@ -82,5 +82,7 @@ cudaError_t launch_broadcast_copy(const void* c, void* y, size_t elem_size, int6
 template cudaError_t launch_window_copy<float>(const float*, float*, int64_t, const WindowCopy&, float, cudaStream_t);
 template cudaError_t launch_window_copy<double>(const double*, double*, int64_t, const WindowCopy&, double,
                                                 cudaStream_t);
+template cudaError_t launch_window_copy<uint16_t>(const uint16_t*, uint16_t*, int64_t, const WindowCopy&, uint16_t,
+                                                  cudaStream_t);
 
 }  // namespace sy::cuda

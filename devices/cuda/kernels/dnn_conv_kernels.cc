@@ -1,4 +1,5 @@
-// CUDA Conv and ConvTranspose on cuDNN (float). Geometry comes from the
+// CUDA Conv (float, float16, bfloat16; 16-bit data accumulates in float)
+// and ConvTranspose (float) on cuDNN. Geometry comes from the
 // helpers the CPU kernels use (nn::conv_shape, nn::conv_transpose_shape),
 // so both backends agree on output shapes, auto_pad and output_padding.
 //
@@ -148,6 +149,9 @@ class ConvKernel final : public Kernel {
     ASSIGN_OR_RETURN(Tensor * y, convolve(ctx));
     if (!activation_.on || y->numel() == 0) return OkStatus();
     // FusedConv: clamped in place, next on the same stream.
+    // Only float FusedConv is registered; another type can only be one
+    // unknown at placement.
+    if (y->dtype() != DataType::kFloat) return Unimplemented("FusedConv: ", y->describe(), " on CUDA");
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     EwScalar lo, hi;
     std::memcpy(lo.bytes, &activation_.lo, sizeof(float));
@@ -163,7 +167,7 @@ class ConvKernel final : public Kernel {
     const Tensor& wt = ctx.input(1);
     ASSIGN_OR_RETURN(nn::ConvShape s, nn::conv_shape(attrs_, group_, x, wt, "Conv"));
     if (x.dtype() != wt.dtype()) return InvalidArgument("Conv: X and W types differ");
-    ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), "Conv"));
+    ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), "Conv", Also16::kHalfAndBFloat16));
     const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     RETURN_IF_ERROR(check_bias(b, x, s.M, "Conv"));
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), s.out));
@@ -346,10 +350,11 @@ class ConvTransposeKernel final : public Kernel {
 }  // namespace
 
 void register_conv_kernels(KernelRegistry& r) {
-  add_cuda_kernel<ConvKernel>(r, "Conv", 1, {DataType::kFloat});
+  add_cuda_kernel<ConvKernel>(r, "Conv", 1, {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16});
   KernelDef fused = *r.find("", "Conv", 1, DeviceKind::kCuda, DataType::kFloat);
   fused.domain = kSwitchyardDomain;
   fused.op = kFusedConv;
+  fused.types = {DataType::kFloat};  // as on the CPU: the loader fuses float Conv only
   r.add(std::move(fused));
   add_cuda_kernel<ConvTransposeKernel>(r, "ConvTranspose", 1, {DataType::kFloat});
 }

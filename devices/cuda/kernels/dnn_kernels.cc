@@ -1,7 +1,8 @@
 // CUDA pooling (MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool),
 // BatchNormalization (inference), Softmax / LogSoftmax and LRN on cuDNN,
-// float and double. Every tensor is viewed as the 4-D or 5-D NCHW layout
-// cuDNN wants; reshaping a packed tensor that way costs nothing.
+// float and double; pooling, BatchNormalization and softmax float16 too.
+// Every tensor is viewed as the 4-D or 5-D NCHW layout cuDNN wants;
+// reshaping a packed tensor that way costs nothing.
 //
 // What cuDNN cannot reproduce exactly is refused in init() (the planner then
 // keeps the node on the CPU): dilated pooling, MaxPool's Indices output,
@@ -15,6 +16,7 @@
 #include "devices/cpu/kernels/nn_common.h"
 #include "devices/cuda/kernels/blas_dnn_common.h"
 #include "devices/cuda/kernels/cuda_kernels.h"
+#include "devices/cuda/kernels/elementwise_launch.h"
 
 namespace sy::cuda::dnn {
 namespace {
@@ -72,7 +74,7 @@ class PoolKernel : public Kernel {
     const Tensor& x = ctx.input(0);
     if (!x.defined()) return InvalidArgument(op, ": missing input X");
     ASSIGN_OR_RETURN(nn::Window w, nn::resolve_window(attrs_, x.dims(), attrs_.kernel_shape, op));
-    ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), op));
+    ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), op, Also16::kHalf));
     const int nsp = w.nsp;
     Dims out{x.dim(0), x.dim(1)};
     for (int i = 0; i < nsp; ++i) out.push_back(w.out[kMaxSpatial - nsp + i]);
@@ -167,7 +169,7 @@ class GlobalPoolKernel : public Kernel {
     const char* op = kind_ == PoolKind::kMax ? "GlobalMaxPool" : "GlobalAveragePool";
     const Tensor& x = ctx.input(0);
     if (!x.defined() || x.rank() < 2) return InvalidArgument(op, ": input must have rank >= 2, got ", x.describe());
-    ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), op));
+    ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), op, Also16::kHalf));
     Dims out{x.dim(0), x.dim(1)};
     for (size_t i = 2; i < x.rank(); ++i) out.push_back(1);
     const int64_t sp = prod(x.dims(), 2, x.rank());
@@ -222,7 +224,12 @@ class BatchNormKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     if (!x.defined()) return InvalidArgument(node.describe(), ": missing input X");
     if (x.rank() < 2) return InvalidArgument(node.describe(), ": X must have rank >= 2, got ", x.describe());
-    ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), "BatchNormalization"));
+    ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), "BatchNormalization", Also16::kHalf));
+    // cuDNN takes the four parameters in float for float16 X, in X's type
+    // otherwise. ONNX lets each parameter have its own float type (as the
+    // CPU kernel reads them), so those of another type are converted first.
+    const DataType param_type = x.dtype() == DataType::kFloat16 ? DataType::kFloat : x.dtype();
+    ASSIGN_OR_RETURN(cudnnDataType_t p_type, cudnn_type(param_type, "BatchNormalization"));
     const char* names[] = {"X", "scale", "B", "input_mean", "input_var"};
     const int64_t n = x.dim(0), c = x.dim(1), sp = prod(x.dims(), 2, x.rank());
     for (size_t i = 1; i < 5; ++i) {
@@ -230,21 +237,30 @@ class BatchNormKernel final : public Kernel {
       if (!t.defined()) return InvalidArgument(node.describe(), ": missing input ", names[i]);
       if (t.numel() != c)
         return InvalidArgument(node.describe(), ": ", names[i], " must have ", c, " elements, got ", t.describe());
-      if (t.dtype() != x.dtype())
-        return Unimplemented(node.describe(), ": ", names[i], " of type ", dtype_name(t.dtype()), " differs from X's ",
-                             dtype_name(x.dtype()), " (not available on CUDA)");
+      if (!dtype_is_float(t.dtype()))
+        return InvalidArgument(node.describe(), ": ", names[i], " must be a float tensor, got ", t.describe());
     }
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
     if (y->numel() == 0) return OkStatus();
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     ASSIGN_OR_RETURN(cudnnHandle_t h, l.cudnn());
+    const void* params[4];
+    Tensor converted[4];
+    for (size_t i = 0; i < 4; ++i) {
+      const Tensor& t = ctx.input(i + 1);
+      params[i] = t.raw();
+      if (t.dtype() == param_type) continue;
+      ASSIGN_OR_RETURN(converted[i], scratch(ctx, param_type, Dims{c}));
+      CUDA_RETURN_IF_ERROR(launch_cast(static_cast<int>(t.dtype()), static_cast<int>(param_type), t.raw(),
+                                       converted[i].raw(), c, l.stream));
+      params[i] = converted[i].raw();
+    }
     TensorDesc x_desc, p_desc;
     RETURN_IF_ERROR(x_desc.set(type, std::vector<int64_t>{n, c, sp, 1}));
-    RETURN_IF_ERROR(p_desc.set(type, std::vector<int64_t>{1, c, 1, 1}));
+    RETURN_IF_ERROR(p_desc.set(p_type, std::vector<int64_t>{1, c, 1, 1}));
     CUDA_RETURN_IF_ERROR(cudnn_api().BatchNormalizationForwardInference(
         h, CUDNN_BATCHNORM_SPATIAL, one_for(x.dtype()), zero_for(x.dtype()), x_desc.get(), x.raw(), x_desc.get(),
-        y->raw(), p_desc.get(), ctx.input(1).raw(), ctx.input(2).raw(), ctx.input(3).raw(), ctx.input(4).raw(),
-        static_cast<double>(epsilon_)));
+        y->raw(), p_desc.get(), params[0], params[1], params[2], params[3], static_cast<double>(epsilon_)));
     return OkStatus();
   }
 
@@ -272,10 +288,7 @@ class SoftmaxKernel final : public Kernel {
     if (!x.defined()) return InvalidArgument(node.describe(), ": missing input");
     // float16 rows too: cuDNN computes them in float and rounds once, as the
     // CPU kernel does. (bfloat16 stays on the CPU.)
-    cudnnDataType_t type = CUDNN_DATA_HALF;
-    if (x.dtype() != DataType::kFloat16) {
-      ASSIGN_OR_RETURN(type, cudnn_type(x.dtype(), log_ ? "LogSoftmax" : "Softmax"));
-    }
+    ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), log_ ? "LogSoftmax" : "Softmax", Also16::kHalf));
     const int64_t rank = static_cast<int64_t>(x.rank());
     int64_t outer = 1, d = 1, inner = 1;
     if (rank > 0) {
@@ -367,15 +380,18 @@ class LrnKernel final : public Kernel {
 
 void register_dnn_kernels(KernelRegistry& r) {
   const std::vector<DataType> fd = {DataType::kFloat, DataType::kDouble};
-  add_cuda_kernel<MaxPoolKernel>(r, "MaxPool", 1, fd);
-  add_cuda_kernel<AveragePoolKernel>(r, "AveragePool", 1, fd);
-  add_cuda_kernel<GlobalMaxPoolKernel>(r, "GlobalMaxPool", 1, fd);
-  add_cuda_kernel<GlobalAveragePoolKernel>(r, "GlobalAveragePool", 1, fd);
+  // cuDNN pools float16 data as it is (the padded copy of an asymmetric
+  // window fills in float16's -inf or 0); BatchNormalization takes float
+  // parameters with it. bfloat16 stays on the CPU.
+  const std::vector<DataType> fdh = {DataType::kFloat, DataType::kDouble, DataType::kFloat16};
+  add_cuda_kernel<MaxPoolKernel>(r, "MaxPool", 1, fdh);
+  add_cuda_kernel<AveragePoolKernel>(r, "AveragePool", 1, fdh);
+  add_cuda_kernel<GlobalMaxPoolKernel>(r, "GlobalMaxPool", 1, fdh);
+  add_cuda_kernel<GlobalAveragePoolKernel>(r, "GlobalAveragePool", 1, fdh);
   // Opsets 7-8 differ from 9 only by the `spatial` attribute (checked in init).
-  add_cuda_kernel<BatchNormKernel>(r, "BatchNormalization", 7, fd);
-  const std::vector<DataType> softmax_types = {DataType::kFloat, DataType::kDouble, DataType::kFloat16};
-  add_cuda_kernel<SoftmaxKernel>(r, "Softmax", 1, softmax_types);
-  add_cuda_kernel<SoftmaxKernel>(r, "LogSoftmax", 1, softmax_types);
+  add_cuda_kernel<BatchNormKernel>(r, "BatchNormalization", 7, fdh);
+  add_cuda_kernel<SoftmaxKernel>(r, "Softmax", 1, fdh);
+  add_cuda_kernel<SoftmaxKernel>(r, "LogSoftmax", 1, fdh);
   add_cuda_kernel<LrnKernel>(r, "LRN", 1, fd);
 }
 

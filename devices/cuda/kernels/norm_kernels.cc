@@ -36,7 +36,6 @@ const std::vector<DataType>& layer_norm_types() {
   return k;
 }
 
-bool is_16bit_float(DataType t) { return t == DataType::kFloat16 || t == DataType::kBFloat16; }
 
 // Another type reaches these kernels only when the value's static type was
 // unknown at placement: declined (Unimplemented), so the node runs on the

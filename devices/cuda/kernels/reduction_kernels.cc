@@ -1,5 +1,6 @@
 // CUDA Reduce* (Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp,
 // SumSquare) and ArgMax/ArgMin, plus the area's registration entry point.
+// They take cuda_reduce_types(), float16 and bfloat16.
 // Attribute parsing and output shapes are the CPU kernels' own
 // (reduction_common.h), so both backends accept the same nodes.
 #include <string>
@@ -45,7 +46,8 @@ class ReduceKernel final : public Kernel {
       ctx.set_output(0, RuntimeValue(x));
       return OkStatus();
     }
-    RETURN_IF_ERROR(check_cuda_reduce_type(node, x));
+    const bool half = is_16bit_float(x.dtype());
+    if (!half) RETURN_IF_ERROR(check_cuda_reduce_type(node, x));
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), shape.out_dims));
     if (y->numel() == 0) return OkStatus();
     ASSIGN_OR_RETURN(ReduceGroups g, to_reduce_groups(node, make_reduce_plan(x.dims(), shape.reduced)));
@@ -55,11 +57,15 @@ class ReduceKernel final : public Kernel {
       ASSIGN_OR_RETURN(workspace, ctx.device().allocate(DataType::kUInt8, Dims{static_cast<int64_t>(bytes)}));
     }
     cudaError_t err = cudaSuccess;
-    // The type was checked above, before anything was allocated.
-    (void)visit_cuda_reduce_type(x.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      err = launch_reduce<T>(op_, x.data<T>(), y->data<T>(), g, workspace.raw(), l.stream);
-    });
+    if (half) {
+      err = launch_reduce_16(static_cast<int>(x.dtype()), op_, x.raw(), y->raw(), g, workspace.raw(), l.stream);
+    } else {
+      // The type was checked above, before anything was allocated.
+      (void)visit_cuda_reduce_type(x.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        err = launch_reduce<T>(op_, x.data<T>(), y->data<T>(), g, workspace.raw(), l.stream);
+      });
+    }
     CUDA_RETURN_IF_ERROR(err);
     return OkStatus();
   }
@@ -80,7 +86,8 @@ class ArgKernel final : public Kernel {
     const Node& node = ctx.node();
     const Tensor& x = ctx.input(0);
     ASSIGN_OR_RETURN(AxisView v, resolve_arg_shape(node, x, attrs_));
-    RETURN_IF_ERROR(check_cuda_reduce_type(node, x));
+    const bool half = is_16bit_float(x.dtype());
+    if (!half) RETURN_IF_ERROR(check_cuda_reduce_type(node, x));
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kInt64, v.out_dims));
     if (y->numel() == 0) return OkStatus();
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
@@ -91,11 +98,15 @@ class ArgKernel final : public Kernel {
     m.is_max = attrs_.is_max;
     m.select_last = attrs_.select_last_index;
     cudaError_t err = cudaSuccess;
-    // The type was checked above, before anything was allocated.
-    (void)visit_cuda_reduce_type(x.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      err = launch_arg_reduce<T>(x.data<T>(), y->data<int64_t>(), m, l.stream);
-    });
+    if (half) {
+      err = launch_arg_reduce_16(static_cast<int>(x.dtype()), x.raw(), y->data<int64_t>(), m, l.stream);
+    } else {
+      // The type was checked above, before anything was allocated.
+      (void)visit_cuda_reduce_type(x.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        err = launch_arg_reduce<T>(x.data<T>(), y->data<int64_t>(), m, l.stream);
+      });
+    }
     CUDA_RETURN_IF_ERROR(err);
     return OkStatus();
   }
@@ -137,14 +148,17 @@ StatusOr<ReduceGroups> to_reduce_groups(const Node& node, const reduce_detail::R
 }
 
 void register_cuda_reduction_kernels(KernelRegistry& r) {
+  std::vector<DataType> types = cuda_reduce_types();
+  types.push_back(DataType::kFloat16);
+  types.push_back(DataType::kBFloat16);
   const char* reduce_ops[] = {"ReduceSum", "ReduceMean",   "ReduceMax",       "ReduceMin",      "ReduceProd",
                               "ReduceL1",  "ReduceL2",     "ReduceLogSum",    "ReduceLogSumExp", "ReduceSumSquare"};
   for (const char* op : reduce_ops) {
     const int split = reduce_axes_input_since(op);
-    add_cuda_kernel<ReduceKernel>(r, op, 1, cuda_reduce_types(), 0, split - 1);
-    add_cuda_kernel<ReduceKernel>(r, op, split, cuda_reduce_types(), /*axes*/ uint64_t{1} << 1);
+    add_cuda_kernel<ReduceKernel>(r, op, 1, types, 0, split - 1);
+    add_cuda_kernel<ReduceKernel>(r, op, split, types, /*axes*/ uint64_t{1} << 1);
   }
-  for (const char* op : {"ArgMax", "ArgMin"}) add_cuda_kernel<ArgKernel>(r, op, 1, cuda_reduce_types());
+  for (const char* op : {"ArgMax", "ArgMin"}) add_cuda_kernel<ArgKernel>(r, op, 1, types);
   register_cuda_sort_scan_kernels(r);
   register_cuda_norm_kernels(r);
 }

@@ -1,10 +1,12 @@
 // CUDA Reduce* and ArgMax/ArgMin. Each op mirrors the CPU kernel's
-// accumulator (float for float, double for double, int64 for integers) and
-// finishing step, so both backends agree up to summation order.
+// accumulator (float for float, float16 and bfloat16, double for double,
+// int64 for integers) and finishing step, so both backends agree up to
+// summation order.
 #include <cub/cub.cuh>
 #include <cuda/std/limits>
 #include <cuda/std/type_traits>
 
+#include "devices/cuda/kernels/elementwise_device.cuh"
 #include "devices/cuda/kernels/reduction_device.cuh"
 #include "devices/cuda/kernels/reduction_launch.h"
 
@@ -17,17 +19,49 @@ template <typename T>
 struct Traits {
   using Acc = T;   // accumulator of sums and products
   using Math = T;  // type of sqrt/log/exp
+  using Cmp = T;   // type Max, Min and ArgMax/ArgMin compare in
 };
 template <>
 struct Traits<int32_t> {
   using Acc = int64_t;
   using Math = double;
+  using Cmp = int32_t;
 };
 template <>
 struct Traits<int64_t> {
   using Acc = int64_t;
   using Math = double;
+  using Cmp = int64_t;
 };
+// The 16-bit floats compute in float; only the result is rounded.
+struct HalfTraits {
+  using Acc = float;
+  using Math = float;
+  using Cmp = float;
+};
+template <>
+struct Traits<__half> : HalfTraits {};
+template <>
+struct Traits<__nv_bfloat16> : HalfTraits {};
+
+// An element read into a wider type, and a result rounded to the element
+// type: plain casts but for the 16-bit floats.
+template <typename A, typename T>
+__device__ __forceinline__ A widen(T x) {
+  if constexpr (ew::kIsHalf<T>) {
+    return static_cast<A>(ew::half_to_float(x));
+  } else {
+    return static_cast<A>(x);
+  }
+}
+template <typename T, typename A>
+__device__ __forceinline__ T narrow(A a) {
+  if constexpr (ew::kIsHalf<T>) {
+    return ew::float_to_half<T>(static_cast<float>(a));
+  } else {
+    return static_cast<T>(a);
+  }
+}
 
 // Integer accumulators wrap like the CPU's in practice, without signed
 // overflow being undefined behaviour.
@@ -67,15 +101,15 @@ template <typename T>
 struct SumOp {
   using Acc = typename Traits<T>::Acc;
   __device__ static Acc init() { return Acc(0); }
-  __device__ static Acc lift(T x) { return static_cast<Acc>(x); }
+  __device__ static Acc lift(T x) { return widen<Acc>(x); }
   __device__ static Acc combine(Acc a, Acc b) { return add_wrap(a, b); }
-  __device__ static T finish(Acc a, int64_t) { return static_cast<T>(a); }
+  __device__ static T finish(Acc a, int64_t) { return narrow<T>(a); }
 };
 template <typename T>
 struct SumSquareOp : SumOp<T> {
   using Acc = typename Traits<T>::Acc;
   __device__ static Acc lift(T x) {
-    Acc v = static_cast<Acc>(x);
+    Acc v = widen<Acc>(x);
     return mul_wrap(v, v);
   }
 };
@@ -83,7 +117,7 @@ template <typename T>
 struct L1Op : SumOp<T> {
   using Acc = typename Traits<T>::Acc;
   __device__ static Acc lift(T x) {
-    Acc v = static_cast<Acc>(x);
+    Acc v = widen<Acc>(x);
     return v < Acc(0) ? mul_wrap(v, Acc(-1)) : v;
   }
 };
@@ -91,20 +125,20 @@ template <typename T>
 struct L2Op : SumSquareOp<T> {
   using Acc = typename Traits<T>::Acc;
   using Math = typename Traits<T>::Math;
-  __device__ static T finish(Acc a, int64_t) { return static_cast<T>(dev_sqrt(static_cast<Math>(a))); }
+  __device__ static T finish(Acc a, int64_t) { return narrow<T>(dev_sqrt(static_cast<Math>(a))); }
 };
 template <typename T>
 struct LogSumOp : SumOp<T> {
   using Acc = typename Traits<T>::Acc;
   using Math = typename Traits<T>::Math;
-  __device__ static T finish(Acc a, int64_t) { return static_cast<T>(dev_log(static_cast<Math>(a))); }
+  __device__ static T finish(Acc a, int64_t) { return narrow<T>(dev_log(static_cast<Math>(a))); }
 };
 template <typename T>
 struct MeanOp : SumOp<T> {
   using Acc = typename Traits<T>::Acc;
   __device__ static T finish(Acc a, int64_t n) {
-    if constexpr (::cuda::std::is_floating_point_v<T>) {
-      return static_cast<T>(a / static_cast<Acc>(n));  // empty set: 0/0 = NaN, as on the CPU
+    if constexpr (::cuda::std::is_floating_point_v<Acc>) {
+      return narrow<T>(a / static_cast<Acc>(n));  // empty set: 0/0 = NaN, as on the CPU
     } else {
       return n == 0 ? T(0) : static_cast<T>(a / static_cast<Acc>(n));
     }
@@ -119,31 +153,31 @@ struct ProdOp : SumOp<T> {
 // Max/Min propagate NaN: once either side is NaN the result is NaN.
 template <typename T>
 struct MaxOp {
-  using Acc = T;
+  using Acc = typename Traits<T>::Cmp;
   __device__ static Acc init() {
-    if constexpr (::cuda::std::is_floating_point_v<T>) {
-      return -::cuda::std::numeric_limits<T>::infinity();
+    if constexpr (::cuda::std::is_floating_point_v<Acc>) {
+      return -::cuda::std::numeric_limits<Acc>::infinity();
     } else {
-      return ::cuda::std::numeric_limits<T>::lowest();
+      return ::cuda::std::numeric_limits<Acc>::lowest();
     }
   }
-  __device__ static Acc lift(T x) { return x; }
+  __device__ static Acc lift(T x) { return widen<Acc>(x); }
   __device__ static Acc combine(Acc a, Acc b) { return (b > a || is_nan(b)) ? (is_nan(a) ? a : b) : a; }
-  __device__ static T finish(Acc a, int64_t) { return a; }
+  __device__ static T finish(Acc a, int64_t) { return narrow<T>(a); }
 };
 template <typename T>
 struct MinOp {
-  using Acc = T;
+  using Acc = typename Traits<T>::Cmp;
   __device__ static Acc init() {
-    if constexpr (::cuda::std::is_floating_point_v<T>) {
-      return ::cuda::std::numeric_limits<T>::infinity();
+    if constexpr (::cuda::std::is_floating_point_v<Acc>) {
+      return ::cuda::std::numeric_limits<Acc>::infinity();
     } else {
-      return ::cuda::std::numeric_limits<T>::max();
+      return ::cuda::std::numeric_limits<Acc>::max();
     }
   }
-  __device__ static Acc lift(T x) { return x; }
+  __device__ static Acc lift(T x) { return widen<Acc>(x); }
   __device__ static Acc combine(Acc a, Acc b) { return (b < a || is_nan(b)) ? (is_nan(a) ? a : b) : a; }
-  __device__ static T finish(Acc a, int64_t) { return a; }
+  __device__ static T finish(Acc a, int64_t) { return narrow<T>(a); }
 };
 // Running (max, sum of exp(x - max)): no overflow, and partial results
 // combine in any order.
@@ -155,7 +189,7 @@ struct LogSumExpOp {
     C s;
   };
   __device__ static Acc init() { return {-::cuda::std::numeric_limits<C>::infinity(), C(0)}; }
-  __device__ static Acc lift(T x) { return {static_cast<C>(x), C(1)}; }
+  __device__ static Acc lift(T x) { return {widen<C>(x), C(1)}; }
   __device__ static Acc combine(Acc a, Acc b) {
     if (b.s == C(0)) return a;
     if (a.s == C(0)) return b;
@@ -165,8 +199,8 @@ struct LogSumExpOp {
     return {a.m, a.s + b.s * dev_exp(b.m - a.m)};
   }
   __device__ static T finish(Acc a, int64_t) {
-    if (a.s == C(0)) return static_cast<T>(-::cuda::std::numeric_limits<C>::infinity());
-    return static_cast<T>(a.m + dev_log(a.s));
+    if (a.s == C(0)) return narrow<T>(-::cuda::std::numeric_limits<C>::infinity());
+    return narrow<T>(a.m + dev_log(a.s));
   }
 };
 
@@ -277,19 +311,20 @@ struct ArgPick {
 
 // The CPU starts from element 0, which a later value only replaces when it
 // compares better; so a NaN first element wins outright.
-template <typename T>
-__device__ __forceinline__ int64_t arg_result(const T* first, const ArgPair<T>& best) {
-  return (best.i < 0 || is_nan(*first)) ? 0 : best.i;
+template <typename T, typename V>
+__device__ __forceinline__ int64_t arg_result(const T* first, const ArgPair<V>& best) {
+  return (best.i < 0 || is_nan(widen<V>(*first))) ? 0 : best.i;
 }
 
 template <typename T>
 __global__ void arg_thread_kernel(const T* __restrict__ x, int64_t* __restrict__ y, ArgMeta m) {
-  const ArgPick<T> pick{m.is_max, m.select_last};
+  using V = typename Traits<T>::Cmp;
+  const ArgPick<V> pick{m.is_max, m.select_last};
   const int64_t n = m.outer * m.inner;
   for (int64_t o = global_thread(); o < n; o += grid_threads()) {
     const T* p = x + (o / m.inner) * m.d * m.inner + o % m.inner;
-    ArgPair<T> best{T(0), -1};
-    for (int64_t k = 0; k < m.d; ++k) best = pick(best, ArgPair<T>{p[k * m.inner], k});
+    ArgPair<V> best{V(0), -1};
+    for (int64_t k = 0; k < m.d; ++k) best = pick(best, ArgPair<V>{widen<V>(p[k * m.inner]), k});
     y[o] = arg_result(p, best);
   }
 }
@@ -297,15 +332,17 @@ __global__ void arg_thread_kernel(const T* __restrict__ x, int64_t* __restrict__
 template <typename T>
 __global__ void __launch_bounds__(kReduceBlock) arg_block_kernel(const T* __restrict__ x, int64_t* __restrict__ y,
                                                                  ArgMeta m) {
-  using BlockReduce = cub::BlockReduce<ArgPair<T>, kReduceBlock>;
+  using V = typename Traits<T>::Cmp;
+  using BlockReduce = cub::BlockReduce<ArgPair<V>, kReduceBlock>;
   __shared__ typename BlockReduce::TempStorage tmp;
-  const ArgPick<T> pick{m.is_max, m.select_last};
+  const ArgPick<V> pick{m.is_max, m.select_last};
   const int64_t n = m.outer * m.inner;
   for (int64_t o = blockIdx.x; o < n; o += gridDim.x) {
     const T* p = x + (o / m.inner) * m.d * m.inner + o % m.inner;
-    ArgPair<T> best{T(0), -1};
-    for (int64_t k = threadIdx.x; k < m.d; k += kReduceBlock) best = pick(best, ArgPair<T>{p[k * m.inner], k});
-    ArgPair<T> r = BlockReduce(tmp).Reduce(best, pick);
+    ArgPair<V> best{V(0), -1};
+    for (int64_t k = threadIdx.x; k < m.d; k += kReduceBlock)
+      best = pick(best, ArgPair<V>{widen<V>(p[k * m.inner]), k});
+    ArgPair<V> r = BlockReduce(tmp).Reduce(best, pick);
     if (threadIdx.x == 0) y[o] = arg_result(p, r);
     __syncthreads();
   }
@@ -352,5 +389,20 @@ SY_INSTANTIATE_REDUCE(double)
 SY_INSTANTIATE_REDUCE(int32_t)
 SY_INSTANTIATE_REDUCE(int64_t)
 #undef SY_INSTANTIATE_REDUCE
+
+cudaError_t launch_reduce_16(int dtype, ReduceOp op, const void* x, void* y, const ReduceGroups& g, void* workspace,
+                             cudaStream_t stream) {
+  return ew::visit<ew_bit(ew_type::kFloat16) | ew_bit(ew_type::kBFloat16)>(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return launch_reduce<T>(op, static_cast<const T*>(x), static_cast<T*>(y), g, workspace, stream);
+  });
+}
+
+cudaError_t launch_arg_reduce_16(int dtype, const void* x, int64_t* y, const ArgMeta& m, cudaStream_t stream) {
+  return ew::visit<ew_bit(ew_type::kFloat16) | ew_bit(ew_type::kBFloat16)>(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return launch_arg_reduce<T>(static_cast<const T*>(x), y, m, stream);
+  });
+}
 
 }  // namespace sy::cuda

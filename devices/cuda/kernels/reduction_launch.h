@@ -76,4 +76,10 @@ struct ArgMeta {
 template <typename T>
 cudaError_t launch_arg_reduce(const T* x, int64_t* y, const ArgMeta& m, cudaStream_t stream);
 
+// The same for float16 (dtype 10) or bfloat16 (16) x and y, computed in
+// float; cudaErrorNotSupported for another dtype.
+cudaError_t launch_reduce_16(int dtype, ReduceOp op, const void* x, void* y, const ReduceGroups& g, void* workspace,
+                             cudaStream_t stream);
+cudaError_t launch_arg_reduce_16(int dtype, const void* x, int64_t* y, const ArgMeta& m, cudaStream_t stream);
+
 }  // namespace sy::cuda

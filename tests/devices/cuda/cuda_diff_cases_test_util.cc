@@ -269,6 +269,26 @@ void add_reductions(std::vector<DiffCase>& cs) {
   cs.push_back(make("CumSum_short_lines_exclusive_reverse", "CumSum",
                     {i64({500, 64}, -1e12, 1e12), scalar(DataType::kInt64, -1)},
                     {attr_int("exclusive", 1), attr_int("reverse", 1)}));
+  // float16 and bfloat16 reduce in float and round once: a sum split over
+  // blocks, a mean one thread an output, an L2 and a LogSumExp over block
+  // rows, Max with NaN and infinities, ArgMax/ArgMin over ties both ways.
+  cs.push_back(tol(make("ReduceSum_f16_split", "ReduceSum", {in(kF16, {4, 100000}, 0, 1), ints({1})}), 2e-3, 1e-2));
+  cs.push_back(tol(make("ReduceMean_bf16_kept_inner", "ReduceMean", {in(DataType::kBFloat16, {64, 300, 40})},
+                        {attr_ints("axes", {1})}), 1e-2, 1e-2));
+  cs.push_back(tol(make("ReduceL2_f16", "ReduceL2", {in(kF16, {64, 3000})}, {attr_ints("axes", {1})}), 2e-3, 1e-2));
+  cs.push_back(tol(make("ReduceLogSumExp_bf16", "ReduceLogSumExp", {in(DataType::kBFloat16, {64, 3000}, -50, 50)},
+                        {attr_ints("axes", {1})}), 1e-2, 1e-2));
+  cs.push_back(make("ReduceMax_f16_nan_inf", "ReduceMax",
+                    {pattern(kF16, {4, 5000}, [](int64_t i, double w) {
+                      return i == 6001 ? kNaN : i == 7 || i == 19999 ? kInf : w;
+                    })},
+                    {attr_ints("axes", {1})}));
+  cs.push_back(make("ArgMax_f16_nan_ties", "ArgMax",
+                    {pattern(kF16, {300, 1001}, [](int64_t i, double w) { return i % 997 == 3 ? kNaN : w; })},
+                    {attr_int("axis", 1)}));
+  cs.push_back(make("ArgMin_bf16_ties_last_index_axis0", "ArgMin", {pattern(DataType::kBFloat16, {1000, 77},
+                                                                            [](int64_t, double w) { return w; })},
+                    {attr_int("axis", 0), attr_int("select_last_index", 1)}));
 }
 
 // Attention-23: every output, layout, mask type and softmax precision the
@@ -392,6 +412,33 @@ void add_dnn(std::vector<DiffCase>& cs) {
   cs.push_back(tol(make("LRN", "LRN", {f32({2, 32, 17, 19})},
                         {attr_int("size", 5), attr_float("alpha", 1e-3f), attr_float("beta", 0.75f),
                          attr_float("bias", 2.0f)}), 1e-5, 1e-6));
+  // 16-bit cuDNN data, accumulated in float: Conv float16 (asymmetric pads
+  // through the padded 16-bit copy) and bfloat16 (grouped); float16 pools,
+  // MaxPool's padded copy filled with float16's -inf; BatchNormalization
+  // with float16 parameters (converted to float first) and with float ones,
+  // and float X with double statistics. Conv's bias is added after the
+  // convolution's rounding: one more rounding than on the CPU.
+  cs.push_back(tol(make("Conv_f16_bias_asymmetric_pads", "Conv",
+                        {in(kF16, {2, 8, 20, 21}, -1, 1), in(kF16, {16, 8, 3, 3}, -1, 1), in(kF16, {16})},
+                        {attr_ints("pads", {0, 1, 1, 2})}), 4e-3, 1e-2));
+  cs.push_back(tol(make("Conv_bf16_grouped_strided", "Conv",
+                        {in(DataType::kBFloat16, {1, 16, 31, 30}, -1, 1), in(DataType::kBFloat16, {32, 4, 3, 3}, -1, 1)},
+                        {attr_int("group", 4), attr_ints("strides", {2, 2})}), 2e-2, 5e-2));
+  cs.push_back(make("MaxPool_f16_asymmetric_pads", "MaxPool", {in(kF16, {2, 8, 30, 31})},
+                    {attr_ints("kernel_shape", {2, 3}), attr_ints("pads", {0, 1, 1, 2})}));
+  cs.push_back(tol(make("AveragePool_f16_counts_pads", "AveragePool", {in(kF16, {2, 16, 33, 35})},
+                        {attr_ints("kernel_shape", {3, 3}), attr_ints("pads", {1, 1, 1, 1}),
+                         attr_int("count_include_pad", 1)}), 2e-3, 2e-3));
+  cs.push_back(tol(make("GlobalAveragePool_f16", "GlobalAveragePool", {in(kF16, {4, 64, 17, 19})}), 2e-3, 2e-3));
+  cs.push_back(tol(opset(make("BatchNormalization_f16", "BatchNormalization",
+                              {in(kF16, {4, 64, 17, 19}), in(kF16, {64}), in(kF16, {64}), in(kF16, {64}),
+                               in(kF16, {64}, 0.5, 2)}), 15), 2e-3, 2e-3));
+  cs.push_back(tol(opset(make("BatchNormalization_f16_float_params", "BatchNormalization",
+                              {in(kF16, {2, 32, 50}), f32({32}), f32({32}), f32({32}), f32({32}, 0.5, 2)}), 15),
+                   2e-3, 2e-3));
+  cs.push_back(tol(opset(make("BatchNormalization_f32_double_stats", "BatchNormalization",
+                              {f32({2, 32, 50}), f32({32}), f32({32}), f64({32}), f64({32}, 0.5, 2)}), 15),
+                   1e-5, 1e-5));
   // 16-bit rows: float16 through cuDNN's softmax; Layer- and RMSNormalization
   // read and write 16-bit values and compute in float, on both block sizes.
   cs.push_back(tol(opset(make("Softmax_f16", "Softmax", {in(kF16, {32, 1000}, -8, 8)}), 13), 2e-3, 1e-4));
@@ -459,8 +506,11 @@ void add_unlisted_types(std::vector<DiffCase>& cs) {
   cs.push_back(untyped(make("MatMul_i32_untyped", "MatMul", {i32({4, 5}, -9, 9), i32({5, 3}, -9, 9)})));
   cs.push_back(untyped(make("Gemm_i64_untyped", "Gemm", {i64({4, 5}, -9, 9), i64({5, 3}, -9, 9)})));
   cs.push_back(untyped(make("Conv_f64_untyped", "Conv", {f64({1, 2, 5, 5}), f64({3, 2, 3, 3})})));
-  cs.push_back(untyped(make("MaxPool_f16_untyped", "MaxPool", {in(kF16, {1, 2, 6, 6})},
+  cs.push_back(untyped(make("MaxPool_bf16_untyped", "MaxPool", {in(DataType::kBFloat16, {1, 2, 6, 6})},
                             {attr_ints("kernel_shape", {2, 2})})));
+  cs.push_back(untyped(opset(make("BatchNormalization_bf16_untyped", "BatchNormalization",
+                                  {in(DataType::kBFloat16, {2, 3, 5}), f32({3}), f32({3}), f32({3}), f32({3}, 1, 2)}),
+                             15)));
   cs.push_back(untyped(opset(make("Softmax_bf16_untyped", "Softmax", {in(DataType::kBFloat16, {4, 50})}), 13)));
   cs.push_back(untyped(make("ReduceMax_u8_untyped", "ReduceMax", {in(DataType::kUInt8, {8, 9}, 0, 255)},
                             {attr_ints("axes", {1})})));

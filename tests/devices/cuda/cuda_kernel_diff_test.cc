@@ -33,6 +33,23 @@ TEST(CudaKernelDiff, Cases_CoverEveryCudaOp) {
   EXPECT_TRUE(missing.empty()) << "CUDA kernels with no differential case:" << missing;
 }
 
+// An untyped case checks what the CUDA kernel does with a type it does not
+// list; once a kernel lists the type, the case must move to another.
+TEST(CudaKernelDiff, UntypedCases_UseTypesTheCudaKernelDoesNotList) {
+  if (!cuda_compiled()) GTEST_SKIP() << "this build has no CUDA kernels (SWITCHYARD_CUDA=OFF or no toolkit)";
+  int untyped = 0;
+  for (const DiffCase& c : cuda_diff_cases()) {
+    if (!c.any_type) continue;
+    ++untyped;
+    const DataType t = c.inputs.at(0).type;
+    EXPECT_EQ(KernelRegistry::builtin().find(c.domain, c.op, c.opset, DeviceKind::kCuda, t), nullptr)
+        << c.name << ": the CUDA kernel lists " << dtype_name(t);
+    EXPECT_NE(KernelRegistry::builtin().find(c.domain, c.op, c.opset, DeviceKind::kCpu, t), nullptr)
+        << c.name << ": no CPU kernel to fall back to";
+  }
+  EXPECT_GT(untyped, 0);
+}
+
 // The harness and the cases on a machine without a GPU: a second CPU device
 // with its own memory and worker thread takes the GPU's part, so every case
 // is accepted by the CPU kernel, inputs and outputs cross memory spaces, and

@@ -305,6 +305,48 @@ TEST_F(FakeGpu, Sessions_ShareEachGpusStreams) {
   EXPECT_EQ(fake_cuda::stats().streams, streams) << "a later session opened its own streams";
 }
 
+// A float16 CNN block under `gpu`: every node has a CUDA kernel for its
+// 16-bit types and attributes (BatchNormalization with float parameters,
+// as ONNX allows), so nothing runs on the host and only the inputs and
+// outputs cross.
+TEST_F(FakeGpu, HalfPrecisionCnn_StaysOnTheGpu) {
+  constexpr int kF16 = onnx::TensorProto::FLOAT16, kF32 = onnx::TensorProto::FLOAT;
+  auto m = testing::new_model(17);
+  testing::GraphBuilder g(m.mutable_graph());
+  g.input("x", kF16, {2, 3, 16, 16}).input("w", kF16, {8, 3, 3, 3});
+  for (const char* p : {"scale", "bias", "mean", "var"}) g.input(p, kF32, {8});
+  g.output("pooled", kF16, {2, 8, 1, 1}).output("mean_hw", kF16, {2, 8}).output("best", onnx::TensorProto::INT64,
+                                                                                  {2, 1, 1});
+  auto ints = [](onnx::NodeProto* n, const char* name, std::vector<int64_t> v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t x : v) a->add_ints(x);
+  };
+  ints(g.node("Conv", {"x", "w"}, {"c"}), "pads", {1, 1, 1, 1});
+  g.node("Abs", {"var"}, {"var_pos"});  // a variance is never negative
+  g.node("BatchNormalization", {"c", "scale", "bias", "mean", "var_pos"}, {"bn"});
+  g.node("Relu", {"bn"}, {"r"});
+  auto* pool = g.node("MaxPool", {"r"}, {"p"});
+  ints(pool, "kernel_shape", {2, 2});
+  ints(pool, "strides", {2, 2});
+  g.node("GlobalAveragePool", {"p"}, {"pooled"});
+  auto* mean = g.node("ReduceMean", {"p"}, {"mean_hw"});
+  ints(mean, "axes", {2, 3});
+  mean->add_attribute()->set_name("keepdims");
+  mean->mutable_attribute(1)->set_type(onnx::AttributeProto::INT);
+  mean->mutable_attribute(1)->set_i(0);
+  g.node("ArgMax", {"pooled"}, {"best"});
+  auto loaded = testing::load_model(m);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  std::shared_ptr<const Model> model = std::move(*loaded);
+  auto s = Session::create(model, on_fake_gpus("cuda:0,cpu", "gpu"));
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  const std::vector<int64_t> placed = expect_same_as_cpu(model, **s, {inputs_for(*model, 1), inputs_for(*model, 2)});
+  EXPECT_EQ(placed[0], 2 * 8) << "kernel nodes on cuda:0";
+  EXPECT_EQ(placed[1], 0) << "kernel nodes on the CPU";
+}
+
 // An op only the CPU runs, in a session given GPUs alone: the error says
 // to add a CPU, which would take the node.
 TEST_F(FakeGpu, CpuOnlyOp_WithoutCpuDevice_SaysToAddOne) {
