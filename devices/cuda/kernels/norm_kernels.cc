@@ -1,6 +1,6 @@
 // CUDA Layer- and RMSNormalization, Instance- and GroupNormalization,
-// MeanVarianceNormalization and LpNormalization, float and double (Layer-
-// and RMSNormalization float16 and bfloat16 too, computed in float). Attribute
+// MeanVarianceNormalization and LpNormalization, float and double (the first
+// four float16 and bfloat16 too, computed in float). Attribute
 // parsing, shapes and validation are shared with the CPU kernels
 // (reduction_common.h) or follow them (cpu norm_kernels.cc).
 #include <vector>
@@ -31,11 +31,10 @@ const std::vector<DataType>& norm_types() {
   return k;
 }
 
-const std::vector<DataType>& layer_norm_types() {
+const std::vector<DataType>& row_norm_types() {
   static const std::vector<DataType> k{DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16};
   return k;
 }
-
 
 // Another type reaches these kernels only when the value's static type was
 // unknown at placement: declined (Unimplemented), so the node runs on the
@@ -160,7 +159,7 @@ class GroupedNormKernel final : public Kernel {
   Status compute(KernelContext& ctx) const override {
     const Node& node = ctx.node();
     const Tensor& x = ctx.input(0);
-    RETURN_IF_ERROR(check_input(node, x, "input"));
+    RETURN_IF_ERROR(check_input(node, x, "input", /*halves=*/true));
     RETURN_IF_ERROR(check_param(node, x, ctx.input(1), "scale"));
     RETURN_IF_ERROR(check_param(node, x, ctx.input(2), "bias"));
     ASSIGN_OR_RETURN(GroupedNormShape sh, resolve_grouped_norm_shape(node, x, ctx.input(1), ctx.input(2), attrs_));
@@ -176,11 +175,16 @@ class GroupedNormKernel final : public Kernel {
     m.epsilon = attrs_.epsilon;
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     cudaError_t err = cudaSuccess;
-    visit_norm_type(x.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      err = launch_grouped_norm<T>(x.data<T>(), ctx.input(1).data<T>(), ctx.input(2).data<T>(), y->data<T>(), m,
-                                   l.stream);
-    });
+    if (is_16bit_float(x.dtype())) {
+      err = launch_grouped_norm_16(static_cast<int>(x.dtype()), x.raw(), ctx.input(1).raw(), ctx.input(2).raw(),
+                                   y->raw(), m, l.stream);
+    } else {
+      visit_norm_type(x.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        err = launch_grouped_norm<T>(x.data<T>(), ctx.input(1).data<T>(), ctx.input(2).data<T>(), y->data<T>(), m,
+                                     l.stream);
+      });
+    }
     CUDA_RETURN_IF_ERROR(err);
     return OkStatus();
   }
@@ -269,10 +273,10 @@ class LpNormKernel final : public Kernel {
 }  // namespace
 
 void register_cuda_norm_kernels(KernelRegistry& r) {
-  add_cuda_kernel<LayerNormKernel>(r, "LayerNormalization", 17, layer_norm_types());
-  add_cuda_kernel<LayerNormKernel>(r, "RMSNormalization", 23, layer_norm_types());
-  add_cuda_kernel<GroupedNormKernel>(r, "InstanceNormalization", 1, norm_types());
-  add_cuda_kernel<GroupedNormKernel>(r, "GroupNormalization", 18, norm_types());
+  add_cuda_kernel<LayerNormKernel>(r, "LayerNormalization", 17, row_norm_types());
+  add_cuda_kernel<LayerNormKernel>(r, "RMSNormalization", 23, row_norm_types());
+  add_cuda_kernel<GroupedNormKernel>(r, "InstanceNormalization", 1, row_norm_types());
+  add_cuda_kernel<GroupedNormKernel>(r, "GroupNormalization", 18, row_norm_types());
   add_cuda_kernel<MvnKernel>(r, "MeanVarianceNormalization", 1, norm_types());
   add_cuda_kernel<LpNormKernel>(r, "LpNormalization", 1, norm_types());
 }

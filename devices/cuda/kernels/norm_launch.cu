@@ -1,5 +1,5 @@
 // CUDA Layer-, RMS-, Instance-, Group-, MeanVariance- and LpNormalization. Each follows
-// its CPU kernel's arithmetic (two-pass mean and variance in float, or in
+// its CPU kernel's arithmetic (the row norms take float16 and bfloat16 too) (two-pass mean and variance in float, or in
 // double for double; MVN's single-pass double moments) so both backends
 // agree up to summation order.
 #include <cuda_bf16.h>
@@ -204,17 +204,22 @@ cudaError_t launch_layer_norm(const T* x, const T* scale, const T* bias, T* y, S
   return run_row_norm<T, S, false>(x, scale, bias, y, mean, inv_std, m, stream);
 }
 
+// Calls f(T{}) with the 16-bit float type of ONNX code `dtype`.
+template <typename F>
+cudaError_t visit_16(int dtype, F&& f) {
+  if (dtype == 10) return f(__half{});
+  if (dtype == 16) return f(__nv_bfloat16{});
+  return cudaErrorNotSupported;
+}
+
 template <typename S>
 cudaError_t launch_layer_norm_16(int dtype, const void* x, const void* scale, const void* bias, void* y, S* mean,
                                  S* inv_std, const NormMeta& m, cudaStream_t stream) {
-  auto run = [&](auto tag) {
+  return visit_16(dtype, [&](auto tag) {
     using T = decltype(tag);
     return run_row_norm<T, S, false>(static_cast<const T*>(x), static_cast<const T*>(scale),
                                      static_cast<const T*>(bias), static_cast<T*>(y), mean, inv_std, m, stream);
-  };
-  if (dtype == 10) return run(__half{});
-  if (dtype == 16) return run(__nv_bfloat16{});
-  return cudaErrorNotSupported;
+  });
 }
 
 template <typename T>
@@ -223,6 +228,15 @@ cudaError_t launch_grouped_norm(const T* x, const T* scale, const T* bias, T* y,
   if (m.groups <= 0 || m.per_group <= 0 || m.spatial <= 0 || m.cols != m.per_group * m.spatial)
     return cudaErrorInvalidValue;
   return run_row_norm<T, T, true>(x, scale, bias, y, static_cast<T*>(nullptr), static_cast<T*>(nullptr), m, stream);
+}
+
+cudaError_t launch_grouped_norm_16(int dtype, const void* x, const void* scale, const void* bias, void* y,
+                                   const NormMeta& m, cudaStream_t stream) {
+  return visit_16(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    return launch_grouped_norm<T>(static_cast<const T*>(x), static_cast<const T*>(scale), static_cast<const T*>(bias),
+                                  static_cast<T*>(y), m, stream);
+  });
 }
 
 template <typename T>

@@ -54,6 +54,11 @@ template <typename T>
 cudaError_t launch_grouped_norm(const T* x, const T* scale, const T* bias, T* y, const NormMeta& m,
                                  cudaStream_t stream);
 
+// The same for float16 (dtype 10) or bfloat16 (16) tensors, computed in
+// float; cudaErrorNotSupported for another dtype.
+cudaError_t launch_grouped_norm_16(int dtype, const void* x, const void* scale, const void* bias, void* y,
+                                   const NormMeta& m, cudaStream_t stream);
+
 // MeanVarianceNormalization: statistics per kept index of `g` (only the
 // group tables and counts are used), over its reduced elements.
 template <typename T>

@@ -478,6 +478,13 @@ void add_dnn(std::vector<DiffCase>& cs) {
   cs.push_back(tol(opset(make("GroupNormalization_21_per_channel", "GroupNormalization",
                               {f64({2, 12, 7, 5}), f64({12}), f64({12})}, {attr_int("num_groups", 3)}), 21), 1e-10,
                    1e-10));
+  // 16-bit grouped norms: InstanceNormalization over 256-thread rows, and
+  // GroupNormalization-21 (a scale a channel) over 64-thread rows.
+  cs.push_back(tol(make("InstanceNormalization_f16", "InstanceNormalization",
+                        {in(kF16, {2, 8, 40, 41}), in(kF16, {8}), in(kF16, {8})}), 2e-3, 2e-3));
+  cs.push_back(tol(opset(make("GroupNormalization_21_bf16", "GroupNormalization",
+                              {in(DataType::kBFloat16, {2, 12, 7, 5}), in(DataType::kBFloat16, {12}),
+                               in(DataType::kBFloat16, {12})}, {attr_int("num_groups", 3)}), 21), 2e-2, 2e-2));
   // RMSNormalization: 256-thread rows with the scale broadcast along the
   // first normalised axis, and 64-thread rows in double.
   cs.push_back(tol(opset(make("RMSNormalization_wide_broadcast_scale", "RMSNormalization",
@@ -516,8 +523,6 @@ void add_unlisted_types(std::vector<DiffCase>& cs) {
                             {attr_ints("axes", {1})})));
   cs.push_back(untyped(make("TopK_i8_untyped", "TopK", {in(DataType::kInt8, {4, 50}, -100, 100), ints({3})}, {}, 2)));
   cs.push_back(untyped(make("CumSum_f16_untyped", "CumSum", {in(kF16, {100}), scalar(DataType::kInt64, 0)})));
-  cs.push_back(untyped(make("InstanceNormalization_f16_untyped", "InstanceNormalization",
-                            {in(kF16, {2, 3, 50}), in(kF16, {3}), in(kF16, {3})})));
 }
 
 }  // namespace
