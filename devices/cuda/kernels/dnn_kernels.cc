@@ -1,7 +1,7 @@
 // CUDA pooling (MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool),
 // BatchNormalization (inference), Softmax / LogSoftmax and LRN on cuDNN,
-// float and double; pooling, BatchNormalization and softmax float16 too.
-// Every tensor is viewed as the 4-D or 5-D NCHW layout cuDNN wants;
+// float and double; pooling and BatchNormalization float16 too, softmax
+// float16 and bfloat16 in softmax_launch.cu. Every tensor is viewed as the 4-D or 5-D NCHW layout cuDNN wants;
 // reshaping a packed tensor that way costs nothing.
 //
 // What cuDNN cannot reproduce exactly is refused in init() (the planner then
@@ -17,6 +17,7 @@
 #include "devices/cuda/kernels/blas_dnn_common.h"
 #include "devices/cuda/kernels/cuda_kernels.h"
 #include "devices/cuda/kernels/elementwise_launch.h"
+#include "devices/cuda/kernels/softmax_launch.h"
 
 namespace sy::cuda::dnn {
 namespace {
@@ -286,9 +287,13 @@ class SoftmaxKernel final : public Kernel {
     const Node& node = ctx.node();
     const Tensor& x = ctx.input(0);
     if (!x.defined()) return InvalidArgument(node.describe(), ": missing input");
-    // float16 rows too: cuDNN computes them in float and rounds once, as the
-    // CPU kernel does. (bfloat16 stays on the CPU.)
-    ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), log_ ? "LogSoftmax" : "Softmax", Also16::kHalf));
+    // 16-bit rows run in this project's kernel (softmax_launch.cu), which
+    // follows the CPU kernel's float steps; cuDNN takes float and double.
+    const bool half = x.dtype() == DataType::kFloat16 || x.dtype() == DataType::kBFloat16;
+    cudnnDataType_t type = CUDNN_DATA_FLOAT;
+    if (!half) {
+      ASSIGN_OR_RETURN(type, cudnn_type(x.dtype(), log_ ? "LogSoftmax" : "Softmax"));
+    }
     const int64_t rank = static_cast<int64_t>(x.rank());
     int64_t outer = 1, d = 1, inner = 1;
     if (rank > 0) {
@@ -312,6 +317,11 @@ class SoftmaxKernel final : public Kernel {
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
     if (y->numel() == 0) return OkStatus();
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    if (half) {
+      CUDA_RETURN_IF_ERROR(
+          launch_softmax_16(static_cast<int>(x.dtype()), x.raw(), y->raw(), outer, d, inner, log_, l.stream));
+      return OkStatus();
+    }
     ASSIGN_OR_RETURN(cudnnHandle_t h, l.cudnn());
     TensorDesc desc;
     RETURN_IF_ERROR(desc.set(type, std::vector<int64_t>{outer, d, inner, 1}));
@@ -390,8 +400,10 @@ void register_dnn_kernels(KernelRegistry& r) {
   add_cuda_kernel<GlobalAveragePoolKernel>(r, "GlobalAveragePool", 1, fdh);
   // Opsets 7-8 differ from 9 only by the `spatial` attribute (checked in init).
   add_cuda_kernel<BatchNormKernel>(r, "BatchNormalization", 7, fdh);
-  add_cuda_kernel<SoftmaxKernel>(r, "Softmax", 1, fdh);
-  add_cuda_kernel<SoftmaxKernel>(r, "LogSoftmax", 1, fdh);
+  const std::vector<DataType> softmax_types = {DataType::kFloat, DataType::kDouble, DataType::kFloat16,
+                                               DataType::kBFloat16};
+  add_cuda_kernel<SoftmaxKernel>(r, "Softmax", 1, softmax_types);
+  add_cuda_kernel<SoftmaxKernel>(r, "LogSoftmax", 1, softmax_types);
   add_cuda_kernel<LrnKernel>(r, "LRN", 1, fd);
 }
 

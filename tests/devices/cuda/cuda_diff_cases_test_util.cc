@@ -439,9 +439,14 @@ void add_dnn(std::vector<DiffCase>& cs) {
   cs.push_back(tol(opset(make("BatchNormalization_f32_double_stats", "BatchNormalization",
                               {f32({2, 32, 50}), f32({32}), f32({32}), f64({32}), f64({32}, 0.5, 2)}), 15),
                    1e-5, 1e-5));
-  // 16-bit rows: float16 through cuDNN's softmax; Layer- and RMSNormalization
-  // read and write 16-bit values and compute in float, on both block sizes.
+  // 16-bit rows, computed in float: Softmax and LogSoftmax a block a row
+  // (64 and 256 threads) and a thread a line (axis not innermost); Layer-
+  // and RMSNormalization on both block sizes.
   cs.push_back(tol(opset(make("Softmax_f16", "Softmax", {in(kF16, {32, 1000}, -8, 8)}), 13), 2e-3, 1e-4));
+  cs.push_back(tol(opset(make("Softmax_bf16_long_rows", "Softmax", {in(DataType::kBFloat16, {8, 5000}, -8, 8)}), 13),
+                   1e-2, 1e-4));
+  cs.push_back(tol(opset(make("LogSoftmax_bf16_middle_axis", "LogSoftmax", {in(DataType::kBFloat16, {4, 300, 33}, -8, 8)},
+                              {attr_int("axis", 1)}), 13), 1e-2, 1e-2));
   cs.push_back(tol(opset(make("LogSoftmax_f16_axis1", "LogSoftmax", {in(kF16, {8, 50, 7}, -8, 8)},
                               {attr_int("axis", 1)}), 13), 2e-3, 2e-3));
   cs.push_back(tol(make("LayerNormalization_f16_stats", "LayerNormalization",
@@ -518,7 +523,6 @@ void add_unlisted_types(std::vector<DiffCase>& cs) {
   cs.push_back(untyped(opset(make("BatchNormalization_bf16_untyped", "BatchNormalization",
                                   {in(DataType::kBFloat16, {2, 3, 5}), f32({3}), f32({3}), f32({3}), f32({3}, 1, 2)}),
                              15)));
-  cs.push_back(untyped(opset(make("Softmax_bf16_untyped", "Softmax", {in(DataType::kBFloat16, {4, 50})}), 13)));
   cs.push_back(untyped(make("ReduceMax_u8_untyped", "ReduceMax", {in(DataType::kUInt8, {8, 9}, 0, 255)},
                             {attr_ints("axes", {1})})));
   cs.push_back(untyped(make("TopK_i8_untyped", "TopK", {in(DataType::kInt8, {4, 50}, -100, 100), ints({3})}, {}, 2)));
