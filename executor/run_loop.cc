@@ -26,7 +26,9 @@ StatusOr<Tensor> RunLoop::copy_to_host(const Tensor& t) {
   const int from = env_.topology ? env_.topology->index_of(t.space()) : -1;
   int dev = 0;
   if (from >= 0 && env_.copy_engine) dev = (*env_.copy_engine)[static_cast<size_t>(from) * num_spaces_ + host_space_];
-  return devices_[static_cast<size_t>(dev)]->copy(t, kHostSpace);
+  StatusOr<Tensor> r = devices_[static_cast<size_t>(dev)]->copy(t, kHostSpace);
+  if (!r.ok()) return r.status().with_context(on_device("copying a value to the host", dev));
+  return r;
 }
 
 void RunLoop::on_complete(DeviceTask* task) {

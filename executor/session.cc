@@ -295,7 +295,11 @@ void Session::build_copy_engines() {
 StatusOr<Tensor> Session::host_copy(const Tensor& t) const {
   const int space = topology_.index_of(t.space());
   const int dev = space < 0 ? 0 : copy_engine_[static_cast<size_t>(space) * topology_.num_spaces() + topology_.index_of(kHostSpace)];
-  return device_ptrs_[static_cast<size_t>(dev)]->copy(t, kHostSpace);
+  Device& d = *device_ptrs_[static_cast<size_t>(dev)];
+  StatusOr<Tensor> r = d.copy(t, kHostSpace);
+  // A faulted GPU fails here first when its last work was the outputs.
+  if (!r.ok()) return r.status().with_context("copying an output to the host on " + d.info().name);
+  return r;
 }
 
 StatusOr<RunResult> Session::run(const std::map<std::string, RuntimeValue>& inputs, const RunOptions& run_options) const {
