@@ -86,7 +86,9 @@ struct GatherElementsMeta {
 };
 cudaError_t launch_gather_elements(void* dst, const void* src, const void* indices, bool indices64, int unit,
                                    int64_t n, const GatherElementsMeta& m, int* error, cudaStream_t stream);
-#ifdef __CUDACC__
+// Device code only (SY_EMULATED_CUDA: the host emulation of the kernels in
+// tests/devices/cuda/emulated compiles it too).
+#if defined(__CUDACC__) || defined(SY_EMULATED_CUDA)
 // The element offset in data of position i of the indices (row-major over
 // m.dims) with its axis coordinate replaced by g, an in-range index. Shared
 // by GatherElements and ScatterElements.

@@ -1,8 +1,8 @@
 // CUDA kernels of Resize / Upsample (nearest gather, linear and cubic
 // interpolation from host-built tap tables) and Hardmax. The coordinate
 // arithmetic is the host's (resize_kernels.cc); these kernels mirror the CPU
-// kernels' evaluation order so that results match them exactly, not just
-// within a tolerance.
+// kernels' evaluation order: nearest and Hardmax match them exactly, the
+// interpolation to the CPU's precision (see interp_at).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -98,8 +98,10 @@ __global__ void resize_nearest_kernel(U* __restrict__ dst, const U* __restrict__
 // over the taps of the last resized axis of the sums over the taps of the one
 // before, and so on down to the input, which is what this recursion computes
 // (slot J is the J-th resized axis; slot 0 is the innermost sum). __dmul_rn
-// and __dadd_rn keep nvcc from fusing them into an FMA the CPU does not do,
-// so the doubles, and hence the rounded results, are identical.
+// and __dadd_rn keep nvcc from fusing them into FMAs, so every GPU computes
+// the same doubles. (The CPU sums float tensors in float, and uses FMAs
+// where its machine has them: the results agree to its precision, not bit
+// for bit.)
 template <int J, int NT, typename T, typename I>
 __device__ __forceinline__ double interp_at(const T* __restrict__ src, I off, const I (&cs)[kResizeMaxInterpAxes],
                                             const ResizeMeta& m, const int64_t* __restrict__ offsets,

@@ -16,8 +16,6 @@
 namespace sy::testing {
 namespace {
 
-uint64_t seed_of(const DiffCase& c) { return std::hash<std::string>{}(c.name); }
-
 TEST(CudaKernelDiff, CaseNames_AreUnique) {
   std::set<std::string> names;
   for (const DiffCase& c : cuda_diff_cases()) EXPECT_TRUE(names.insert(c.name).second) << c.name;
@@ -59,9 +57,9 @@ TEST(CudaKernelDiff, Cases_RunOnSecondCpu_AsOnCpu) {
   CpuDevice other(/*ordinal=*/1, /*threads=*/1, /*worker=*/true);
   for (const DiffCase& c : cuda_diff_cases()) {
     SCOPED_TRACE(c.name);
-    DiffRun want = run_diff_case(c, reference, DeviceKind::kCpu, seed_of(c));
+    DiffRun want = run_diff_case(c, reference, DeviceKind::kCpu, diff_seed(c));
     ASSERT_TRUE(want.status.ok()) << want.status.message();
-    DiffRun got = run_diff_case(c, other, DeviceKind::kCpu, seed_of(c));
+    DiffRun got = run_diff_case(c, other, DeviceKind::kCpu, diff_seed(c));
     ASSERT_TRUE(got.status.ok()) << got.status.message();
     EXPECT_EQ(compare_outputs(c, got.outputs, want.outputs), "");
   }
@@ -71,28 +69,9 @@ TEST(CudaKernelDiff, Gpu_MatchesCpu_OnEveryCase) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason();
   auto gpu = create_cuda_device(0);
   ASSERT_TRUE(gpu.ok()) << gpu.status().message();
-  CpuDevice reference;
-  int matched = 0, declined = 0;
-  for (const DiffCase& c : cuda_diff_cases()) {
-    SCOPED_TRACE(c.name);
-    DiffRun want = run_diff_case(c, reference, DeviceKind::kCpu, seed_of(c));
-    ASSERT_TRUE(want.status.ok()) << want.status.message();
-    DiffRun got = run_diff_case(c, **gpu, DeviceKind::kCuda, seed_of(c));
-    if (c.declines || (c.any_type && got.status.code() == StatusCode::kUnimplemented)) {
-      EXPECT_EQ(got.status.code(), StatusCode::kUnimplemented) << got.status.message();
-      declined += got.status.code() == StatusCode::kUnimplemented;
-      continue;
-    }
-    if (!got.status.ok()) {
-      ADD_FAILURE() << c.name << ": " << got.status.message();
-      continue;
-    }
-    const std::string diff = compare_outputs(c, got.outputs, want.outputs);
-    EXPECT_EQ(diff, "") << c.name;
-    matched += diff.empty();
-  }
-  std::printf("%d of %zu cases matched the CPU, %d declined (the CPU runs those)\n", matched,
-              cuda_diff_cases().size(), declined);
+  const DiffTally t = expect_cuda_cases_match_cpu(**gpu);
+  std::printf("%d of %zu cases matched the CPU, %d declined (the CPU runs those)\n", t.matched,
+              cuda_diff_cases().size(), t.declined);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "tests/devices/cuda/kernel_diff_test_util.h"
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -9,6 +11,7 @@
 #include <random>
 #include <type_traits>
 
+#include "devices/cpu/cpu_device.h"
 #include "devices/kernel.h"
 #include "devices/kernel_registry.h"
 #include "devices/value_compare.h"
@@ -159,6 +162,38 @@ std::string compare_outputs(const DiffCase& c, const std::vector<Tensor>& got, c
     if (!diff.empty()) return str_cat("output ", o, ": ", diff);
   }
   return "";
+}
+
+uint64_t diff_seed(const DiffCase& c) { return std::hash<std::string>{}(c.name); }
+
+DiffTally expect_cuda_cases_match_cpu(Device& gpu, const std::function<bool(const DiffCase&)>& skip) {
+  CpuDevice reference;
+  DiffTally tally;
+  for (const DiffCase& c : cuda_diff_cases()) {
+    SCOPED_TRACE(c.name);
+    if (skip && skip(c)) {
+      ++tally.skipped;
+      continue;
+    }
+    const uint64_t seed = diff_seed(c);
+    DiffRun want = run_diff_case(c, reference, DeviceKind::kCpu, seed);
+    EXPECT_TRUE(want.status.ok()) << want.status.message();
+    if (!want.status.ok()) continue;
+    DiffRun got = run_diff_case(c, gpu, DeviceKind::kCuda, seed);
+    if (c.declines || (c.any_type && got.status.code() == StatusCode::kUnimplemented)) {
+      EXPECT_EQ(got.status.code(), StatusCode::kUnimplemented) << got.status.message();
+      tally.declined += got.status.code() == StatusCode::kUnimplemented;
+      continue;
+    }
+    if (!got.status.ok()) {
+      ADD_FAILURE() << c.name << ": " << got.status.message();
+      continue;
+    }
+    const std::string diff = compare_outputs(c, got.outputs, want.outputs);
+    EXPECT_EQ(diff, "") << c.name;
+    tally.matched += diff.empty();
+  }
+  return tally;
 }
 
 }  // namespace sy::testing

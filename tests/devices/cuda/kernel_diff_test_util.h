@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,9 +66,22 @@ struct DiffRun {
 // host. The inputs are drawn from `seed`, so two devices see the same data.
 DiffRun run_diff_case(const DiffCase& c, Device& device, DeviceKind kernel_kind, uint64_t seed);
 
+// The seed of a case's inputs: the same on every device and run.
+uint64_t diff_seed(const DiffCase& c);
+
 // Empty if `got` matches `want` within the case's tolerance; otherwise says
 // which output differs, how many elements, and where the first one is.
 std::string compare_outputs(const DiffCase& c, const std::vector<Tensor>& got, const std::vector<Tensor>& want);
+
+// Runs every case whose name `skip` does not pick on `gpu` with its CUDA
+// kernel and on a CPU, and adds a test failure for each difference. A case
+// the kernel should decline must be declined; an untyped one may be.
+struct DiffTally {
+  int matched = 0;
+  int declined = 0;
+  int skipped = 0;
+};
+DiffTally expect_cuda_cases_match_cpu(Device& gpu, const std::function<bool(const DiffCase&)>& skip = {});
 
 // The case table: at least one case for every op with a CUDA kernel. Each
 // group of cases lives in its own cuda_diff_cases*_test_util.cc.
