@@ -1,5 +1,5 @@
-// The CUDA kernels' device code, run on the host: each devices/cuda/kernels
-// .cu file is compiled as plain C++ (emulate_cu.py rewrites its launches)
+// The CUDA kernels' device code, run on the host: each .cu file of
+// devices/cuda is compiled as plain C++ (emulate_cu.py rewrites its launches)
 // with this header forced in first. It supplies what the kernels use of
 // CUDA: thread and block indices, block barriers, shared memory, warp
 // shuffles, atomics, a few bit casts, and stand-ins for the CUB block
@@ -98,6 +98,8 @@ inline cudaError_t enqueue(cudaStream_t stream, std::function<void()> work) {
   return e;
 }
 
+// Only a faulted fake GPU refuses the host function, and this binary
+// injects no faults; a kernel launch reports nothing either.
 template <typename F>
 void launch(cudaStream_t stream, dim3 grid, dim3 block, F kernel) {
   (void)enqueue(stream, [grid, block, kernel] { run_grid(grid, block, kernel); });
