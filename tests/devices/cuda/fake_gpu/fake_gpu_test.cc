@@ -26,14 +26,21 @@
 #include "ir/onnx_loader.h"
 #include "tests/devices/cuda/fake_gpu/fake_cuda.h"
 #include "tests/devices/cuda/fake_gpu/host_kernels_on_gpu.h"
+#include "tests/devices/cuda/fake_gpu/node_case_sweep_test_util.h"
 #include "tests/executor/model_builder.h"
 
 namespace sy {
 namespace {
 
-namespace fs = std::filesystem;
+using testing::case_dirs;
+using testing::failed_names;
+using testing::first_lines;
+using testing::kNodeCases;
+using testing::share;
+using testing::Sweep;
+using testing::sweep;
 
-constexpr const char* kNodeCases = "/usr/share/libonnx-testdata/data/node";
+namespace fs = std::filesystem;
 
 SessionOptions on_fake_gpus(const std::string& devices, const std::string& policy, uint64_t seed = 0) {
   SessionOptions o;
@@ -57,36 +64,6 @@ class FakeGpu : public ::testing::Test {
   uint64_t before_ = 0;
 };
 
-// ONNX's opset 18-23 node cases, unpacked at configure time.
-const std::string kNewerNodeCases = std::string(SY_BINARY_DIR) + "/onnx-node-newer/onnx-node-opset18-23";
-
-// The case folders under `root`, less the conformance suite's exclusions
-// (and those of the opset 18-23 cases when `newer`).
-std::vector<std::string> case_dirs(const std::string& root, bool newer = false) {
-  std::string err;
-  auto excluded =
-      load_exclusions(std::string(SY_SOURCE_DIR) + "/tests/conformance/exclusions.txt", /*required=*/true, &err);
-  EXPECT_TRUE(err.empty()) << err;
-  if (newer) {
-    excluded.merge(load_exclusions(std::string(SY_SOURCE_DIR) + "/tests/conformance/newer/exclusions.txt",
-                                   /*required=*/true, &err));
-    EXPECT_TRUE(err.empty()) << err;
-  }
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(root))
-    if (e.is_directory() && fs::exists(e.path() / "model.onnx") && !excluded.count(e.path().filename().string()))
-      out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-struct Sweep {
-  int cases = 0;
-  int passed = 0;
-  std::vector<std::string> failed;        // with the reason
-  std::map<std::string, int64_t> placed;  // kernel nodes per device, passing cases
-};
-
 // The model at `path`, or null after a test failure saying why.
 std::shared_ptr<const Model> load(const std::string& path) {
   auto loaded = OnnxLoader().load_file(path);
@@ -95,36 +72,6 @@ std::shared_ptr<const Model> load(const std::string& path) {
     return nullptr;
   }
   return std::move(*loaded);
-}
-
-// Every case under `options`. They all pass on the CPU (the conformance
-// suite's conformance.cpu test), so each failure is a difference.
-Sweep sweep(const std::vector<std::string>& dirs, const SessionOptions& options) {
-  Sweep s;
-  for (const std::string& dir : dirs) {
-    const CaseResult got = run_test_case(dir, options, Tolerance{});
-    ++s.cases;
-    if (got.outcome != CaseResult::Outcome::kPass) {
-      s.failed.push_back(fs::path(dir).filename().string() + ": " + got.reason);
-      continue;
-    }
-    ++s.passed;
-    for (const auto& [dev, n] : got.placed) s.placed[dev] += n;
-  }
-  return s;
-}
-
-std::string first_lines(const std::vector<std::string>& v, size_t n = 20) {
-  std::string out;
-  for (size_t i = 0; i < v.size() && i < n; ++i) out += "  " + v[i] + "\n";
-  return out;
-}
-
-double share(const Sweep& s, const std::string& device) {
-  int64_t all = 0;
-  for (const auto& [d, n] : s.placed) all += n;
-  auto it = s.placed.find(device);
-  return all == 0 || it == s.placed.end() ? 0 : static_cast<double>(it->second) / static_cast<double>(all);
 }
 
 // What `switchyard conformance --devices cuda:0,cpu --policy gpu` checks on
@@ -147,18 +94,14 @@ TEST_F(FakeGpu, NodeCases_PassAsOnCpu_UnderGpuPolicy) {
 // RMSNormalization, RotaryEmbedding, GroupNormalization, Resize-18, ...)
 // are placed on the GPU and give the CPU's pass set.
 TEST_F(FakeGpu, NewerNodeCases_PassAsOnCpu_UnderGpuPolicy) {
-  if (!fs::exists(kNewerNodeCases)) GTEST_SKIP() << kNewerNodeCases << " is missing (unpacked at configure time)";
-  const std::vector<std::string> dirs = case_dirs(kNewerNodeCases, /*newer=*/true);
+  const std::string newer = testing::newer_node_cases();
+  if (!fs::exists(newer)) GTEST_SKIP() << newer << " is missing (unpacked at configure time)";
+  const std::vector<std::string> dirs = case_dirs(newer, /*newer=*/true);
   const Sweep cpu = sweep(dirs, on_fake_gpus("cpu", "cpu"));
   const Sweep gpu = sweep(dirs, on_fake_gpus("cuda:0,cpu", "gpu"));
   EXPECT_GT(cpu.passed, 650);
-  auto names = [](const Sweep& s) {
-    std::set<std::string> out;
-    for (const std::string& f : s.failed) out.insert(f.substr(0, f.find(':')));
-    return out;
-  };
-  EXPECT_EQ(names(gpu), names(cpu)) << "failed on the GPU:\n" << first_lines(gpu.failed) << "failed on the CPU:\n"
-                                    << first_lines(cpu.failed);
+  EXPECT_EQ(failed_names(gpu), failed_names(cpu))
+      << "failed on the GPU:\n" << first_lines(gpu.failed) << "failed on the CPU:\n" << first_lines(cpu.failed);
   EXPECT_GE(share(gpu, "cuda:0"), 0.6);
   std::printf("%d of %d cases passed (%d on the CPU); kernel nodes of the passing cases on cuda:0: %.1f%%\n",
               gpu.passed, gpu.cases, cpu.passed, 100 * share(gpu, "cuda:0"));

@@ -1,0 +1,44 @@
+// Runs ONNX node test cases under session options and tallies passes and
+// where kernel nodes ran: the conformance check of issue 4 (the GPU gives
+// the CPU's pass set, with most nodes on it), for the fake GPUs
+// (fake_gpu_test.cc) and the emulated kernels (emulated_kernels_test.cc).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "executor/session.h"
+
+namespace sy::testing {
+
+inline constexpr const char* kNodeCases = "/usr/share/libonnx-testdata/data/node";
+// ONNX's opset 18-23 node cases, unpacked at configure time.
+std::string newer_node_cases();
+
+// The case folders under `root`, less the conformance suite's exclusions
+// (and those of the opset 18-23 cases when `newer`).
+std::vector<std::string> case_dirs(const std::string& root, bool newer = false);
+
+struct Sweep {
+  int cases = 0;
+  int passed = 0;
+  std::vector<std::string> failed;        // "case: reason"
+  std::map<std::string, int64_t> placed;  // kernel nodes per device, passing cases
+};
+
+// Every case of `dirs` under `options`.
+Sweep sweep(const std::vector<std::string>& dirs, const SessionOptions& options);
+
+// The names of the failed cases.
+std::set<std::string> failed_names(const Sweep& s);
+
+// The first `n` entries, one a line, for a failure message.
+std::string first_lines(const std::vector<std::string>& v, size_t n = 20);
+
+// The share of the passing cases' kernel nodes that ran on `device`.
+double share(const Sweep& s, const std::string& device);
+
+}  // namespace sy::testing
