@@ -69,6 +69,22 @@ TEST(EmulatedGpu, NodeCases_PassAsOnCpu_UnderGpuPolicy) {
   expect_node_cases_pass_as_on_cpu(kNodeCases, /*newer=*/false);
 }
 
+// Issue 4's random-placement check: each node a coin toss between the CPU
+// and cuda:0, so values cross between them in both directions.
+TEST(EmulatedGpu, NodeCases_PassAsOnCpu_UnderRandomOverCpuAndGpu) {
+  if (!std::filesystem::exists(kNodeCases))
+    GTEST_SKIP() << kNodeCases << " is missing (Debian package libonnx-testdata)";
+  SessionOptions random;
+  random.devices = "cpu,cuda:0";
+  random.policy = "random";
+  random.policy_options.seed = 3;
+  const Sweep s = sweep(case_dirs(kNodeCases), random);
+  EXPECT_TRUE(s.failed.empty()) << s.failed.size() << " of " << s.cases << " cases failed:\n" << first_lines(s.failed);
+  EXPECT_GT(share(s, "cuda:0"), 0.2);
+  EXPECT_GT(share(s, "cpu:0"), 0.2);
+  std::printf("%d of %d cases passed; kernel nodes on cuda:0: %.1f%%\n", s.passed, s.cases, 100 * share(s, "cuda:0"));
+}
+
 TEST(EmulatedGpu, NewerNodeCases_PassAsOnCpu_UnderGpuPolicy) {
   const std::string root = newer_node_cases();
   if (!std::filesystem::exists(root)) GTEST_SKIP() << root << " is missing (unpacked at configure time)";
