@@ -33,7 +33,6 @@ namespace sy {
 namespace {
 
 using testing::case_dirs;
-using testing::failed_names;
 using testing::first_lines;
 using testing::kNodeCases;
 using testing::share;
@@ -96,15 +95,9 @@ TEST_F(FakeGpu, NodeCases_PassAsOnCpu_UnderGpuPolicy) {
 TEST_F(FakeGpu, NewerNodeCases_PassAsOnCpu_UnderGpuPolicy) {
   const std::string newer = testing::newer_node_cases();
   if (!fs::exists(newer)) GTEST_SKIP() << newer << " is missing (unpacked at configure time)";
-  const std::vector<std::string> dirs = case_dirs(newer, /*newer=*/true);
-  const Sweep cpu = sweep(dirs, on_fake_gpus("cpu", "cpu"));
-  const Sweep gpu = sweep(dirs, on_fake_gpus("cuda:0,cpu", "gpu"));
+  const Sweep cpu = testing::expect_pass_set_of_cpu(case_dirs(newer, /*newer=*/true), on_fake_gpus("cpu", "cpu"),
+                                                    on_fake_gpus("cuda:0,cpu", "gpu"), 0.6);
   EXPECT_GT(cpu.passed, 650);
-  EXPECT_EQ(failed_names(gpu), failed_names(cpu))
-      << "failed on the GPU:\n" << first_lines(gpu.failed) << "failed on the CPU:\n" << first_lines(cpu.failed);
-  EXPECT_GE(share(gpu, "cuda:0"), 0.6);
-  std::printf("%d of %d cases passed (%d on the CPU); kernel nodes of the passing cases on cuda:0: %.1f%%\n",
-              gpu.passed, gpu.cases, cpu.passed, 100 * share(gpu, "cuda:0"));
 }
 
 // Random placement over a CPU and two GPUs, with the streams' operations

@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -32,13 +31,16 @@ struct Sweep {
 // Every case of `dirs` under `options`.
 Sweep sweep(const std::vector<std::string>& dirs, const SessionOptions& options);
 
-// The names of the failed cases.
-std::set<std::string> failed_names(const Sweep& s);
-
 // The first `n` entries, one a line, for a failure message.
 std::string first_lines(const std::vector<std::string>& v, size_t n = 20);
 
 // The share of the passing cases' kernel nodes that ran on `device`.
 double share(const Sweep& s, const std::string& device);
+
+// Runs `dirs` under `cpu` and under `gpu`: the GPU run must fail exactly
+// the cases the CPU run fails, with at least `min_share` of its kernel
+// nodes on cuda:0. Prints the tally; returns the CPU run.
+Sweep expect_pass_set_of_cpu(const std::vector<std::string>& dirs, const SessionOptions& cpu,
+                             const SessionOptions& gpu, double min_share);
 
 }  // namespace sy::testing
