@@ -1,11 +1,13 @@
-// Every differential case of a hand-written CUDA kernel, run without a GPU:
-// the kernels' host code (devices/cuda/kernels/*.cc) and the real
-// CudaDevice, over the fake CUDA runtime (tests/devices/cuda/fake_gpu), with
-// the device code of every .cu file compiled for the host (emu_cuda.h). It
-// checks what the fake GPU's CPU stand-ins cannot: each kernel's launch
-// metadata, index arithmetic, block and warp reductions, and 16-bit
-// conversions, against the CPU kernel. It cannot show how nvcc's device math
-// and FMA contraction round (the GPU run does, CudaKernelDiff.Gpu_*).
+// The real CUDA kernels without a GPU: their host code
+// (devices/cuda/kernels/*.cc) and the real CudaDevice, over the fake CUDA
+// runtime (tests/devices/cuda/fake_gpu), with the device code of every .cu
+// file compiled for the host (emu_cuda.h). They run every differential case
+// of a hand-written kernel, and issue 4's conformance and random-placement
+// checks over the ONNX node cases. This checks what the fake GPU's CPU
+// stand-ins cannot: each kernel's launch metadata, index arithmetic, block
+// and warp reductions, and 16-bit conversions, against the CPU kernel. It
+// cannot show how nvcc's device math and FMA contraction round (the GPU run
+// does, CudaKernelDiff.Gpu_*).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -39,7 +41,7 @@ TEST(EmulatedGpu, HandWrittenKernels_MatchCpu_OnEveryCase) {
   const DiffTally t = expect_cuda_cases_match_cpu(**gpu, needs_cuda_libraries);
   std::printf("%d cases matched the CPU, %d declined, %d left to the GPU run (cuBLAS/cuDNN)\n", t.matched,
               t.declined, t.skipped);
-  EXPECT_GT(t.matched, 150);
+  EXPECT_GT(t.matched, 350);
   EXPECT_LT(t.skipped, 60);
 }
 
