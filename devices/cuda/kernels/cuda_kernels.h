@@ -28,6 +28,10 @@ void add_cuda_kernel(KernelRegistry& r, const char* op, int since, std::vector<D
   r.add(std::move(d));
 }
 
+// Float16 or bfloat16: the types the kernels with separate 16-bit launchers
+// (reductions, norms, softmax) hand to them, computing in float.
+inline bool is_16bit_float(DataType t) { return t == DataType::kFloat16 || t == DataType::kBFloat16; }
+
 void register_cuda_elementwise_kernels(KernelRegistry& r);  // elementwise_kernels.cc
 void register_cuda_movement_kernels(KernelRegistry& r);     // movement_kernels.cc
 void register_cuda_blas_dnn_kernels(KernelRegistry& r);     // blas_dnn_kernels.cc

@@ -289,7 +289,7 @@ class SoftmaxKernel final : public Kernel {
     if (!x.defined()) return InvalidArgument(node.describe(), ": missing input");
     // 16-bit rows run in this project's kernel (softmax_launch.cu), which
     // follows the CPU kernel's float steps; cuDNN takes float and double.
-    const bool half = x.dtype() == DataType::kFloat16 || x.dtype() == DataType::kBFloat16;
+    const bool half = is_16bit_float(x.dtype());
     cudnnDataType_t type = CUDNN_DATA_FLOAT;
     if (!half) {
       ASSIGN_OR_RETURN(type, cudnn_type(x.dtype(), log_ ? "LogSoftmax" : "Softmax"));

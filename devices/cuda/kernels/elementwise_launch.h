@@ -23,6 +23,7 @@ constexpr int kFloat = 1, kUInt8 = 2, kInt8 = 3, kUInt16 = 4, kInt16 = 5, kInt32
 constexpr uint32_t ew_bit(int t) { return 1u << t; }
 constexpr uint32_t kEwFloats =
     ew_bit(ew_type::kFloat) | ew_bit(ew_type::kDouble) | ew_bit(ew_type::kFloat16) | ew_bit(ew_type::kBFloat16);
+constexpr uint32_t kEwHalfFloats = ew_bit(ew_type::kFloat16) | ew_bit(ew_type::kBFloat16);
 constexpr uint32_t kEwSignedInts =
     ew_bit(ew_type::kInt8) | ew_bit(ew_type::kInt16) | ew_bit(ew_type::kInt32) | ew_bit(ew_type::kInt64);
 constexpr uint32_t kEwUnsignedInts =

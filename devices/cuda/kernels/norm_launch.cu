@@ -8,6 +8,7 @@
 #include <cub/cub.cuh>
 #include <type_traits>
 
+#include "devices/cuda/kernels/elementwise_device.cuh"
 #include "devices/cuda/kernels/norm_launch.h"
 #include "devices/cuda/kernels/reduction_device.cuh"
 
@@ -204,19 +205,11 @@ cudaError_t launch_layer_norm(const T* x, const T* scale, const T* bias, T* y, S
   return run_row_norm<T, S, false>(x, scale, bias, y, mean, inv_std, m, stream);
 }
 
-// Calls f(T{}) with the 16-bit float type of ONNX code `dtype`.
-template <typename F>
-cudaError_t visit_16(int dtype, F&& f) {
-  if (dtype == 10) return f(__half{});
-  if (dtype == 16) return f(__nv_bfloat16{});
-  return cudaErrorNotSupported;
-}
-
 template <typename S>
 cudaError_t launch_layer_norm_16(int dtype, const void* x, const void* scale, const void* bias, void* y, S* mean,
                                  S* inv_std, const NormMeta& m, cudaStream_t stream) {
-  return visit_16(dtype, [&](auto tag) {
-    using T = decltype(tag);
+  return ew::visit<kEwHalfFloats>(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
     return run_row_norm<T, S, false>(static_cast<const T*>(x), static_cast<const T*>(scale),
                                      static_cast<const T*>(bias), static_cast<T*>(y), mean, inv_std, m, stream);
   });
@@ -232,8 +225,8 @@ cudaError_t launch_grouped_norm(const T* x, const T* scale, const T* bias, T* y,
 
 cudaError_t launch_grouped_norm_16(int dtype, const void* x, const void* scale, const void* bias, void* y,
                                    const NormMeta& m, cudaStream_t stream) {
-  return visit_16(dtype, [&](auto tag) {
-    using T = decltype(tag);
+  return ew::visit<kEwHalfFloats>(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
     return launch_grouped_norm<T>(static_cast<const T*>(x), static_cast<const T*>(scale), static_cast<const T*>(bias),
                                   static_cast<T*>(y), m, stream);
   });

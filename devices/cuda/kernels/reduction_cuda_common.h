@@ -33,11 +33,6 @@ bool visit_cuda_reduce_type(DataType t, F&& f) {
   }
 }
 
-// Float16 or bfloat16: types that Reduce*, ArgMax/ArgMin and the
-// normalisations take through their launchers' 16-bit entry points
-// (computing in float), while TopK and CumSum do not.
-inline bool is_16bit_float(DataType t) { return t == DataType::kFloat16 || t == DataType::kBFloat16; }
-
 // OK for a type the launchers are instantiated for; otherwise Unimplemented,
 // so that the node falls back to the CPU kernel. Only a value whose type was
 // unknown at placement reaches a kernel with such a type (the KernelDefs list

@@ -392,14 +392,14 @@ SY_INSTANTIATE_REDUCE(int64_t)
 
 cudaError_t launch_reduce_16(int dtype, ReduceOp op, const void* x, void* y, const ReduceGroups& g, void* workspace,
                              cudaStream_t stream) {
-  return ew::visit<ew_bit(ew_type::kFloat16) | ew_bit(ew_type::kBFloat16)>(dtype, [&](auto tag) {
+  return ew::visit<kEwHalfFloats>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     return launch_reduce<T>(op, static_cast<const T*>(x), static_cast<T*>(y), g, workspace, stream);
   });
 }
 
 cudaError_t launch_arg_reduce_16(int dtype, const void* x, int64_t* y, const ArgMeta& m, cudaStream_t stream) {
-  return ew::visit<ew_bit(ew_type::kFloat16) | ew_bit(ew_type::kBFloat16)>(dtype, [&](auto tag) {
+  return ew::visit<kEwHalfFloats>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     return launch_arg_reduce<T>(static_cast<const T*>(x), y, m, stream);
   });

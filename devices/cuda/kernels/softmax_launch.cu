@@ -77,7 +77,7 @@ __global__ void softmax_lines_kernel(const T* __restrict__ x, T* __restrict__ y,
 cudaError_t launch_softmax_16(int dtype, const void* x, void* y, int64_t outer, int64_t d, int64_t inner, bool log,
                               cudaStream_t stream) {
   if (outer <= 0 || d <= 0 || inner <= 0) return cudaSuccess;
-  return ew::visit<ew_bit(ew_type::kFloat16) | ew_bit(ew_type::kBFloat16)>(dtype, [&](auto tag) {
+  return ew::visit<kEwHalfFloats>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const auto* in = static_cast<const T*>(x);
     auto* out = static_cast<T*>(y);
