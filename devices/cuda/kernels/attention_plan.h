@@ -75,50 +75,53 @@ struct BatchedGemm {
   int64_t a_off = 0, a_stride = 0, b_off = 0, b_stride = 0, c_off = 0, c_stride = 0;
 };
 
+// Where a tile's query rows lie in a dense [pairs, group, Sq, width] buffer
+// (Q for QK^T, Y for PV): whole pairs are one GEMM each of group * Sq rows;
+// a row block of one pair is one GEMM for each of the pair's query heads.
+struct QueryRows {
+  int64_t m = 0, count = 0, off = 0, stride = 0;
+};
+inline QueryRows query_rows(const Tile& t, const Dims& d, int64_t width) {
+  if (t.whole_pairs(d)) {
+    const int64_t m = d.group * d.q_len;
+    return {m, t.pairs, t.pair0 * m * width, m * width};
+  }
+  return {t.n, d.group, (t.pair0 * d.group * d.q_len + t.i0) * width, d.q_len * width};
+}
+
 // scores (the tile's own buffer, from 0) = Q K^T. Whole pairs batch over
-// pairs ([group * Sq, D] each); a row block batches over the pair's heads,
+// pairs, each with its own K; a row block batches over the pair's heads,
 // which share its K (stride 0).
 inline BatchedGemm qk_gemm(const Tile& t, const Dims& d) {
+  const QueryRows q = query_rows(t, d, d.head);
   BatchedGemm g;
   g.trans_b = true;
+  g.m = q.m;
   g.n = d.total_len;
   g.k = d.head;
+  g.count = q.count;
+  g.a_off = q.off;
+  g.a_stride = q.stride;
   g.b_off = t.pair0 * d.total_len * d.head;
-  if (t.whole_pairs(d)) {
-    g.m = d.group * d.q_len;
-    g.count = t.pairs;
-    g.a_off = t.pair0 * d.group * d.q_len * d.head;
-    g.a_stride = g.m * d.head;
-    g.b_stride = d.total_len * d.head;
-  } else {
-    g.m = t.n;
-    g.count = d.group;
-    g.a_off = (t.pair0 * d.group * d.q_len + t.i0) * d.head;
-    g.a_stride = d.q_len * d.head;
-  }
+  g.b_stride = t.whole_pairs(d) ? d.total_len * d.head : 0;
   g.c_stride = g.m * d.total_len;
   return g;
 }
 
-// Y = P V, P being the tile's scores after the softmax.
+// Y = P V, P being the tile's scores after the softmax; V is shared the
+// same way as K.
 inline BatchedGemm pv_gemm(const Tile& t, const Dims& d) {
+  const QueryRows y = query_rows(t, d, d.v_head);
   BatchedGemm g;
+  g.m = y.m;
   g.n = d.v_head;
   g.k = d.total_len;
-  g.b_off = t.pair0 * d.total_len * d.v_head;
-  if (t.whole_pairs(d)) {
-    g.m = d.group * d.q_len;
-    g.count = t.pairs;
-    g.b_stride = d.total_len * d.v_head;
-    g.c_off = t.pair0 * d.group * d.q_len * d.v_head;
-    g.c_stride = g.m * d.v_head;
-  } else {
-    g.m = t.n;
-    g.count = d.group;
-    g.c_off = (t.pair0 * d.group * d.q_len + t.i0) * d.v_head;
-    g.c_stride = d.q_len * d.v_head;
-  }
+  g.count = y.count;
   g.a_stride = g.m * d.total_len;
+  g.b_off = t.pair0 * d.total_len * d.v_head;
+  g.b_stride = t.whole_pairs(d) ? d.total_len * d.v_head : 0;
+  g.c_off = y.off;
+  g.c_stride = y.stride;
   return g;
 }
 
