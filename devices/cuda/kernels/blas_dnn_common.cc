@@ -106,7 +106,8 @@ TensorDesc::~TensorDesc() {
 }
 
 Status TensorDesc::set(cudnnDataType_t type, std::span<const int64_t> dims) {
-  if (dims.size() < 3 || dims.size() > 8) return Internal("cuDNN tensor descriptor of rank ", dims.size());
+  // cudnnSetTensorNdDescriptor refuses fewer than 4 dims (NOT_SUPPORTED).
+  if (dims.size() < 4 || dims.size() > 8) return Internal("cuDNN tensor descriptor of rank ", dims.size());
   RETURN_IF_ERROR(check_int_range(dims, "cuDNN"));
   ASSIGN_OR_RETURN(std::vector<int> d, to_ints(dims, "tensor dim"));
   std::vector<int> strides(d.size());

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,15 +72,14 @@ uint64_t diff_seed(const DiffCase& c);
 // which output differs, how many elements, and where the first one is.
 std::string compare_outputs(const DiffCase& c, const std::vector<Tensor>& got, const std::vector<Tensor>& want);
 
-// Runs every case whose name `skip` does not pick on `gpu` with its CUDA
-// kernel and on a CPU, and adds a test failure for each difference. A case
-// the kernel should decline must be declined; an untyped one may be.
+// Runs every case on `gpu` with its CUDA kernel and on a CPU, and adds a
+// test failure for each difference. A case the kernel should decline must
+// be declined; an untyped one may be.
 struct DiffTally {
   int matched = 0;
   int declined = 0;
-  int skipped = 0;
 };
-DiffTally expect_cuda_cases_match_cpu(Device& gpu, const std::function<bool(const DiffCase&)>& skip = {});
+DiffTally expect_cuda_cases_match_cpu(Device& gpu);
 
 // The case table: at least one case for every op with a CUDA kernel. Each
 // group of cases lives in its own cuda_diff_cases*_test_util.cc.

@@ -1,19 +1,23 @@
 // The real CUDA kernels without a GPU: their host code
 // (devices/cuda/kernels/*.cc) and the real CudaDevice, over the fake CUDA
 // runtime (tests/devices/cuda/fake_gpu), with the device code of every .cu
-// file compiled for the host (emu_cuda.h). They run every differential case
-// of a hand-written kernel, and issue 4's conformance and random-placement
-// checks over the ONNX node cases. This checks what the fake GPU's CPU
-// stand-ins cannot: each kernel's launch metadata, index arithmetic, block
-// and warp reductions, and 16-bit conversions, against the CPU kernel. It
-// cannot show how nvcc's device math and FMA contraction round (the GPU run
-// does, CudaKernelDiff.Gpu_*).
+// file compiled for the host (emu_cuda.h) and cuBLAS and cuDNN emulated
+// from their documentation (fake_cublas.cc, fake_cudnn.cc). They run every
+// differential case, the bundled models, and issue 4's conformance and
+// random-placement checks over the ONNX node cases. This checks what the
+// fake GPU's CPU stand-ins cannot: each kernel's launch metadata, index
+// arithmetic, block and warp reductions, 16-bit conversions, and how it
+// calls the libraries (leading dimensions, strides, descriptors, blend
+// factors, workspaces), against the CPU kernel. It cannot show how nvcc's
+// device math and FMA contraction round, or what the real libraries
+// decline (the GPU run does, CudaKernelDiff.Gpu_*).
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
-#include <set>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "devices/cuda/cuda_backend.h"
@@ -23,32 +27,17 @@
 namespace sy::testing {
 namespace {
 
-// Kernels that call cuBLAS or cuDNN, which need a real GPU; their cases
-// that init() declines still run.
-bool needs_cuda_libraries(const DiffCase& c) {
-  static const std::set<std::string> kLibraryOps = {
-      "MatMul",      "Gemm",          "Conv",          "ConvTranspose",      "FusedConv", "MaxPool",
-      "AveragePool", "GlobalMaxPool", "GlobalAveragePool", "BatchNormalization", "LRN",       "Attention"};
-  if (kLibraryOps.count(c.op)) return !c.declines;
-  // float and double softmax run in cuDNN, the 16-bit ones in softmax_launch.cu.
-  const DataType t = c.inputs.at(0).type;
-  return (c.op == "Softmax" || c.op == "LogSoftmax") && t != DataType::kFloat16 && t != DataType::kBFloat16;
-}
-
-TEST(EmulatedGpu, HandWrittenKernels_MatchCpu_OnEveryCase) {
+TEST(EmulatedGpu, Kernels_MatchCpu_OnEveryCase) {
   auto gpu = create_cuda_device(0);
   ASSERT_TRUE(gpu.ok()) << gpu.status().message();
-  const DiffTally t = expect_cuda_cases_match_cpu(**gpu, needs_cuda_libraries);
-  std::printf("%d cases matched the CPU, %d declined, %d left to the GPU run (cuBLAS/cuDNN)\n", t.matched,
-              t.declined, t.skipped);
-  EXPECT_GT(t.matched, 350);
-  EXPECT_LT(t.skipped, 60);
+  const DiffTally t = expect_cuda_cases_match_cpu(**gpu);
+  std::printf("%d cases matched the CPU, %d declined\n", t.matched, t.declined);
+  EXPECT_GT(t.matched, 400);
 }
 
 // Issue 4's conformance check with the real CUDA kernels: the ONNX node
-// cases under `--devices cuda:0,cpu --policy gpu` pass as on the CPU. Nodes
-// whose kernels need cuBLAS or cuDNN decline here and run on the CPU, so
-// the share on cuda:0 is lower than a GPU's.
+// cases under `--devices cuda:0,cpu --policy gpu` pass as on the CPU, with
+// at least 60% of the kernel nodes on cuda:0.
 void expect_node_cases_pass_as_on_cpu(const std::string& root, bool newer) {
   SessionOptions cpu_only, gpu;
   cpu_only.devices = "cpu";
@@ -78,6 +67,43 @@ TEST(EmulatedGpu, NodeCases_PassAsOnCpu_UnderRandomOverCpuAndGpu) {
   EXPECT_GT(share(s, "cuda:0"), 0.2);
   EXPECT_GT(share(s, "cpu:0"), 0.2);
   std::printf("%d of %d cases passed; kernel nodes on cuda:0: %.1f%%\n", s.passed, s.cases, 100 * share(s, "cuda:0"));
+}
+
+// Whole models with the real kernels: the workloads (random inputs) and
+// the control-flow models (their own inputs) under `gpu`, so loop bodies,
+// branches and scans run their nodes on cuda:0 and values cross back and
+// forth as on a GPU. The libraries sum in another order than the CPU
+// kernels, so outputs match within a tolerance.
+TEST(EmulatedGpu, Models_MatchCpu_UnderGpuPolicy) {
+  namespace fs = std::filesystem;
+  SessionOptions gpu;
+  gpu.devices = "cuda:0,cpu";
+  gpu.policy = "gpu";
+  const fs::path models = fs::path(SY_SOURCE_DIR) / "models";
+  std::vector<std::pair<std::string, std::vector<std::map<std::string, RuntimeValue>>>> runs;
+  for (const auto& e : fs::directory_iterator(models / "workloads")) {
+    if (e.path().extension() != ".onnx") continue;
+    std::shared_ptr<const Model> model = load_model_file(e.path().string());
+    ASSERT_TRUE(model);
+    runs.push_back({e.path().string(), {random_input_set(*model, 1)}});
+  }
+  for (const std::string& dir : case_dirs((models / "control_flow").string()))
+    runs.push_back({dir + "/model.onnx", bundled_input_sets(dir)});
+  ASSERT_GE(runs.size(), 13u);
+  int64_t on_gpu = 0, on_cpu = 0;
+  for (const auto& [path, inputs] : runs) {
+    SCOPED_TRACE(path);
+    std::shared_ptr<const Model> model = load_model_file(path);
+    ASSERT_TRUE(model);
+    auto s = Session::create(model, gpu);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    const std::vector<int64_t> placed = expect_same_as_cpu(model, **s, inputs, Tolerance{1e-4, 1e-5});
+    on_gpu += placed[0];
+    on_cpu += placed[1];
+  }
+  std::printf("%zu models; kernel nodes on cuda:0: %lld, on the CPU: %lld\n", runs.size(),
+              static_cast<long long>(on_gpu), static_cast<long long>(on_cpu));
+  EXPECT_GT(on_gpu, 2 * on_cpu);
 }
 
 TEST(EmulatedGpu, NewerNodeCases_PassAsOnCpu_UnderGpuPolicy) {

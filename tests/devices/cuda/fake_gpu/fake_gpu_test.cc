@@ -12,18 +12,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
-#include <random>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "cli/case_runner.h"
-#include "cli/random_inputs.h"
-#include "cli/tensor_io.h"
 #include "devices/value_compare.h"
 #include "executor/session.h"
-#include "ir/onnx_loader.h"
 #include "tests/devices/cuda/fake_gpu/fake_cuda.h"
 #include "tests/devices/cuda/fake_gpu/host_kernels_on_gpu.h"
 #include "tests/devices/cuda/fake_gpu/node_case_sweep_test_util.h"
@@ -32,14 +28,21 @@
 namespace sy {
 namespace {
 
+using testing::bundled_input_sets;
 using testing::case_dirs;
+using testing::expect_same_as_cpu;
 using testing::first_lines;
 using testing::kNodeCases;
+using testing::load_model_file;
+using testing::random_input_set;
 using testing::share;
 using testing::Sweep;
 using testing::sweep;
 
 namespace fs = std::filesystem;
+
+// The fake GPUs run the CPU kernels: their results are bit-identical.
+constexpr Tolerance kSameKernels{0, 0};
 
 SessionOptions on_fake_gpus(const std::string& devices, const std::string& policy, uint64_t seed = 0) {
   SessionOptions o;
@@ -62,16 +65,6 @@ class FakeGpu : public ::testing::Test {
  private:
   uint64_t before_ = 0;
 };
-
-// The model at `path`, or null after a test failure saying why.
-std::shared_ptr<const Model> load(const std::string& path) {
-  auto loaded = OnnxLoader().load_file(path);
-  if (!loaded.ok()) {
-    ADD_FAILURE() << path << ": " << loaded.status().message();
-    return nullptr;
-  }
-  return std::move(*loaded);
-}
 
 // What `switchyard conformance --devices cuda:0,cpu --policy gpu` checks on
 // a real GPU, here with the host kernels: the CPU's pass set, with the
@@ -113,41 +106,6 @@ TEST_F(FakeGpu, NodeCases_PassAsOnCpu_UnderRandomOverTwoGpus) {
   EXPECT_GT(fake_cuda::stats().peer_copies, peer_before) << "no value moved between the GPUs";
 }
 
-// Runs `model` on `on` with each of `inputs` (two at once when
-// `two_at_a_time`: concurrent runs share the devices' streams), and on
-// the CPU: the outputs must agree. Returns the kernel nodes each device of
-// `on` ran.
-std::vector<int64_t> expect_same_as_cpu(const std::shared_ptr<const Model>& model, Session& on,
-                                        const std::vector<std::map<std::string, RuntimeValue>>& inputs,
-                                        bool two_at_a_time = false) {
-  std::vector<int64_t> placed(on.devices().size());
-  auto cpu = Session::create(model, on_fake_gpus("cpu", "cpu"));
-  EXPECT_TRUE(cpu.ok()) << cpu.status().message();
-  if (!cpu.ok()) return placed;
-  std::vector<StatusOr<RunResult>> got(inputs.size(), Internal("not run"));
-  for (size_t k = 0; k < inputs.size(); k += two_at_a_time ? 2 : 1) {
-    std::thread other;
-    if (two_at_a_time && k + 1 < inputs.size()) other = std::thread([&, k] { got[k + 1] = on.run(inputs[k + 1]); });
-    got[k] = on.run(inputs[k]);
-    if (other.joinable()) other.join();
-  }
-  for (size_t k = 0; k < inputs.size(); ++k) {
-    auto want = (*cpu)->run(inputs[k]);
-    EXPECT_TRUE(got[k].ok()) << "input set " << k << ": " << got[k].status().message();
-    EXPECT_TRUE(want.ok()) << "input set " << k << ": " << want.status().message();
-    if (!got[k].ok() || !want.ok()) continue;
-    EXPECT_EQ(got[k]->outputs.size(), want->outputs.size());
-    for (size_t o = 0; o < want->outputs.size() && o < got[k]->outputs.size(); ++o) {
-      EXPECT_TRUE(!got[k]->outputs[o].is_tensor() || got[k]->outputs[o].tensor().space() == kHostSpace);
-      // The same CPU kernels compute both.
-      const std::string diff = compare_values(got[k]->outputs[o], want->outputs[o], Tolerance{0, 0});
-      EXPECT_TRUE(diff.empty()) << "input set " << k << ", output " << o << ": " << diff;
-    }
-    for (size_t d = 0; d < placed.size(); ++d) placed[d] += got[k]->stats.nodes_per_device[d];
-  }
-  return placed;
-}
-
 // The bundled control-flow models (If, Loop, Scan, nested, zero trips)
 // with their own inputs: bodies run on the GPUs, and only conditions and
 // trip counts cross to the host.
@@ -159,18 +117,9 @@ TEST_F(FakeGpu, ControlFlowModels_MatchCpu) {
   for (const std::string& dir : case_dirs(root.string())) {
     SCOPED_TRACE(dir);
     ++models;
-    std::shared_ptr<const Model> model = load(dir + "/model.onnx");
+    std::shared_ptr<const Model> model = load_model_file(dir + "/model.onnx");
     ASSERT_TRUE(model);
-    std::vector<std::map<std::string, RuntimeValue>> inputs;
-    for (const auto& set : fs::directory_iterator(dir)) {
-      if (!set.is_directory() || set.path().filename().string().rfind("inputs", 0) != 0) continue;
-      auto& in = inputs.emplace_back();
-      for (const auto& f : fs::directory_iterator(set.path())) {
-        auto t = read_npy(f.path().string());
-        ASSERT_TRUE(t.ok()) << t.status().message();
-        in[f.path().stem().string()] = *t;
-      }
-    }
+    const auto inputs = bundled_input_sets(dir);
     ASSERT_FALSE(inputs.empty());
     for (const auto& [devices, policy] : std::vector<std::pair<std::string, std::string>>{
              {"cuda:0,cpu", "gpu"}, {"cpu,cuda:0,cuda:1", "random"}, {"cpu,cuda:0,cuda:1", "dynamic"}}) {
@@ -178,7 +127,7 @@ TEST_F(FakeGpu, ControlFlowModels_MatchCpu) {
         SCOPED_TRACE(devices + " " + policy + " seed " + std::to_string(seed));
         auto s = Session::create(model, on_fake_gpus(devices, policy, seed));
         ASSERT_TRUE(s.ok()) << s.status().message();
-        const std::vector<int64_t> placed = expect_same_as_cpu(model, **s, inputs);
+        const std::vector<int64_t> placed = expect_same_as_cpu(model, **s, inputs, kSameKernels);
         for (size_t d = 0; d < placed.size(); ++d)
           if ((*s)->devices()[d]->id().kind == DeviceKind::kCuda) on_gpus[policy] += placed[d];
       }
@@ -190,13 +139,6 @@ TEST_F(FakeGpu, ControlFlowModels_MatchCpu) {
   EXPECT_GT(on_gpus["random"], 0);
 }
 
-std::map<std::string, RuntimeValue> inputs_for(const Model& m, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto in = random_inputs(*m.graph, {}, rng);
-  EXPECT_TRUE(in.ok()) << in.status().message();
-  return in.ok() ? *in : std::map<std::string, RuntimeValue>{};
-}
-
 // The workloads under `dynamic`, two runs at a time: the policy moves
 // nodes between the devices as it learns.
 TEST_F(FakeGpu, Workloads_MatchCpu_UnderDynamicWithConcurrentRuns) {
@@ -206,13 +148,13 @@ TEST_F(FakeGpu, Workloads_MatchCpu_UnderDynamicWithConcurrentRuns) {
     if (e.path().extension() != ".onnx") continue;
     SCOPED_TRACE(e.path().filename().string());
     ++models;
-    std::shared_ptr<const Model> model = load(e.path().string());
+    std::shared_ptr<const Model> model = load_model_file(e.path().string());
     ASSERT_TRUE(model);
     auto s = Session::create(model, on_fake_gpus("cpu,cuda:0,cuda:1", "dynamic"));
     ASSERT_TRUE(s.ok()) << s.status().message();
     std::vector<std::map<std::string, RuntimeValue>> inputs;
-    for (uint64_t seed = 0; seed < 8; ++seed) inputs.push_back(inputs_for(*model, seed));
-    const std::vector<int64_t> placed = expect_same_as_cpu(model, **s, inputs, /*two_at_a_time=*/true);
+    for (uint64_t seed = 0; seed < 8; ++seed) inputs.push_back(random_input_set(*model, seed));
+    const std::vector<int64_t> placed = expect_same_as_cpu(model, **s, inputs, kSameKernels, /*two_at_a_time=*/true);
     EXPECT_GT(placed[1] + placed[2], 0) << "dynamic never used the fake GPUs";
   }
   EXPECT_GE(models, 7);
@@ -222,9 +164,9 @@ TEST_F(FakeGpu, Workloads_MatchCpu_UnderDynamicWithConcurrentRuns) {
 // handles, which are bound to them): the first session on each GPU opens
 // it, later ones, concurrent or not, create nothing.
 TEST_F(FakeGpu, Sessions_ShareEachGpusStreams) {
-  std::shared_ptr<const Model> model = load(std::string(SY_SOURCE_DIR) + "/models/workloads/rnn_loop.onnx");
+  std::shared_ptr<const Model> model = load_model_file(std::string(SY_SOURCE_DIR) + "/models/workloads/rnn_loop.onnx");
   ASSERT_TRUE(model);
-  const auto in = inputs_for(*model, 3);
+  const auto in = random_input_set(*model, 3);
   auto first = Session::create(model, on_fake_gpus("cuda:0,cuda:1,cpu", "random"));
   ASSERT_TRUE(first.ok()) << first.status().message();
   const uint64_t streams = fake_cuda::stats().streams;
@@ -278,7 +220,8 @@ TEST_F(FakeGpu, HalfPrecisionCnn_StaysOnTheGpu) {
   std::shared_ptr<const Model> model = std::move(*loaded);
   auto s = Session::create(model, on_fake_gpus("cuda:0,cpu", "gpu"));
   ASSERT_TRUE(s.ok()) << s.status().message();
-  const std::vector<int64_t> placed = expect_same_as_cpu(model, **s, {inputs_for(*model, 1), inputs_for(*model, 2)});
+  const std::vector<int64_t> placed =
+      expect_same_as_cpu(model, **s, {random_input_set(*model, 1), random_input_set(*model, 2)}, kSameKernels);
   EXPECT_EQ(placed[0], 2 * 8) << "kernel nodes on cuda:0";
   EXPECT_EQ(placed[1], 0) << "kernel nodes on the CPU";
 }
@@ -303,9 +246,9 @@ TEST_F(FakeGpu, CpuOnlyOp_WithoutCpuDevice_SaysToAddOne) {
 // kernel, say) fails the run with an error naming the GPU: no hang, no
 // crash, nothing freed under the GPU's queued work.
 TEST_F(FakeGpu, DeviceFault_FailsTheRun) {
-  std::shared_ptr<const Model> model = load(std::string(SY_SOURCE_DIR) + "/models/workloads/rnn_loop.onnx");
+  std::shared_ptr<const Model> model = load_model_file(std::string(SY_SOURCE_DIR) + "/models/workloads/rnn_loop.onnx");
   ASSERT_TRUE(model);
-  const auto in = inputs_for(*model, 5);
+  const auto in = random_input_set(*model, 5);
   for (uint64_t after : {1, 2, 5, 10, 30}) {
     SCOPED_TRACE(after);
     {

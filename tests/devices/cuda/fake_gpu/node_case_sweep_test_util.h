@@ -1,14 +1,17 @@
 // Runs ONNX node test cases under session options and tallies passes and
 // where kernel nodes ran: the conformance check of issue 4 (the GPU gives
 // the CPU's pass set, with most nodes on it), for the fake GPUs
-// (fake_gpu_test.cc) and the emulated kernels (emulated_kernels_test.cc).
+// (fake_gpu_test.cc) and the emulated kernels (emulated_kernels_test.cc);
+// and runs whole models on them against the CPU.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "devices/value_compare.h"
 #include "executor/session.h"
 
 namespace sy::testing {
@@ -42,5 +45,23 @@ double share(const Sweep& s, const std::string& device);
 // nodes on cuda:0. Prints the tally; returns the CPU run.
 Sweep expect_pass_set_of_cpu(const std::vector<std::string>& dirs, const SessionOptions& cpu,
                              const SessionOptions& gpu, double min_share);
+
+// Runs `model` on `on` with each of `inputs` (two at once when
+// `two_at_a_time`: concurrent runs share the devices' streams), and on
+// the CPU: the outputs must agree within `tol`, and come back in host
+// memory. Returns the kernel nodes each device of `on` ran.
+std::vector<int64_t> expect_same_as_cpu(const std::shared_ptr<const Model>& model, Session& on,
+                                        const std::vector<std::map<std::string, RuntimeValue>>& inputs,
+                                        Tolerance tol, bool two_at_a_time = false);
+
+// The model at `path`, or null after a test failure saying why.
+std::shared_ptr<const Model> load_model_file(const std::string& path);
+
+// Random inputs for `m`'s graph inputs, drawn from `seed`.
+std::map<std::string, RuntimeValue> random_input_set(const Model& m, uint64_t seed);
+
+// The input sets bundled with a model of models/control_flow: one map per
+// `inputs*` folder of `dir`, read from its .npy files.
+std::vector<std::map<std::string, RuntimeValue>> bundled_input_sets(const std::string& dir);
 
 }  // namespace sy::testing
