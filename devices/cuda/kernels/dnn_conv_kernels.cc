@@ -10,12 +10,14 @@
 // and negative derived pads. 1-D convolutions run as 2-D with H = 1.
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <vector>
 
 #include "devices/cpu/kernels/nn_common.h"
 #include "devices/cuda/kernels/blas_dnn_common.h"
 #include "devices/cuda/kernels/cuda_kernels.h"
 #include "devices/cuda/kernels/elementwise_launch.h"
+#include "devices/cuda/kernels/geometry_cache.h"
 
 namespace sy::cuda::dnn {
 namespace {
@@ -59,9 +61,41 @@ cudnnMathType_t run_math_type(cudnnDataType_t type, cudnnMathType_t suggested) {
   return type == CUDNN_DATA_FLOAT ? CUDNN_FMA_MATH : suggested;
 }
 
-StatusOr<cudnnConvolutionFwdAlgo_t> forward_algo(cudnnHandle_t h, cudnnDataType_t type, const TensorDesc& x,
-                                                 const FilterDesc& w, const ConvDesc& c, const TensorDesc& y,
-                                                 size_t* ws) {
+// An algorithm chosen for a geometry: what the heuristics suggested, and
+// the workspace it needs.
+template <typename Algo>
+struct AlgoChoice {
+  Algo algo;
+  cudnnMathType_t math;
+  size_t ws;
+};
+
+// The geometry an algorithm choice holds for: the GPU, the data type and
+// the cuDNN descriptors' contents (the output dims follow from them).
+std::vector<int64_t> geometry_key(int device, cudnnDataType_t type, int64_t group,
+                                  std::initializer_list<const std::vector<int64_t>*> dims) {
+  std::vector<int64_t> key{device, static_cast<int64_t>(type), group};
+  for (const std::vector<int64_t>* d : dims) {
+    key.push_back(static_cast<int64_t>(d->size()));  // keeps the lists apart
+    key.insert(key.end(), d->begin(), d->end());
+  }
+  return key;
+}
+
+// Sets the chosen math type on the (fresh) descriptor and returns the
+// algorithm, with its workspace size in *ws.
+template <typename Algo>
+StatusOr<Algo> use(const AlgoChoice<Algo>& choice, cudnnDataType_t type, const ConvDesc& c, size_t* ws) {
+  CUDA_RETURN_IF_ERROR(cudnn_api().SetConvolutionMathType(c.get(), run_math_type(type, choice.math)));
+  *ws = choice.ws;
+  return choice.algo;
+}
+
+StatusOr<cudnnConvolutionFwdAlgo_t> forward_algo(cudnnHandle_t h, const std::vector<int64_t>& key,
+                                                 cudnnDataType_t type, const TensorDesc& x, const FilterDesc& w,
+                                                 const ConvDesc& c, const TensorDesc& y, size_t* ws) {
+  static GeometryCache<AlgoChoice<cudnnConvolutionFwdAlgo_t>> cache;
+  if (auto hit = cache.find(key)) return use(*hit, type, c, ws);
   int max_count = 0;
   CUDA_RETURN_IF_ERROR(cudnn_api().GetConvolutionForwardAlgorithmMaxCount(h, &max_count));
   std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(static_cast<size_t>(std::max(max_count, 1)));
@@ -77,12 +111,16 @@ StatusOr<cudnnConvolutionFwdAlgo_t> forward_algo(cudnnHandle_t h, cudnnDataType_
   }
   CUDA_RETURN_IF_ERROR(cudnn_api().SetConvolutionMathType(c.get(), run_math_type(type, math)));
   CUDA_RETURN_IF_ERROR(cudnn_api().GetConvolutionForwardWorkspaceSize(h, x.get(), w.get(), c.get(), y.get(), algo, ws));
+  cache.put(key, {algo, math, *ws});
   return algo;
 }
 
-StatusOr<cudnnConvolutionBwdDataAlgo_t> backward_data_algo(cudnnHandle_t h, cudnnDataType_t type,
-                                                           const FilterDesc& w, const TensorDesc& dy,
-                                                           const ConvDesc& c, const TensorDesc& dx, size_t* ws) {
+StatusOr<cudnnConvolutionBwdDataAlgo_t> backward_data_algo(cudnnHandle_t h, const std::vector<int64_t>& key,
+                                                           cudnnDataType_t type, const FilterDesc& w,
+                                                           const TensorDesc& dy, const ConvDesc& c,
+                                                           const TensorDesc& dx, size_t* ws) {
+  static GeometryCache<AlgoChoice<cudnnConvolutionBwdDataAlgo_t>> cache;
+  if (auto hit = cache.find(key)) return use(*hit, type, c, ws);
   int max_count = 0;
   CUDA_RETURN_IF_ERROR(cudnn_api().GetConvolutionBackwardDataAlgorithmMaxCount(h, &max_count));
   std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perf(static_cast<size_t>(std::max(max_count, 1)));
@@ -98,6 +136,7 @@ StatusOr<cudnnConvolutionBwdDataAlgo_t> backward_data_algo(cudnnHandle_t h, cudn
   CUDA_RETURN_IF_ERROR(cudnn_api().SetConvolutionMathType(c.get(), run_math_type(type, math)));
   CUDA_RETURN_IF_ERROR(
       cudnn_api().GetConvolutionBackwardDataWorkspaceSize(h, w.get(), dy.get(), c.get(), dx.get(), algo, ws));
+  cache.put(key, {algo, math, *ws});
   return algo;
 }
 
@@ -226,7 +265,8 @@ class ConvKernel final : public Kernel {
     RETURN_IF_ERROR(check_forward_dims(c_desc, x_desc, w_desc, yd, "Conv"));
     size_t ws_bytes = 0;
     ASSIGN_OR_RETURN(cudnnConvolutionFwdAlgo_t algo,
-                     forward_algo(h, type, x_desc, w_desc, c_desc, y_desc, &ws_bytes));
+                     forward_algo(h, geometry_key(l.device, type, group_, {&xd, &wd, &pad, &stride, &dil}), type,
+                                  x_desc, w_desc, c_desc, y_desc, &ws_bytes));
     ASSIGN_OR_RETURN(Tensor ws, workspace(ctx, ws_bytes));
     CUDA_RETURN_IF_ERROR(cudnn_api().ConvolutionForward(h, one_for(x.dtype()), x_desc.get(), xin->raw(), w_desc.get(),
                                                         wt.raw(), c_desc.get(), algo, ws.raw(), ws_bytes,
@@ -331,7 +371,8 @@ class ConvTransposeKernel final : public Kernel {
     RETURN_IF_ERROR(check_forward_dims(c_desc, dx_desc, w_desc, xd, "ConvTranspose"));
     size_t ws_bytes = 0;
     ASSIGN_OR_RETURN(cudnnConvolutionBwdDataAlgo_t algo,
-                     backward_data_algo(h, type, w_desc, dy_desc, c_desc, dx_desc, &ws_bytes));
+                     backward_data_algo(h, geometry_key(l.device, type, group_, {&xd, &wd, &fd, &pad, &stride, &dil}),
+                                        type, w_desc, dy_desc, c_desc, dx_desc, &ws_bytes));
     ASSIGN_OR_RETURN(Tensor ws, workspace(ctx, ws_bytes));
     CUDA_RETURN_IF_ERROR(cudnn_api().ConvolutionBackwardData(h, one_for(x.dtype()), w_desc.get(), wt.raw(),
                                                              dy_desc.get(), x.raw(), c_desc.get(), algo, ws.raw(),

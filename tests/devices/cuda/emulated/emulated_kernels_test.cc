@@ -21,8 +21,10 @@
 #include <vector>
 
 #include "devices/cuda/cuda_backend.h"
+#include "tests/devices/cuda/emulated/fake_cudnn.h"
 #include "tests/devices/cuda/fake_gpu/node_case_sweep_test_util.h"
 #include "tests/devices/cuda/kernel_diff_test_util.h"
+#include "tests/executor/model_builder.h"
 
 namespace sy::testing {
 namespace {
@@ -104,6 +106,53 @@ TEST(EmulatedGpu, Models_MatchCpu_UnderGpuPolicy) {
   std::printf("%zu models; kernel nodes on cuda:0: %lld, on the CPU: %lld\n", runs.size(),
               static_cast<long long>(on_gpu), static_cast<long long>(on_cpu));
   EXPECT_GT(on_gpu, 2 * on_cpu);
+}
+
+// A Conv and a ConvTranspose of `side` x `side` images, under `gpu`.
+std::shared_ptr<const Model> conv_pair(int64_t side) {
+  constexpr int kF32 = onnx::TensorProto::FLOAT;
+  auto m = new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF32, {1, 3, side, side}).input("w", kF32, {4, 3, 3, 3}).input("wt", kF32, {4, 2, 3, 3});
+  g.output("y", kF32, {1, 4, side - 2, side - 2}).output("t", kF32, {1, 2, side, side});
+  g.node("Conv", {"x", "w"}, {"y"});
+  g.node("ConvTranspose", {"y", "wt"}, {"t"});
+  auto loaded = load_model(m);
+  EXPECT_TRUE(loaded.ok()) << loaded.status().message();
+  return loaded.ok() ? std::shared_ptr<const Model>(std::move(*loaded)) : nullptr;
+}
+
+// cuDNN's algorithm heuristics are asked once per geometry and GPU: later
+// runs, and other sessions on the GPU, reuse the choice (GeometryCache),
+// and results stay those of the CPU.
+TEST(EmulatedGpu, ConvAlgorithms_AreQueriedOncePerGeometry) {
+  SessionOptions gpu;
+  gpu.devices = "cuda:0,cpu";
+  gpu.policy = "gpu";
+  const int64_t before = fake_cudnn::algorithm_queries();
+  for (int64_t side : {17, 19}) {
+    SCOPED_TRACE(side);
+    std::shared_ptr<const Model> model = conv_pair(side);
+    ASSERT_TRUE(model);
+    auto s = Session::create(model, gpu);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    const std::vector<int64_t> placed = expect_same_as_cpu(
+        model, **s, {random_input_set(*model, 1), random_input_set(*model, 2)}, Tolerance{1e-4, 1e-5});
+    EXPECT_EQ(placed[0], 4) << "kernel nodes on cuda:0";
+  }
+  // Each size is a new geometry for both ops; the second run of each and
+  // the CPU reference asked nothing.
+  EXPECT_EQ(fake_cudnn::algorithm_queries() - before, 4);
+  auto again = Session::create(conv_pair(17), gpu);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  ASSERT_TRUE((*again)->run(random_input_set(*conv_pair(17), 3)).ok());
+  EXPECT_EQ(fake_cudnn::algorithm_queries() - before, 4) << "a new session asked again";
+  // Another GPU may be another model, with other answers: it asks.
+  gpu.devices = "cuda:1,cpu";
+  auto other = Session::create(conv_pair(17), gpu);
+  ASSERT_TRUE(other.ok()) << other.status().message();
+  ASSERT_TRUE((*other)->run(random_input_set(*conv_pair(17), 3)).ok());
+  EXPECT_EQ(fake_cudnn::algorithm_queries() - before, 6);
 }
 
 TEST(EmulatedGpu, NewerNodeCases_PassAsOnCpu_UnderGpuPolicy) {

@@ -78,4 +78,9 @@ void check_tensor(const cudnnTensorStruct& t, const void* p, const char* what);
 // function failed to launch on the GPU" when the stream cannot take it.
 cudnnStatus_t launch(cudnnHandle_t h, std::function<void()> work);
 
+// Calls of cudnnGetConvolutionForwardAlgorithm_v7 and
+// cudnnGetConvolutionBackwardDataAlgorithm_v7 so far, for tests of the
+// kernels' algorithm cache.
+int64_t algorithm_queries();
+
 }  // namespace sy::fake_cudnn

@@ -13,6 +13,7 @@
 // workspace is scribbled over before the sum, so that a workspace which
 // overlaps an operand corrupts the result as it would on the GPU.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "tests/devices/cuda/emulated/fake_cudnn.h"
@@ -36,6 +37,10 @@ struct cudnnConvolutionStruct {
 };
 
 namespace sy::fake_cudnn {
+
+std::atomic<int64_t> g_algorithm_queries{0};
+int64_t algorithm_queries() { return g_algorithm_queries.load(); }
+
 namespace {
 
 enum class Dir { kForward, kBackwardData };
@@ -490,6 +495,7 @@ cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const
                                                      const cudnnTensorDescriptor_t destDesc,
                                                      const int requestedAlgoCount, int* returnedAlgoCount,
                                                      cudnnConvolutionFwdAlgoPerf_t* perfResults) {
+  g_algorithm_queries.fetch_add(1);
   if (!handle || !returnedAlgoCount || !perfResults || requestedAlgoCount <= 0) return CUDNN_STATUS_BAD_PARAM;
   Geom g;
   const cudnnStatus_t s = check(Dir::kForward, srcDesc, filterDesc, convDesc, destDesc, &g);
@@ -567,6 +573,7 @@ cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(
     cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc,
     const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount,
     int* returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t* perfResults) {
+  g_algorithm_queries.fetch_add(1);
   if (!handle || !returnedAlgoCount || !perfResults || requestedAlgoCount <= 0) return CUDNN_STATUS_BAD_PARAM;
   Geom g;
   const cudnnStatus_t s = check(Dir::kBackwardData, gradDesc, filterDesc, convDesc, diffDesc, &g);
