@@ -30,6 +30,25 @@ if [ ! -d gpu-bundle ]; then
 fi
 # shellcheck disable=SC1091
 source gpu-bundle/env.sh
+# cuBLAS and cuDNN are opened with dlopen when a GPU opens
+# (devices/cuda/cuda_libraries.h); one the loader cannot find sends every
+# MatMul or Conv to the CPU, which would spoil the run's figures. env.sh
+# knows the toolkit's folder and some of PyTorch's wheels; look for the
+# others where the machine keeps Python packages and toolkits.
+for lib in libcublas.so.13 libcublasLt.so.13 libcudnn.so.9; do
+  if python3 -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1])' "$lib" 2> /dev/null; then
+    echo "$lib: found by the loader"
+    continue
+  fi
+  found=$(timeout 60 find /usr /opt /root -name "$lib" 2> /dev/null | head -n 1)
+  if [ -n "$found" ]; then
+    export LD_LIBRARY_PATH="$(dirname "$found"):$LD_LIBRARY_PATH"
+    echo "$lib: $found"
+  else
+    echo "$lib: not found; the kernels that need it will run on the CPU"
+  fi
+done > "$raw/libraries.txt"  # not a pipe: the loop must run in this shell to export
+cat "$raw/libraries.txt"
 export SWITCHYARD_BIN=$PWD/gpu-bundle/bin/switchyard SWITCHYARD_SOURCE_DIR=$PWD
 jobs=$(nproc)
 scale=${STEP_TIMEOUT_SCALE:-1}

@@ -150,6 +150,9 @@ def main():
     files = load(ap.parse_args().results)
     gpu = (text(files, "gpu.txt") or "").strip()
     print(f"GPU (name, driver, memory): {gpu or 'unknown (no gpu.txt)'}\n")
+    libraries = text(files, "libraries.txt")
+    if libraries:
+        print("cuBLAS and cuDNN (libraries.txt):\n\n```\n" + libraries.strip() + "\n```\n")
     status = text(files, "status.txt")
     if status:
         print("Steps (status.txt):\n\n```\n" + status.strip() + "\n```\n")
