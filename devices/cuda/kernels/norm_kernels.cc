@@ -1,6 +1,6 @@
 // CUDA Layer- and RMSNormalization, Instance- and GroupNormalization,
-// MeanVarianceNormalization and LpNormalization, float and double (the first
-// four float16 and bfloat16 too, computed in float). Attribute
+// MeanVarianceNormalization and LpNormalization: float, double, and
+// float16 and bfloat16 computed in float, as on the CPU. Attribute
 // parsing, shapes and validation are shared with the CPU kernels
 // (reduction_common.h) or follow them (cpu norm_kernels.cc).
 #include <vector>
@@ -27,11 +27,6 @@ bool visit_norm_type(DataType t, F&& f) {
 }
 
 const std::vector<DataType>& norm_types() {
-  static const std::vector<DataType> k{DataType::kFloat, DataType::kDouble};
-  return k;
-}
-
-const std::vector<DataType>& row_norm_types() {
   static const std::vector<DataType> k{DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16};
   return k;
 }
@@ -39,9 +34,9 @@ const std::vector<DataType>& row_norm_types() {
 // Another type reaches these kernels only when the value's static type was
 // unknown at placement: declined (Unimplemented), so the node runs on the
 // CPU, which computes the types these kernels do not and rejects the rest.
-Status check_input(const Node& node, const Tensor& t, const char* what, bool halves = false) {
+Status check_input(const Node& node, const Tensor& t, const char* what) {
   if (!t.defined()) return InvalidArgument(node.describe(), ": missing input ", what);
-  if (t.dtype() != DataType::kFloat && t.dtype() != DataType::kDouble && !(halves && is_16bit_float(t.dtype())))
+  if (t.dtype() != DataType::kFloat && t.dtype() != DataType::kDouble && !is_16bit_float(t.dtype()))
     return Unimplemented(node.describe(), ": input ", what, " of type ", dtype_name(t.dtype()), " on CUDA");
   return OkStatus();
 }
@@ -89,7 +84,7 @@ class LayerNormKernel final : public Kernel {
   Status compute(KernelContext& ctx) const override {
     const Node& node = ctx.node();
     const Tensor& x = ctx.input(0);
-    RETURN_IF_ERROR(check_input(node, x, "X", /*halves=*/true));
+    RETURN_IF_ERROR(check_input(node, x, "X"));
     ASSIGN_OR_RETURN(LayerNormShape shape, resolve_layer_norm_shape(node, x, attrs_));
     const Tensor& scale = ctx.input(1);
     // RMSNormalization's scale may have a type of its own (Y takes it),
@@ -159,7 +154,7 @@ class GroupedNormKernel final : public Kernel {
   Status compute(KernelContext& ctx) const override {
     const Node& node = ctx.node();
     const Tensor& x = ctx.input(0);
-    RETURN_IF_ERROR(check_input(node, x, "input", /*halves=*/true));
+    RETURN_IF_ERROR(check_input(node, x, "input"));
     RETURN_IF_ERROR(check_param(node, x, ctx.input(1), "scale"));
     RETURN_IF_ERROR(check_param(node, x, ctx.input(2), "bias"));
     ASSIGN_OR_RETURN(GroupedNormShape sh, resolve_grouped_norm_shape(node, x, ctx.input(1), ctx.input(2), attrs_));
@@ -217,10 +212,14 @@ class MvnKernel final : public Kernel {
     ASSIGN_OR_RETURN(ReduceGroups g, to_reduce_groups(node, make_reduce_plan(x.dims(), red)));
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     cudaError_t err = cudaSuccess;
-    visit_norm_type(x.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      err = launch_mvn<T>(x.data<T>(), y->data<T>(), g, l.stream);
-    });
+    if (is_16bit_float(x.dtype())) {
+      err = launch_mvn_16(static_cast<int>(x.dtype()), x.raw(), y->raw(), g, l.stream);
+    } else {
+      visit_norm_type(x.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        err = launch_mvn<T>(x.data<T>(), y->data<T>(), g, l.stream);
+      });
+    }
     CUDA_RETURN_IF_ERROR(err);
     return OkStatus();
   }
@@ -257,10 +256,14 @@ class LpNormKernel final : public Kernel {
     m.p = static_cast<int>(p_);
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     cudaError_t err = cudaSuccess;
-    visit_norm_type(x.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      err = launch_lp_norm<T>(x.data<T>(), y->data<T>(), m, l.stream);
-    });
+    if (is_16bit_float(x.dtype())) {
+      err = launch_lp_norm_16(static_cast<int>(x.dtype()), x.raw(), y->raw(), m, l.stream);
+    } else {
+      visit_norm_type(x.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        err = launch_lp_norm<T>(x.data<T>(), y->data<T>(), m, l.stream);
+      });
+    }
     CUDA_RETURN_IF_ERROR(err);
     return OkStatus();
   }
@@ -273,10 +276,10 @@ class LpNormKernel final : public Kernel {
 }  // namespace
 
 void register_cuda_norm_kernels(KernelRegistry& r) {
-  add_cuda_kernel<LayerNormKernel>(r, "LayerNormalization", 17, row_norm_types());
-  add_cuda_kernel<LayerNormKernel>(r, "RMSNormalization", 23, row_norm_types());
-  add_cuda_kernel<GroupedNormKernel>(r, "InstanceNormalization", 1, row_norm_types());
-  add_cuda_kernel<GroupedNormKernel>(r, "GroupNormalization", 18, row_norm_types());
+  add_cuda_kernel<LayerNormKernel>(r, "LayerNormalization", 17, norm_types());
+  add_cuda_kernel<LayerNormKernel>(r, "RMSNormalization", 23, norm_types());
+  add_cuda_kernel<GroupedNormKernel>(r, "InstanceNormalization", 1, norm_types());
+  add_cuda_kernel<GroupedNormKernel>(r, "GroupNormalization", 18, norm_types());
   add_cuda_kernel<MvnKernel>(r, "MeanVarianceNormalization", 1, norm_types());
   add_cuda_kernel<LpNormKernel>(r, "LpNormalization", 1, norm_types());
 }

@@ -1,7 +1,8 @@
-// CUDA Layer-, RMS-, Instance-, Group-, MeanVariance- and LpNormalization. Each follows
-// its CPU kernel's arithmetic (the row norms take float16 and bfloat16 too) (two-pass mean and variance in float, or in
-// double for double; MVN's single-pass double moments) so both backends
-// agree up to summation order.
+// CUDA Layer-, RMS-, Instance-, Group-, MeanVariance- and LpNormalization,
+// for float, double, float16 and bfloat16. Each follows its CPU kernel's
+// arithmetic (two-pass mean and variance in float, or in double for double;
+// MVN's single-pass double moments; 16-bit values computed in float) so
+// both backends agree up to summation order.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -17,6 +18,11 @@ namespace {
 
 using namespace reduce_dev;
 
+// float and the 16-bit types compute in float, double in double, as on the
+// CPU (ComputeT); a 16-bit result rounds once, at its store.
+template <typename T>
+using Compute = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
 // ----------------------------------------- LayerNorm / grouped norm rows
 
 __device__ __forceinline__ int64_t param_index(int64_t j, bool dense, const NormMeta& m, const int64_t* strides) {
@@ -28,9 +34,7 @@ template <typename T, typename S, int kBlock, bool kGrouped>
 __global__ void __launch_bounds__(kBlock)
     row_norm_kernel(const T* __restrict__ x, const T* __restrict__ scale, const T* __restrict__ bias,
                     T* __restrict__ y, S* __restrict__ mean_out, S* __restrict__ inv_out, NormMeta m) {
-  // float and the 16-bit types accumulate in float, double in double, as
-  // on the CPU.
-  using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  using C = Compute<T>;
   using BlockReduce = cub::BlockReduce<C, kBlock>;
   __shared__ typename BlockReduce::TempStorage tmp;
   __shared__ C s_mean, s_var;
@@ -122,14 +126,15 @@ constexpr int kMvnBlock = 256;
 // then the output at the same offsets.
 template <typename T>
 __global__ void __launch_bounds__(kMvnBlock) mvn_kernel(const T* __restrict__ x, T* __restrict__ y, ReduceGroups g) {
+  using C = Compute<T>;
   using BlockReduce = cub::BlockReduce<Moments, kMvnBlock>;
   __shared__ typename BlockReduce::TempStorage tmp;
-  __shared__ T s_mean, s_denom;
+  __shared__ C s_mean, s_denom;
   for (int64_t o = blockIdx.x; o < g.out_numel; o += gridDim.x) {
     const int64_t base = offset_of(o, g.num_kept, g.kept_size, g.kept_stride);
     Moments mo{0.0, 0.0};
     for (int64_t r = threadIdx.x; r < g.red_numel; r += kMvnBlock) {
-      const double v = static_cast<double>(x[base + offset_of(r, g.num_red, g.red_size, g.red_stride)]);
+      const double v = static_cast<double>(static_cast<C>(x[base + offset_of(r, g.num_red, g.red_size, g.red_stride)]));
       mo.s += v;
       mo.s2 += v * v;
     }
@@ -138,14 +143,14 @@ __global__ void __launch_bounds__(kMvnBlock) mvn_kernel(const T* __restrict__ x,
       const double cnt = static_cast<double>(g.red_numel);
       const double mean = mo.s / cnt;
       const double var = fmax(0.0, mo.s2 / cnt - mean * mean);
-      s_mean = static_cast<T>(mean);
-      s_denom = static_cast<T>(sqrt(var) + 1e-9);
+      s_mean = static_cast<C>(mean);
+      s_denom = static_cast<C>(sqrt(var) + 1e-9);
     }
     __syncthreads();
-    const T mean = s_mean, denom = s_denom;
+    const C mean = s_mean, denom = s_denom;
     for (int64_t r = threadIdx.x; r < g.red_numel; r += kMvnBlock) {
       const int64_t off = base + offset_of(r, g.num_red, g.red_size, g.red_stride);
-      y[off] = (x[off] - mean) / denom;
+      y[off] = static_cast<T>((static_cast<C>(x[off]) - mean) / denom);
     }
     __syncthreads();
   }
@@ -166,13 +171,15 @@ __device__ __forceinline__ T lp_scaled(T v, T norm) {
 
 template <typename T>
 __global__ void lp_thread_kernel(const T* __restrict__ x, T* __restrict__ y, LpMeta m) {
+  using C = Compute<T>;
   const int64_t lines = m.outer * m.inner;
   for (int64_t t = global_thread(); t < lines; t += grid_threads()) {
     const int64_t base = (t / m.inner) * m.d * m.inner + t % m.inner;
-    T norm = 0;
-    for (int64_t k = 0; k < m.d; ++k) norm += lp_term(x[base + k * m.inner], m.p);
+    C norm = 0;
+    for (int64_t k = 0; k < m.d; ++k) norm += lp_term(static_cast<C>(x[base + k * m.inner]), m.p);
     if (m.p == 2) norm = dev_sqrt(norm);
-    for (int64_t k = 0; k < m.d; ++k) y[base + k * m.inner] = lp_scaled(x[base + k * m.inner], norm);
+    for (int64_t k = 0; k < m.d; ++k)
+      y[base + k * m.inner] = static_cast<T>(lp_scaled(static_cast<C>(x[base + k * m.inner]), norm));
   }
 }
 
@@ -180,19 +187,21 @@ constexpr int kLpBlock = 256;
 
 template <typename T>
 __global__ void __launch_bounds__(kLpBlock) lp_block_kernel(const T* __restrict__ x, T* __restrict__ y, LpMeta m) {
-  using BlockReduce = cub::BlockReduce<T, kLpBlock>;
+  using C = Compute<T>;
+  using BlockReduce = cub::BlockReduce<C, kLpBlock>;
   __shared__ typename BlockReduce::TempStorage tmp;
-  __shared__ T s_norm;
+  __shared__ C s_norm;
   const int64_t lines = m.outer * m.inner;
   for (int64_t t = blockIdx.x; t < lines; t += gridDim.x) {
     const int64_t base = (t / m.inner) * m.d * m.inner + t % m.inner;
-    T part = 0;
-    for (int64_t k = threadIdx.x; k < m.d; k += kLpBlock) part += lp_term(x[base + k * m.inner], m.p);
-    const T norm = BlockReduce(tmp).Sum(part);
+    C part = 0;
+    for (int64_t k = threadIdx.x; k < m.d; k += kLpBlock) part += lp_term(static_cast<C>(x[base + k * m.inner]), m.p);
+    const C norm = BlockReduce(tmp).Sum(part);
     if (threadIdx.x == 0) s_norm = m.p == 2 ? dev_sqrt(norm) : norm;
     __syncthreads();
-    const T n = s_norm;
-    for (int64_t k = threadIdx.x; k < m.d; k += kLpBlock) y[base + k * m.inner] = lp_scaled(x[base + k * m.inner], n);
+    const C n = s_norm;
+    for (int64_t k = threadIdx.x; k < m.d; k += kLpBlock)
+      y[base + k * m.inner] = static_cast<T>(lp_scaled(static_cast<C>(x[base + k * m.inner]), n));
     __syncthreads();
   }
 }
@@ -249,6 +258,20 @@ cudaError_t launch_lp_norm(const T* x, T* y, const LpMeta& m, cudaStream_t strea
     lp_thread_kernel<T><<<blocks_for(lines, 256), 256, 0, stream>>>(x, y, m);
   }
   return cudaGetLastError();
+}
+
+cudaError_t launch_mvn_16(int dtype, const void* x, void* y, const ReduceGroups& g, cudaStream_t stream) {
+  return ew::visit<kEwHalfFloats>(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return launch_mvn<T>(static_cast<const T*>(x), static_cast<T*>(y), g, stream);
+  });
+}
+
+cudaError_t launch_lp_norm_16(int dtype, const void* x, void* y, const LpMeta& m, cudaStream_t stream) {
+  return ew::visit<kEwHalfFloats>(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return launch_lp_norm<T>(static_cast<const T*>(x), static_cast<T*>(y), m, stream);
+  });
 }
 
 #define SY_INSTANTIATE_LAYER_NORM(T, S)                                                                   \

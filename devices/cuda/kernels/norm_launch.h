@@ -63,6 +63,8 @@ cudaError_t launch_grouped_norm_16(int dtype, const void* x, const void* scale, 
 // group tables and counts are used), over its reduced elements.
 template <typename T>
 cudaError_t launch_mvn(const T* x, T* y, const ReduceGroups& g, cudaStream_t stream);
+// The same for float16 (dtype 10) or bfloat16 (16), computed in float.
+cudaError_t launch_mvn_16(int dtype, const void* x, void* y, const ReduceGroups& g, cudaStream_t stream);
 
 // LpNormalization along the middle axis of [outer, d, inner]; p is 1 or 2.
 struct LpMeta {
@@ -74,5 +76,7 @@ struct LpMeta {
 
 template <typename T>
 cudaError_t launch_lp_norm(const T* x, T* y, const LpMeta& m, cudaStream_t stream);
+// The same for float16 (dtype 10) or bfloat16 (16), computed in float.
+cudaError_t launch_lp_norm_16(int dtype, const void* x, void* y, const LpMeta& m, cudaStream_t stream);
 
 }  // namespace sy::cuda

@@ -515,6 +515,17 @@ void add_dnn(std::vector<DiffCase>& cs) {
                         {attr_ints("axes", {0, 2})}), 1e-10, 1e-10));
   cs.push_back(tol(make("LpNormalization_thread_per_line", "LpNormalization", {f32({50, 40, 30})},
                         {attr_int("axis", 1)}), 1e-5, 1e-6));
+  // 16-bit MVN and LpNormalization compute in float and round once: MVN
+  // over non-adjacent axes, LpNormalization's block kernel (p 1) and its
+  // thread-per-line kernel (p 2).
+  cs.push_back(tol(make("MeanVarianceNormalization_f16", "MeanVarianceNormalization", {in(kF16, {4, 16, 20, 21})}),
+                   2e-3, 2e-3));
+  cs.push_back(tol(make("MeanVarianceNormalization_bf16_axes02", "MeanVarianceNormalization",
+                        {in(DataType::kBFloat16, {20, 33, 30})}, {attr_ints("axes", {0, 2})}), 2e-2, 2e-2));
+  cs.push_back(tol(make("LpNormalization_p1_f16_block", "LpNormalization", {in(kF16, {64, 300})},
+                        {attr_int("axis", -1), attr_int("p", 1)}), 2e-3, 1e-4));
+  cs.push_back(tol(make("LpNormalization_p2_bf16_thread_per_line", "LpNormalization",
+                        {in(DataType::kBFloat16, {50, 40, 30})}, {attr_int("axis", 1)}), 2e-2, 1e-3));
 }
 
 void add_unlisted_types(std::vector<DiffCase>& cs) {
