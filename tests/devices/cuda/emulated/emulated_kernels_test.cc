@@ -39,20 +39,22 @@ TEST(EmulatedGpu, Kernels_MatchCpu_OnEveryCase) {
 
 // Issue 4's conformance check with the real CUDA kernels: the ONNX node
 // cases under `--devices cuda:0,cpu --policy gpu` pass as on the CPU, with
-// at least 60% of the kernel nodes on cuda:0.
-void expect_node_cases_pass_as_on_cpu(const std::string& root, bool newer) {
+// at least `min_share` of the kernel nodes on cuda:0. Issue 4 asks for 60%;
+// the bars here sit just under today's 76.7% and 84.1%, so that kernels
+// which start to decline (a library call refused, say) fail the test.
+void expect_node_cases_pass_as_on_cpu(const std::string& root, bool newer, double min_share) {
   SessionOptions cpu_only, gpu;
   cpu_only.devices = "cpu";
   cpu_only.policy = "cpu";
   gpu.devices = "cuda:0,cpu";
   gpu.policy = "gpu";
-  (void)expect_pass_set_of_cpu(case_dirs(root, newer), cpu_only, gpu, 0.6);
+  (void)expect_pass_set_of_cpu(case_dirs(root, newer), cpu_only, gpu, min_share);
 }
 
 TEST(EmulatedGpu, NodeCases_PassAsOnCpu_UnderGpuPolicy) {
   if (!std::filesystem::exists(kNodeCases))
     GTEST_SKIP() << kNodeCases << " is missing (Debian package libonnx-testdata)";
-  expect_node_cases_pass_as_on_cpu(kNodeCases, /*newer=*/false);
+  expect_node_cases_pass_as_on_cpu(kNodeCases, /*newer=*/false, 0.75);
 }
 
 // Issue 4's random-placement check: each node a coin toss between the CPU
@@ -158,7 +160,7 @@ TEST(EmulatedGpu, ConvAlgorithms_AreQueriedOncePerGeometry) {
 TEST(EmulatedGpu, NewerNodeCases_PassAsOnCpu_UnderGpuPolicy) {
   const std::string root = newer_node_cases();
   if (!std::filesystem::exists(root)) GTEST_SKIP() << root << " is missing (unpacked at configure time)";
-  expect_node_cases_pass_as_on_cpu(root, /*newer=*/true);
+  expect_node_cases_pass_as_on_cpu(root, /*newer=*/true, 0.82);
 }
 
 }  // namespace
