@@ -146,8 +146,8 @@ int64_t spatial(const cudnnTensorStruct& t) {
 }  // namespace
 }  // namespace sy::fake_cudnn
 
-using namespace sy::fake_cudnn;  // NOLINT: the cuDNN functions below are global,
-                                 // as the header declares them
+// NOLINTNEXTLINE: the cuDNN functions below are global, as the header declares them.
+using namespace sy::fake_cudnn;
 using sy::fake_libs::Elem;
 
 // ------------------------------------------------------------------ handle
@@ -400,9 +400,7 @@ cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescri
   // differ. The datatype of the input tensor and output tensors differs."
   if (xd.type != yd.type || xd.nb != yd.nb || xd.dim[0] != yd.dim[0] || xd.dim[1] != yd.dim[1])
     return CUDNN_STATUS_BAD_PARAM;
-  if (xd.nb != p.nb + 2)
-    return CUDNN_STATUS_BAD_PARAM;  // not documented: the window's rank is the
-                                    // input's
+  if (xd.nb != p.nb + 2) return CUDNN_STATUS_BAD_PARAM;  // not documented: the window's rank is the input's
   if (xd.nb != 4 && xd.nb != 5) return CUDNN_STATUS_NOT_SUPPORTED;
   // NOT_SUPPORTED: "The wStride of input tensor or output tensor is not 1."
   if (xd.stride[xd.nb - 1] != 1 || yd.stride[yd.nb - 1] != 1) return CUDNN_STATUS_NOT_SUPPORTED;

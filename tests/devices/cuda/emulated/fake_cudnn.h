@@ -19,8 +19,9 @@
 #include "tests/devices/cuda/emulated/fake_library_util.h"
 
 struct cudnnContext {
-  cudaStream_t stream = nullptr;  // "If the cuDNN library stream is not set, all
-                                  // kernels use the default (NULL) stream"
+  // "If the cuDNN library stream is not set, all kernels use the default
+  // (NULL) stream".
+  cudaStream_t stream = nullptr;
 };
 
 // Plain data, so that queued work holds a copy: a caller may destroy or

@@ -189,9 +189,9 @@ bool fwd_supports(cudnnConvolutionFwdAlgo_t a, const Geom& g) {
     case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM:
       return no_true_half;  // "Dilation: Greater than 0"
     case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM:
-      return g.unit_dilation;              // "Dilation: 1"
-    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM:  // 2-D only; PSEUDO_HALF, FLOAT and
-                                           // DOUBLE; "Dilation: 1"
+      return g.unit_dilation;  // "Dilation: 1"
+    // 2-D only; PSEUDO_HALF, FLOAT and DOUBLE; "Dilation: 1".
+    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM:
       return g.sp == 2 && g.unit_dilation && no_true_half && g.cfg != Cfg::kPseudoBf16;
     default:
       return false;
@@ -355,8 +355,8 @@ void fill_perf(const Algo (&order)[N], cudnnStatus_t common, const Geom& g, int 
 }  // namespace
 }  // namespace sy::fake_cudnn
 
-using namespace sy::fake_cudnn;  // NOLINT: the cuDNN functions below are global,
-                                 // as the header declares them
+// NOLINTNEXTLINE: the cuDNN functions below are global, as the header declares them.
+using namespace sy::fake_cudnn;
 using sy::fake_libs::Elem;
 
 // ------------------------------------------------------------- filters
@@ -615,9 +615,8 @@ cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void* alp
   Geom g;
   if (const cudnnStatus_t s = check(Dir::kBackwardData, dxDesc, wDesc, convDesc, dyDesc, &g); s != CUDNN_STATUS_SUCCESS)
     return s;
-  if (!bwd_supports(algo, g))
-    return CUDNN_STATUS_NOT_SUPPORTED;  // "The chosen algo does not support the
-                                        // parameters"
+  // "The chosen algo does not support the parameters".
+  if (!bwd_supports(algo, g)) return CUDNN_STATUS_NOT_SUPPORTED;
   const int64_t need = bwd_workspace(algo, g);
   if (workSpaceSizeInBytes < static_cast<size_t>(need) || (need > 0 && !workSpace)) return CUDNN_STATUS_BAD_PARAM;
   const Blend b = read_blend(alpha, beta, g.x.type);
