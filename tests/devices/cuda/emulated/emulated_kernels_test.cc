@@ -22,6 +22,7 @@
 
 #include "devices/cuda/cuda_backend.h"
 #include "tests/devices/cuda/emulated/fake_cudnn.h"
+#include "tests/devices/cuda/fake_gpu/fake_cuda.h"
 #include "tests/devices/cuda/fake_gpu/node_case_sweep_test_util.h"
 #include "tests/devices/cuda/kernel_diff_test_util.h"
 #include "tests/executor/model_builder.h"
@@ -77,9 +78,15 @@ TEST(EmulatedGpu, NodeCases_PassAsOnCpu_UnderRandomOverCpuAndGpu) {
 // the control-flow models (their own inputs) under `gpu`, so loop bodies,
 // branches and scans run their nodes on cuda:0 and values cross back and
 // forth as on a GPU. The libraries sum in another order than the CPU
-// kernels, so outputs match within a tolerance.
+// kernels, so outputs match within a tolerance. The streams sleep at
+// random, so that independent nodes' kernels, library calls and
+// stream-ordered frees interleave in many orders.
 TEST(EmulatedGpu, Models_MatchCpu_UnderGpuPolicy) {
   namespace fs = std::filesystem;
+  struct Jitter {
+    Jitter() { fake_cuda::set_jitter(7, 20); }
+    ~Jitter() { fake_cuda::set_jitter(0, 0); }
+  } jitter;
   SessionOptions gpu;
   gpu.devices = "cuda:0,cpu";
   gpu.policy = "gpu";

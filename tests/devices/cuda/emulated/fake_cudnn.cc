@@ -236,18 +236,9 @@ const char* cudnnGetErrorString(cudnnStatus_t status) {
 
 // ------------------------------------------------------- tensor descriptors
 
-cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t* tensorDesc) {
-  if (!tensorDesc) return CUDNN_STATUS_BAD_PARAM;
-  *tensorDesc = new cudnnTensorStruct;
-  return CUDNN_STATUS_SUCCESS;
-}
+cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t* tensorDesc) { return create_descriptor(tensorDesc); }
 
-// "When the input pointer is NULL, this function performs no destroy
-// operation" (as for every descriptor below).
-cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc) {
-  delete tensorDesc;
-  return CUDNN_STATUS_SUCCESS;
-}
+cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc) { return destroy_descriptor(tensorDesc); }
 
 cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims,
                                          const int dimA[], const int strideA[]) {
@@ -322,16 +313,9 @@ struct cudnnPoolingStruct {
   std::array<int, CUDNN_DIM_MAX> window{}, pad{}, stride{};
 };
 
-cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t* poolingDesc) {
-  if (!poolingDesc) return CUDNN_STATUS_BAD_PARAM;
-  *poolingDesc = new cudnnPoolingStruct;
-  return CUDNN_STATUS_SUCCESS;
-}
+cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t* poolingDesc) { return create_descriptor(poolingDesc); }
 
-cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc) {
-  delete poolingDesc;
-  return CUDNN_STATUS_SUCCESS;
-}
+cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc) { return destroy_descriptor(poolingDesc); }
 
 cudnnStatus_t cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode,
                                           const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims,
@@ -468,16 +452,9 @@ struct cudnnLRNStruct {
   double alpha = 1e-4, beta = 0.75, k = 2.0;
 };
 
-cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t* normDesc) {
-  if (!normDesc) return CUDNN_STATUS_BAD_PARAM;
-  *normDesc = new cudnnLRNStruct;
-  return CUDNN_STATUS_SUCCESS;
-}
+cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t* normDesc) { return create_descriptor(normDesc); }
 
-cudnnStatus_t cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc) {
-  delete lrnDesc;
-  return CUDNN_STATUS_SUCCESS;
-}
+cudnnStatus_t cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc) { return destroy_descriptor(lrnDesc); }
 
 cudnnStatus_t cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned lrnN, double lrnAlpha, double lrnBeta,
                                     double lrnK) {

@@ -75,6 +75,20 @@ void blend_store(const cudnnTensorStruct& t, void* p, const std::vector<double>&
 // Checks that t's elements at p are live device memory; for queued work.
 void check_tensor(const cudnnTensorStruct& t, const void* p, const char* what);
 
+// Every descriptor's Create and Destroy. "When the input pointer is NULL,
+// this function performs no destroy operation."
+template <typename S>
+cudnnStatus_t create_descriptor(S** d) {
+  if (!d) return CUDNN_STATUS_BAD_PARAM;
+  *d = new S;
+  return CUDNN_STATUS_SUCCESS;
+}
+template <typename S>
+cudnnStatus_t destroy_descriptor(S* d) {
+  delete d;
+  return CUDNN_STATUS_SUCCESS;
+}
+
 // Queues work on the handle's stream. "CUDNN_STATUS_EXECUTION_FAILED: The
 // function failed to launch on the GPU" when the stream cannot take it.
 cudnnStatus_t launch(cudnnHandle_t h, std::function<void()> work);

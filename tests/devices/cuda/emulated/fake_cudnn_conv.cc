@@ -361,16 +361,9 @@ using sy::fake_libs::Elem;
 
 // ------------------------------------------------------------- filters
 
-cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t* filterDesc) {
-  if (!filterDesc) return CUDNN_STATUS_BAD_PARAM;
-  *filterDesc = new cudnnFilterStruct;
-  return CUDNN_STATUS_SUCCESS;
-}
+cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t* filterDesc) { return create_descriptor(filterDesc); }
 
-cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc) {
-  delete filterDesc;
-  return CUDNN_STATUS_SUCCESS;
-}
+cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc) { return destroy_descriptor(filterDesc); }
 
 cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType,
                                          cudnnTensorFormat_t format, int nbDims, const int filterDimA[]) {
@@ -400,16 +393,9 @@ cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cud
 
 // ------------------------------------------------- convolution descriptors
 
-cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t* convDesc) {
-  if (!convDesc) return CUDNN_STATUS_BAD_PARAM;
-  *convDesc = new cudnnConvolutionStruct;
-  return CUDNN_STATUS_SUCCESS;
-}
+cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t* convDesc) { return create_descriptor(convDesc); }
 
-cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc) {
-  delete convDesc;
-  return CUDNN_STATUS_SUCCESS;
-}
+cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc) { return destroy_descriptor(convDesc); }
 
 cudnnStatus_t cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[],
                                               const int filterStrideA[], const int dilationA[],
