@@ -1,13 +1,13 @@
-// CUDA pooling (MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool),
-// BatchNormalization (inference), Softmax / LogSoftmax and LRN on cuDNN,
-// float and double; pooling and BatchNormalization float16 too, softmax
-// float16 and bfloat16 in softmax_launch.cu. Every tensor is viewed as the 4-D or 5-D NCHW layout cuDNN wants;
+// CUDA pooling (MaxPool, AveragePool, LpPool, GlobalMaxPool,
+// GlobalAveragePool), BatchNormalization (inference), Softmax / LogSoftmax
+// and LRN. cuDNN runs float and double, and float16 for pooling and
+// BatchNormalization; softmax_launch.cu runs 16-bit softmax, and
+// pool_launch.cu the windows and types cuDNN cannot pool (see PoolKernel).
+// Every tensor is viewed as the 4-D or 5-D NCHW layout cuDNN wants;
 // reshaping a packed tensor that way costs nothing.
 //
 // What cuDNN cannot reproduce exactly is refused in init() (the planner then
-// keeps the node on the CPU): dilated pooling, MaxPool's Indices output,
-// AveragePool with ceil_mode, AveragePool excluding padding with
-// asymmetric or SAME pads, BatchNormalization in training mode or with
+// keeps the node on the CPU): BatchNormalization in training mode or with
 // statistics outputs, and LRN outside cuDNN's parameter limits.
 #include <cmath>
 #include <limits>
@@ -17,6 +17,7 @@
 #include "devices/cuda/kernels/blas_dnn_common.h"
 #include "devices/cuda/kernels/cuda_kernels.h"
 #include "devices/cuda/kernels/elementwise_launch.h"
+#include "devices/cuda/kernels/pool_launch.h"
 #include "devices/cuda/kernels/softmax_launch.h"
 
 namespace sy::cuda::dnn {
@@ -34,12 +35,34 @@ bool output_present(const Node& node, size_t i) { return i < node.outputs.size()
 
 // ---------------------------------------------------------------- pooling
 
-enum class PoolKind { kMax, kAvg };
+enum class PoolKind { kMax, kAvg, kLp };
+
+// Y, and MaxPool's Indices when the node wants them, from pool_launch.cu's
+// kernel, which takes any window and type cuDNN does not.
+Status window_pool(KernelContext& ctx, const Tensor& x, const Dims& out, const PoolMeta& m, const char* op) {
+  ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out));
+  int64_t* indices = nullptr;
+  if (m.op == PoolOp::kMax && ctx.num_outputs() > 1 && ctx.output_wanted(1)) {
+    ASSIGN_OR_RETURN(Tensor * it, ctx.allocate_output(1, DataType::kInt64, out));
+    indices = it->data<int64_t>();
+  }
+  if (y->numel() == 0) return OkStatus();
+  ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+  const cudaError_t err = launch_window_pool(static_cast<int>(x.dtype()), x.raw(), y->raw(), indices, m, l.stream);
+  // A type the registration does not list reaches here only when it was
+  // unknown at placement: the CPU runs it.
+  if (err == cudaErrorNotSupported) return Unimplemented(op, ": ", x.describe(), " on CUDA");
+  CUDA_RETURN_IF_ERROR(err);
+  return OkStatus();
+}
 
 // cuDNN pools over symmetric pads with floor-mode output sizes. A window
 // geometry outside that (asymmetric or SAME pads, ceil_mode, pads not
 // smaller than the kernel) runs on a copy of X padded explicitly with the
 // value that cannot win (-inf for max, 0 for an average that counts pads).
+// What cuDNN cannot pool (dilations, MaxPool's Indices, averages that
+// exclude asymmetric padding or use ceil_mode, LpPool, and bfloat16, int8
+// and uint8) runs in pool_launch.cu's kernel, which takes every window.
 class PoolKernel : public Kernel {
  public:
   explicit PoolKernel(PoolKind kind) : kind_(kind) {}
@@ -48,22 +71,22 @@ class PoolKernel : public Kernel {
     RETURN_IF_ERROR(attrs_.parse(node));
     if (attrs_.kernel_shape.empty()) return InvalidArgument(node.describe(), ": kernel_shape is required");
     count_include_pad_ = node.attr_int("count_include_pad", 0) != 0;
-    for (int64_t d : attrs_.dilations)
-      if (d != 1) return Unimplemented(node.describe(), ": dilated pooling is not available on CUDA");
-    if (kind_ == PoolKind::kMax && output_present(node, 1))
-      return Unimplemented(node.describe(), ": MaxPool's Indices output is not available on CUDA");
+    const int64_t storage_order = node.attr_int("storage_order", 0);
+    if (storage_order != 0 && storage_order != 1)
+      return InvalidArgument(node.describe(), ": storage_order must be 0 or 1");
+    column_major_ = storage_order == 1;
+    p_ = static_cast<double>(node.attr_int("p", 2));
+    generic_ = kind_ == PoolKind::kLp || (kind_ == PoolKind::kMax && output_present(node, 1));
+    for (int64_t d : attrs_.dilations) generic_ = generic_ || d != 1;
     if (kind_ == PoolKind::kAvg) {
-      if (attrs_.ceil_mode)
-        return Unimplemented(node.describe(), ": AveragePool with ceil_mode is not available on CUDA");
+      generic_ = generic_ || attrs_.ceil_mode;
       if (!count_include_pad_) {
         // Excluding padding needs cuDNN's own (symmetric) pads.
-        if (attrs_.auto_pad == "SAME_UPPER" || attrs_.auto_pad == "SAME_LOWER")
-          return Unimplemented(node.describe(), ": AveragePool with SAME padding is not available on CUDA");
+        generic_ = generic_ || attrs_.auto_pad == "SAME_UPPER" || attrs_.auto_pad == "SAME_LOWER";
         const size_t nsp = attrs_.kernel_shape.size();
         if (attrs_.auto_pad == "NOTSET" && attrs_.pads.size() == 2 * nsp) {
           for (size_t i = 0; i < nsp; ++i)
-            if (attrs_.pads[i] != attrs_.pads[nsp + i] || attrs_.pads[i] >= attrs_.kernel_shape[i])
-              return Unimplemented(node.describe(), ": AveragePool with these pads is not available on CUDA");
+            generic_ = generic_ || attrs_.pads[i] != attrs_.pads[nsp + i] || attrs_.pads[i] >= attrs_.kernel_shape[i];
         }
       }
     }
@@ -71,14 +94,15 @@ class PoolKernel : public Kernel {
   }
 
   Status compute(KernelContext& ctx) const override {
-    const char* op = kind_ == PoolKind::kMax ? "MaxPool" : "AveragePool";
+    const char* op = kind_ == PoolKind::kMax ? "MaxPool" : kind_ == PoolKind::kAvg ? "AveragePool" : "LpPool";
     const Tensor& x = ctx.input(0);
     if (!x.defined()) return InvalidArgument(op, ": missing input X");
     ASSIGN_OR_RETURN(nn::Window w, nn::resolve_window(attrs_, x.dims(), attrs_.kernel_shape, op));
-    ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), op, Also16::kHalf));
+    const StatusOr<cudnnDataType_t> type = cudnn_type(x.dtype(), op, Also16::kHalf);
     const int nsp = w.nsp;
     Dims out{x.dim(0), x.dim(1)};
     for (int i = 0; i < nsp; ++i) out.push_back(w.out[kMaxSpatial - nsp + i]);
+    if (generic_ || !type.ok()) return pool_any_window(ctx, x, w, out, op);
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out));
     if (y->numel() == 0) return OkStatus();
 
@@ -88,8 +112,7 @@ class PoolKernel : public Kernel {
       const int64_t pb = w.pad_b[o], k = w.k[o];
       direct = direct && pb == w.pad_e[o] && pb < k && (w.in[o] + 2 * pb - k) / w.stride[o] + 1 == w.out[o];
     }
-    if (!direct && kind_ == PoolKind::kAvg && !count_include_pad_)
-      return Unimplemented(op, ": this padding is not available on CUDA");  // init() rules it out
+    if (!direct && kind_ == PoolKind::kAvg && !count_include_pad_) return pool_any_window(ctx, x, w, out, op);
 
     const int64_t NC = x.dim(0) * x.dim(1);
     std::vector<int64_t> xd{x.dim(0), x.dim(1)}, yd{x.dim(0), x.dim(1)}, win, pad, stride;
@@ -125,7 +148,7 @@ class PoolKernel : public Kernel {
     const cudnnPoolingMode_t mode = kind_ == PoolKind::kMax ? CUDNN_POOLING_MAX
                                     : count_include_pad_    ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
                                                             : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
-    return run_pool(h, mode, type, *xin, xd, *y, yd, win, pad, stride, op);
+    return run_pool(h, mode, *type, *xin, xd, *y, yd, win, pad, stride, op);
   }
 
   // Pools a packed NCHW / NCDHW view; also used by the global pools.
@@ -149,9 +172,36 @@ class PoolKernel : public Kernel {
   }
 
  private:
+  // Y (and MaxPool's Indices) from pool_launch.cu's kernel.
+  Status pool_any_window(KernelContext& ctx, const Tensor& x, const nn::Window& w, const Dims& out,
+                         const char* op) const {
+    PoolMeta m;
+    m.planes = x.dim(0) * x.dim(1);
+    for (int j = 0; j < kMaxSpatial; ++j) {
+      // The kernel's window arithmetic stays in 64 bits below this.
+      if (w.dil[j] > INT32_MAX || w.k[j] > INT32_MAX)
+        return Unimplemented(op, ": a window of ", w.k[j], " with dilation ", w.dil[j], " on CUDA");
+      m.in[j] = w.in[j];
+      m.out[j] = w.out[j];
+      m.k[j] = w.k[j];
+      m.stride[j] = w.stride[j];
+      m.dil[j] = w.dil[j];
+      m.pad_b[j] = w.pad_b[j];
+      m.pad_e[j] = w.pad_e[j];
+    }
+    m.op = kind_ == PoolKind::kMax ? PoolOp::kMax : kind_ == PoolKind::kAvg ? PoolOp::kAvg : PoolOp::kLp;
+    m.count_include_pad = count_include_pad_;
+    m.column_major = column_major_;
+    m.p = p_;
+    return window_pool(ctx, x, out, m, op);
+  }
+
   PoolKind kind_;
   nn::WindowAttrs attrs_;
   bool count_include_pad_ = false;
+  bool column_major_ = false;  // storage_order 1
+  double p_ = 2;               // LpPool
+  bool generic_ = false;       // a window cuDNN cannot pool
 };
 
 struct MaxPoolKernel final : PoolKernel {
@@ -159,6 +209,9 @@ struct MaxPoolKernel final : PoolKernel {
 };
 struct AveragePoolKernel final : PoolKernel {
   AveragePoolKernel() : PoolKernel(PoolKind::kAvg) {}
+};
+struct LpPoolKernel final : PoolKernel {
+  LpPoolKernel() : PoolKernel(PoolKind::kLp) {}
 };
 
 // Global pools: X viewed as [N, C, S, 1] with one S x 1 window.
@@ -170,11 +223,19 @@ class GlobalPoolKernel : public Kernel {
     const char* op = kind_ == PoolKind::kMax ? "GlobalMaxPool" : "GlobalAveragePool";
     const Tensor& x = ctx.input(0);
     if (!x.defined() || x.rank() < 2) return InvalidArgument(op, ": input must have rank >= 2, got ", x.describe());
-    ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), op, Also16::kHalf));
     Dims out{x.dim(0), x.dim(1)};
     for (size_t i = 2; i < x.rank(); ++i) out.push_back(1);
     const int64_t sp = prod(x.dims(), 2, x.rank());
     if (sp == 0 && kind_ == PoolKind::kMax) return InvalidArgument("GlobalMaxPool: empty spatial dimensions");
+    const StatusOr<cudnnDataType_t> type = cudnn_type(x.dtype(), op, Also16::kHalf);
+    if (!type.ok() && sp > 0) {  // bfloat16: one window over the flattened plane
+      PoolMeta m;
+      m.planes = x.dim(0) * x.dim(1);
+      m.in[2] = m.k[2] = sp;
+      m.op = kind_ == PoolKind::kMax ? PoolOp::kMax : PoolOp::kAvg;
+      return window_pool(ctx, x, out, m, op);
+    }
+    RETURN_IF_ERROR(type.status());
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out));
     if (y->numel() == 0) return OkStatus();
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
@@ -186,7 +247,7 @@ class GlobalPoolKernel : public Kernel {
     const std::vector<int64_t> xd{x.dim(0), x.dim(1), sp, 1}, yd{x.dim(0), x.dim(1), 1, 1};
     const cudnnPoolingMode_t mode =
         kind_ == PoolKind::kMax ? CUDNN_POOLING_MAX : CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
-    return PoolKernel::run_pool(h, mode, type, x, xd, *y, yd, {sp, 1}, {0, 0}, {1, 1}, op);
+    return PoolKernel::run_pool(h, mode, *type, x, xd, *y, yd, {sp, 1}, {0, 0}, {1, 1}, op);
   }
 
  private:
@@ -394,10 +455,14 @@ void register_dnn_kernels(KernelRegistry& r) {
   // window fills in float16's -inf or 0); BatchNormalization takes float
   // parameters with it. bfloat16 stays on the CPU.
   const std::vector<DataType> fdh = {DataType::kFloat, DataType::kDouble, DataType::kFloat16};
-  add_cuda_kernel<MaxPoolKernel>(r, "MaxPool", 1, fdh);
-  add_cuda_kernel<AveragePoolKernel>(r, "AveragePool", 1, fdh);
-  add_cuda_kernel<GlobalMaxPoolKernel>(r, "GlobalMaxPool", 1, fdh);
-  add_cuda_kernel<GlobalAveragePoolKernel>(r, "GlobalAveragePool", 1, fdh);
+  const std::vector<DataType> floats = {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16};
+  std::vector<DataType> max_types = floats;
+  max_types.insert(max_types.end(), {DataType::kInt8, DataType::kUInt8});
+  add_cuda_kernel<MaxPoolKernel>(r, "MaxPool", 1, max_types);
+  add_cuda_kernel<AveragePoolKernel>(r, "AveragePool", 1, floats);
+  add_cuda_kernel<LpPoolKernel>(r, "LpPool", 1, floats);
+  add_cuda_kernel<GlobalMaxPoolKernel>(r, "GlobalMaxPool", 1, floats);
+  add_cuda_kernel<GlobalAveragePoolKernel>(r, "GlobalAveragePool", 1, floats);
   // Opsets 7-8 differ from 9 only by the `spatial` attribute (checked in init).
   add_cuda_kernel<BatchNormKernel>(r, "BatchNormalization", 7, fdh);
   const std::vector<DataType> softmax_types = {DataType::kFloat, DataType::kDouble, DataType::kFloat16,
