@@ -54,9 +54,6 @@ Status run_resize(KernelContext& ctx, const ResizeAttrs& a, const Tensor& x, con
     return Unimplemented("CUDA Resize: ", resize_mode_name(a.mode), " mode on ", dtype_name(dt), " runs on the CPU");
   if (r > static_cast<size_t>(kResizeMaxRank))
     return Unimplemented("CUDA Resize: rank ", r, " > ", kResizeMaxRank);
-  // Its taps per output grow with 1 / scale; the kernel's metadata holds 4.
-  if (a.antialias && a.mode != ResizeMode::kNearest)
-    return Unimplemented("CUDA Resize: antialias runs on the CPU");
 
   if (out_dims.numel() == 0) return ctx.allocate_output(0, dt, out_dims).status();
   if (x.numel() == 0) return InvalidArgument("Resize: cannot resize an empty input to a non-empty output");
@@ -88,6 +85,10 @@ Status run_resize(KernelContext& ctx, const ResizeAttrs& a, const Tensor& x, con
                              " resized axes runs on the CPU");
       m.slot[k] = interp;
       m.slot_tap_begin[interp] = static_cast<int64_t>(h.offsets.size());
+      m.slot_ntaps[interp] = p.ntaps;
+      // Antialiased downsampling widens this axis's filter: the kernel then
+      // reads each slot's own count.
+      if (p.ntaps != m.ntaps) m.ntaps = 0;
       ++interp;
       h.weights.insert(h.weights.end(), p.w.begin(), p.w.end());
     }

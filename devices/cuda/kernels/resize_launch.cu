@@ -109,10 +109,12 @@ __device__ __forceinline__ double interp_at(const T* __restrict__ src, I off, co
   if constexpr (J < 0) {
     return to_double(src[off]);
   } else {
-    const int64_t tb = m.slot_tap_begin[J] + static_cast<int64_t>(cs[J]) * NT;
+    // NT 0: this slot's own count (antialiasing), not unrolled.
+    const int nt = NT > 0 ? NT : m.slot_ntaps[J];
+    const int64_t tb = m.slot_tap_begin[J] + static_cast<int64_t>(cs[J]) * nt;
     double s = 0.0;
 #pragma unroll
-    for (int t = 0; t < NT; ++t) {
+    for (int t = 0; t < nt; ++t) {
       const double w = weights[tb + t];
       if (w == 0.0) continue;  // as on the CPU: a NaN or inf under a zero tap never spreads
       const double v = interp_at<J - 1, NT>(src, off + static_cast<I>(offsets[tb + t]), cs, m, offsets, weights);
@@ -342,12 +344,15 @@ cudaError_t launch_resize_interp(void* dst, const void* src, int64_t n, int dtyp
                                  const ResizeMeta& m, const ResizeTables& t, cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
   if (m.rank < 0 || m.rank > kResizeMaxRank || m.interp_axes < 0 || m.interp_axes > kResizeMaxInterpAxes ||
-      (m.ntaps != 2 && m.ntaps != 4))
+      (m.ntaps != 0 && m.ntaps != 2 && m.ntaps != 4))
     return cudaErrorInvalidValue;
   return by_interp_type(dtype, [&](auto tag) {
     using T = decltype(tag);
     T* d = static_cast<T*>(dst);
     const T* s = static_cast<const T*>(src);
+    if (m.ntaps == 0)
+      return index32 ? interp_by_axes<T, 0, int32_t>(d, s, n, m, t, stream)
+                     : interp_by_axes<T, 0, int64_t>(d, s, n, m, t, stream);
     if (m.ntaps == 2)
       return index32 ? interp_by_axes<T, 2, int32_t>(d, s, n, m, t, stream)
                      : interp_by_axes<T, 2, int64_t>(d, s, n, m, t, stream);

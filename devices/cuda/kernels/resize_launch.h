@@ -28,7 +28,10 @@ constexpr int kResizeMaxInterpAxes = 4;
 // taps at tap_begin[k] + c * ntaps of the tables.
 struct ResizeMeta {
   int32_t rank = 0;
-  int32_t ntaps = 1;  // 1 nearest, 2 linear, 4 cubic
+  // 1 nearest, 2 linear, 4 cubic; 0 when the resized axes differ in taps
+  // (antialiased downsampling widens an axis's filter by 1 / scale): each
+  // slot's count is then in slot_ntaps.
+  int32_t ntaps = 1;
   int64_t out_dims[kResizeMaxRank] = {};
   int64_t in_strides[kResizeMaxRank] = {};  // elements
   int64_t tap_begin[kResizeMaxRank] = {};   // -1: identity axis
@@ -40,6 +43,7 @@ struct ResizeMeta {
   int32_t interp_axes = 0;
   int32_t slot[kResizeMaxRank] = {};
   int64_t slot_tap_begin[kResizeMaxInterpAxes] = {};
+  int32_t slot_ntaps[kResizeMaxInterpAxes] = {};
   // The element written where any axis extrapolates, in its first bytes.
   uint64_t extrapolation = 0;
 };
@@ -63,7 +67,7 @@ cudaError_t launch_resize_nearest(void* dst, const void* src, int64_t n, int uni
 // TensorProto code, which is sy::DataType's value).
 bool resize_interp_supports(int dtype);
 
-// Linear (ntaps 2) or cubic (ntaps 4) over m.interp_axes (0..4) resized
+// Linear (ntaps 2), cubic (ntaps 4) or antialiased (ntaps 0) over m.interp_axes (0..4) resized
 // axes. Sums run in double in the CPU's order (first resized axis
 // innermost, zero taps skipped, no fused multiply-add), so the result
 // rounds to the element type exactly as the CPU's does: floats and halves

@@ -112,10 +112,15 @@ void add_resize_linear(std::vector<DiffCase>& cs) {
   cs.push_back(opset(resize_sizes("Resize_18_linear_not_larger", f32(img), {61, 95},
                                   {linear, attr_ints("axes", {2, 3}), attr_string("keep_aspect_ratio_policy", "not_larger")}),
                      18));
-  // Antialias's taps grow with 1 / scale: left to the CPU.
-  cs.push_back(declined(opset(
-      resize_scales("Resize_18_linear_antialias_declined", f32(img), {1, 1, 0.3, 0.5}, {linear, attr_int("antialias", 1)}),
-      18)));
+  // Antialias widens a downsampled axis's filter by 1 / scale: each
+  // resized axis has its own tap count (ResizeMeta::slot_ntaps), here 8
+  // and 6, then 6 and the plain 2 of an upsampled axis.
+  cs.push_back(opset(
+      resize_scales("Resize_18_linear_antialias", f32(img), {1, 1, 0.3, 0.5}, {linear, attr_int("antialias", 1)}),
+      18));
+  cs.push_back(opset(resize_scales("Resize_18_linear_antialias_down_and_up", f32(img), {1, 1, 0.45, 1.6},
+                                   {linear, attr_int("antialias", 1)}),
+                     18));
   // Trilinear over three axes of a 5-D volume.
   cs.push_back(resize_scales("Resize_linear_3_axes", f32({1, 2, 20, 30, 40}), {1, 1, 1.5, 0.7, 2.2}, {linear}));
   // Every axis of NCHW resized; five resized axes are left to the CPU.
@@ -158,6 +163,9 @@ void add_resize_cubic(std::vector<DiffCase>& cs) {
   cs.push_back(resize_scales("Resize_cubic_align_corners_f64", f64(img), {1, 1, 1.25, 0.9},
                              {cubic, coord("align_corners")}));
   cs.push_back(resize_scales("Resize_cubic_asymmetric", f32(img), {1, 1, 3, 0.5}, {cubic, coord("asymmetric")}));
+  cs.push_back(opset(resize_sizes("Resize_18_cubic_antialias_f64", f64(img), {2, 3, 31, 47},
+                                  {cubic, attr_int("antialias", 1)}),
+                     18));
   cs.push_back(resize_sizes("Resize_cubic_pytorch_half_pixel", f32(img), {2, 3, 150, 1},
                             {cubic, coord("pytorch_half_pixel")}));
   cs.push_back(resize_sizes("Resize_cubic_tf_crop_and_resize", f32(img), {2, 3, 64, 64},
