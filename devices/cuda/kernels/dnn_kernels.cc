@@ -452,8 +452,9 @@ class LrnKernel final : public Kernel {
 void register_dnn_kernels(KernelRegistry& r) {
   const std::vector<DataType> fd = {DataType::kFloat, DataType::kDouble};
   // cuDNN pools float16 data as it is (the padded copy of an asymmetric
-  // window fills in float16's -inf or 0); BatchNormalization takes float
-  // parameters with it. bfloat16 stays on the CPU.
+  // window fills in float16's -inf or 0), and pool_launch.cu pools
+  // bfloat16 and 8-bit integers. BatchNormalization takes float parameters
+  // with float16 data; bfloat16 BatchNormalization stays on the CPU.
   const std::vector<DataType> fdh = {DataType::kFloat, DataType::kDouble, DataType::kFloat16};
   const std::vector<DataType> floats = {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16};
   std::vector<DataType> max_types = floats;
@@ -465,10 +466,8 @@ void register_dnn_kernels(KernelRegistry& r) {
   add_cuda_kernel<GlobalAveragePoolKernel>(r, "GlobalAveragePool", 1, floats);
   // Opsets 7-8 differ from 9 only by the `spatial` attribute (checked in init).
   add_cuda_kernel<BatchNormKernel>(r, "BatchNormalization", 7, fdh);
-  const std::vector<DataType> softmax_types = {DataType::kFloat, DataType::kDouble, DataType::kFloat16,
-                                               DataType::kBFloat16};
-  add_cuda_kernel<SoftmaxKernel>(r, "Softmax", 1, softmax_types);
-  add_cuda_kernel<SoftmaxKernel>(r, "LogSoftmax", 1, softmax_types);
+  add_cuda_kernel<SoftmaxKernel>(r, "Softmax", 1, floats);
+  add_cuda_kernel<SoftmaxKernel>(r, "LogSoftmax", 1, floats);
   add_cuda_kernel<LrnKernel>(r, "LRN", 1, fd);
 }
 

@@ -28,6 +28,12 @@ inline constexpr bool kIsHalf = std::is_same_v<T, __half> || std::is_same_v<T, _
 template <typename T>
 using Calc = std::conditional_t<kIsHalf<T>, float, T>;
 
+// Sums and statistics of the norm and pooling kernels: double for double,
+// float for every other type (16-bit floats and 8-bit integers included),
+// as the CPU's norm and pooling kernels accumulate.
+template <typename T>
+using Accum = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
 // Every element type with its ONNX code, for the dispatcher.
 #define SY_EW_ALL_TYPES(X)                                                                              \
   X(1, float) X(2, uint8_t) X(3, int8_t) X(4, uint16_t) X(5, int16_t) X(6, int32_t) X(7, int64_t)        \

@@ -7,7 +7,6 @@
 #include <cuda_fp16.h>
 
 #include <cub/cub.cuh>
-#include <type_traits>
 
 #include "devices/cuda/kernels/elementwise_device.cuh"
 #include "devices/cuda/kernels/norm_launch.h"
@@ -18,10 +17,9 @@ namespace {
 
 using namespace reduce_dev;
 
-// float and the 16-bit types compute in float, double in double, as on the
-// CPU (ComputeT); a 16-bit result rounds once, at its store.
+// A 16-bit result rounds once, at its store.
 template <typename T>
-using Compute = std::conditional_t<std::is_same_v<T, double>, double, float>;
+using Compute = ew::Accum<T>;
 
 // ----------------------------------------- LayerNorm / grouped norm rows
 

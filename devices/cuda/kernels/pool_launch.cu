@@ -40,7 +40,7 @@ __device__ Span span(const PoolMeta& m, int j, int64_t start) {
 template <typename T>
 __global__ void window_pool_kernel(const T* __restrict__ x, T* __restrict__ y, int64_t* __restrict__ indices,
                                    PoolMeta m) {
-  using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  using Acc = ew::Accum<T>;
   const int64_t insz = m.in[0] * m.in[1] * m.in[2], osz = m.out[0] * m.out[1] * m.out[2];
   for (int64_t t = global_thread(); t < m.planes * osz; t += grid_threads()) {
     const int64_t nc = t / osz, o = t % osz;
