@@ -104,6 +104,7 @@ void register_cuda_kernels(KernelRegistry& r) {
   cuda::register_cuda_index_kernels(r);
   cuda::register_cuda_resize_kernels(r);
   cuda::register_cuda_attention_kernels(r);
+  cuda::register_cuda_quant_kernels(r);
 }
 
 namespace cuda {

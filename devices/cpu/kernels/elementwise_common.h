@@ -8,7 +8,6 @@
 // ones run inline with no allocation, locks or type-erased callables.
 #pragma once
 
-
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -285,6 +284,44 @@ inline Status require_tensor(const KernelContext& ctx, size_t i, const char* wha
 // Broadcast shape of a and b; the error names the node.
 StatusOr<Dims> broadcast_shape(const KernelContext& ctx, const Dims& a, const Dims& b);
 Status unsupported_type(const KernelContext& ctx, DataType t, uint32_t mask);
+
+// ---- QuantizeLinear and DequantizeLinear (shared with the CUDA kernels) -------
+
+constexpr uint32_t kQuantTypes = type_bit(DataType::kUInt8) | type_bit(DataType::kInt8) | type_bit(DataType::kUInt16) |
+                                 type_bit(DataType::kInt16) | type_bit(DataType::kInt32);
+constexpr uint32_t kQuantInputTypes = kFloatTypes | type_bit(DataType::kInt32);
+
+struct QuantAttrs {
+  int64_t axis = 1;
+  int64_t output_dtype = 0;       // opset 21 (Quantize) and 23 (Dequantize); 0: the default type
+  bool precision_double = false;  // Quantize's opset 23 precision: divide in double
+};
+// Unimplemented for a precision that is not a floating-point type.
+StatusOr<QuantAttrs> quant_attrs(const Node& node);
+
+// Element i uses scale and zero point (i / inner) % count: per tensor
+// (count 1) or per axis (a 1-D scale along the axis).
+struct QuantParams {
+  int64_t count = 1;
+  int64_t inner = 1;
+};
+// What a checked QuantizeLinear or DequantizeLinear node produces.
+struct QuantPlan {
+  DataType out_type = DataType::kUndefined;
+  QuantParams params;
+};
+// Checks inputs 0 to 2 (x, scale, optional zero point) and the attributes;
+// Unimplemented for blocked quantization.
+StatusOr<QuantPlan> plan_quantize(const KernelContext& ctx, const QuantAttrs& a);
+StatusOr<QuantPlan> plan_dequantize(const KernelContext& ctx, const QuantAttrs& a);
+
+// Dropout's ratio (an attribute before opset 12, input 1 since) and
+// training_mode (input 2), checked. Shared with the CUDA kernel.
+struct DropoutMode {
+  bool training = false;
+  float ratio = 0.5f;
+};
+StatusOr<DropoutMode> dropout_mode(const KernelContext& ctx, float ratio_attr);
 
 // Output 0 = f(a, b) over the broadcast of two string tensors, of element
 // type O (stored as `out_type`): Equal on strings, StringConcat.

@@ -16,22 +16,13 @@
 #include <random>
 
 namespace sy::elementwise {
+
 namespace {
 
-constexpr uint32_t kQuantTypes = type_bit(DataType::kUInt8) | type_bit(DataType::kInt8) |
-                                 type_bit(DataType::kUInt16) | type_bit(DataType::kInt16) |
-                                 type_bit(DataType::kInt32);
-constexpr uint32_t kQuantInputTypes = kFloatTypes | type_bit(DataType::kInt32);
 constexpr uint32_t kScaleTypes = kFloatTypes;
 
-// Where each element finds its scale / zero point.
-struct QuantParams {
-  int64_t count = 1;  // 1: per-tensor
-  int64_t inner = 1;  // elements per step along the axis
-};
-
-StatusOr<QuantParams> quant_params(const KernelContext& ctx, const Tensor& x, const Tensor& scale,
-                                   const Tensor* zp, int64_t axis) {
+StatusOr<QuantParams> quant_params(const KernelContext& ctx, const Tensor& x, const Tensor& scale, const Tensor* zp,
+                                   int64_t axis) {
   QuantParams p;
   if (zp && zp->dims() != scale.dims())
     return InvalidArgument(ctx.node().describe(), ": zero point shape ", zp->dims().to_string(),
@@ -51,6 +42,92 @@ StatusOr<QuantParams> quant_params(const KernelContext& ctx, const Tensor& x, co
   for (int64_t i = axis + 1; i < r; ++i) p.inner *= x.dim(static_cast<size_t>(i));
   return p;
 }
+
+// The optional zero point (input 2), null when absent.
+StatusOr<const Tensor*> zero_point(const KernelContext& ctx) {
+  if (!ctx.has_input(2)) return nullptr;
+  if (!ctx.input(2).defined()) return InvalidArgument(ctx.node().describe(), ": the zero point must be a tensor");
+  return &ctx.input(2);
+}
+
+}  // namespace
+
+StatusOr<QuantAttrs> quant_attrs(const Node& node) {
+  QuantAttrs a;
+  a.axis = node.attr_int("axis", 1);
+  a.output_dtype = node.attr_int("output_dtype", 0);
+  // Opset 23's precision of the division: float, or wider for double. The
+  // arithmetic is float at the least, so the half types get it too.
+  const int64_t precision = node.attr_int("precision", 0);
+  if (precision != 0 && !dtype_is_float(static_cast<DataType>(precision)))
+    return Unimplemented(node.describe(), ": precision ", precision, " is not a floating-point type");
+  a.precision_double = precision == static_cast<int64_t>(DataType::kDouble);
+  return a;
+}
+
+StatusOr<QuantPlan> plan_quantize(const KernelContext& ctx, const QuantAttrs& a) {
+  RETURN_IF_ERROR(require_tensor(ctx, 0, "x"));
+  RETURN_IF_ERROR(require_tensor(ctx, 1, "y_scale"));
+  const Tensor& x = ctx.input(0);
+  const Tensor& scale = ctx.input(1);
+  ASSIGN_OR_RETURN(const Tensor* zp, zero_point(ctx));
+  if (!dtype_in_mask(x.dtype(), kQuantInputTypes)) return unsupported_type(ctx, x.dtype(), kQuantInputTypes);
+  if (!dtype_in_mask(scale.dtype(), kScaleTypes)) return unsupported_type(ctx, scale.dtype(), kScaleTypes);
+  QuantPlan plan;
+  plan.out_type = zp ? zp->dtype() : DataType::kUInt8;
+  if (a.output_dtype != 0) {
+    const auto wanted = static_cast<DataType>(a.output_dtype);
+    if (zp && wanted != plan.out_type)
+      return InvalidArgument(ctx.node().describe(), ": output_dtype ", dtype_name(wanted),
+                             " differs from y_zero_point's type ", dtype_name(plan.out_type));
+    plan.out_type = wanted;
+  }
+  if (!dtype_in_mask(plan.out_type, kQuantTypes)) return unsupported_type(ctx, plan.out_type, kQuantTypes);
+  ASSIGN_OR_RETURN(plan.params, quant_params(ctx, x, scale, zp, a.axis));
+  return plan;
+}
+
+StatusOr<QuantPlan> plan_dequantize(const KernelContext& ctx, const QuantAttrs& a) {
+  RETURN_IF_ERROR(require_tensor(ctx, 0, "x"));
+  RETURN_IF_ERROR(require_tensor(ctx, 1, "x_scale"));
+  const Tensor& x = ctx.input(0);
+  const Tensor& scale = ctx.input(1);
+  ASSIGN_OR_RETURN(const Tensor* zp, zero_point(ctx));
+  if (!dtype_in_mask(x.dtype(), kQuantTypes)) return unsupported_type(ctx, x.dtype(), kQuantTypes);
+  if (!dtype_in_mask(scale.dtype(), kScaleTypes)) return unsupported_type(ctx, scale.dtype(), kScaleTypes);
+  if (zp && zp->dtype() != x.dtype())
+    return InvalidArgument(ctx.node().describe(), ": x_zero_point type ", dtype_name(zp->dtype()),
+                           " differs from x type ", dtype_name(x.dtype()));
+  QuantPlan plan;
+  plan.out_type = a.output_dtype != 0 ? static_cast<DataType>(a.output_dtype) : scale.dtype();
+  if (!dtype_in_mask(plan.out_type, kScaleTypes)) return unsupported_type(ctx, plan.out_type, kScaleTypes);
+  ASSIGN_OR_RETURN(plan.params, quant_params(ctx, x, scale, zp, a.axis));
+  return plan;
+}
+
+StatusOr<DropoutMode> dropout_mode(const KernelContext& ctx, float ratio_attr) {
+  DropoutMode m;
+  m.ratio = ratio_attr;
+  if (ctx.node().opset >= 12) {
+    if (ctx.has_input(1)) {
+      const Tensor& r = ctx.input(1);
+      if (!r.defined() || r.numel() != 1 || !dtype_is_float(r.dtype()))
+        return InvalidArgument(ctx.node().describe(), ": ratio must be a float scalar");
+      m.ratio = static_cast<float>(r.double_at(0));
+    }
+    if (ctx.has_input(2)) {
+      const Tensor& t = ctx.input(2);
+      if (!t.defined() || t.numel() != 1 || t.dtype() != DataType::kBool)
+        return InvalidArgument(ctx.node().describe(), ": training_mode must be a bool scalar");
+      m.training = t.data<bool>()[0];
+    }
+  }
+  if (m.ratio < 0.0f || m.ratio > 1.0f || std::isnan(m.ratio))
+    return InvalidArgument(ctx.node().describe(), ": ratio must be in [0, 1], got ", m.ratio);
+  return m;
+}
+
+namespace {
 
 inline int64_t param_index(const QuantParams& p, int64_t i) { return p.count == 1 ? 0 : (i / p.inner) % p.count; }
 
@@ -72,8 +149,10 @@ void for_param_runs(const QuantParams& p, int64_t n, const F& f) {
 // o = saturate(nearbyint(in / scale) + zero), NaN to 0: one run of
 // QuantizeLinear, cloned so that the rounding and the division vectorise.
 template <typename X, typename Q, typename C>
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void quantize_run(
-    const X* __restrict in, Q* __restrict o, int64_t n, C scale, C zero) {
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void quantize_run(const X* __restrict in,
+                                                                                                Q* __restrict o,
+                                                                                                int64_t n, C scale,
+                                                                                                C zero) {
   constexpr C lo = static_cast<C>(std::numeric_limits<Q>::lowest());
   constexpr C hi = static_cast<C>(std::numeric_limits<Q>::max());
   for (int64_t i = 0; i < n; ++i) {
@@ -92,36 +171,17 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) vo
 class QuantizeLinearKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    axis_ = node.attr_int("axis", 1);
-    output_dtype_ = node.attr_int("output_dtype", 0);  // opset 21
-    // Opset 23's precision of the division: float, or wider for double.
-    // The arithmetic is float at the least, so the half types get it too.
-    const int64_t precision = node.attr_int("precision", 0);
-    if (precision != 0 && !dtype_is_float(static_cast<DataType>(precision)))
-      return Unimplemented(node.describe(), ": precision ", precision, " is not a floating-point type");
-    precision_double_ = precision == static_cast<int64_t>(DataType::kDouble);
+    ASSIGN_OR_RETURN(attrs_, quant_attrs(node));
     return OkStatus();
   }
 
   Status compute(KernelContext& ctx) const override {
-    RETURN_IF_ERROR(require_tensor(ctx, 0, "x"));
-    RETURN_IF_ERROR(require_tensor(ctx, 1, "y_scale"));
+    ASSIGN_OR_RETURN(const QuantPlan plan, plan_quantize(ctx, attrs_));
     const Tensor& x = ctx.input(0);
     const Tensor& scale = ctx.input(1);
     const Tensor* zp = ctx.has_input(2) ? &ctx.input(2) : nullptr;
-    if (zp && !zp->defined()) return InvalidArgument(ctx.node().describe(), ": y_zero_point must be a tensor");
-    if (!dtype_in_mask(x.dtype(), kQuantInputTypes)) return unsupported_type(ctx, x.dtype(), kQuantInputTypes);
-    if (!dtype_in_mask(scale.dtype(), kScaleTypes)) return unsupported_type(ctx, scale.dtype(), kScaleTypes);
-    DataType out_type = zp ? zp->dtype() : DataType::kUInt8;
-    if (output_dtype_ != 0) {
-      const auto wanted = static_cast<DataType>(output_dtype_);
-      if (zp && wanted != out_type)
-        return InvalidArgument(ctx.node().describe(), ": output_dtype ", dtype_name(wanted),
-                               " differs from y_zero_point's type ", dtype_name(out_type));
-      out_type = wanted;
-    }
-    if (!dtype_in_mask(out_type, kQuantTypes)) return unsupported_type(ctx, out_type, kQuantTypes);
-    ASSIGN_OR_RETURN(QuantParams p, quant_params(ctx, x, scale, zp, axis_));
+    const QuantParams& p = plan.params;
+    const DataType out_type = plan.out_type;
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, out_type, x.dims()));
     visit_numeric(x.dtype(), [&](auto xtag) {
       using X = decltype(xtag);
@@ -144,8 +204,10 @@ class QuantizeLinearKernel final : public Kernel {
                 };
                 // A double x or scale keeps its precision (opset 23's default
                 // precision is y_scale's type).
-                if (precision_double_ || std::is_same_v<X, double> || std::is_same_v<S, double>) run(double{});
-                else run(float{});
+                if (attrs_.precision_double || std::is_same_v<X, double> || std::is_same_v<S, double>)
+                  run(double{});
+                else
+                  run(float{});
               }
             });
           }
@@ -156,34 +218,23 @@ class QuantizeLinearKernel final : public Kernel {
   }
 
  private:
-  int64_t axis_ = 1;
-  int64_t output_dtype_ = 0;
-  bool precision_double_ = false;
+  QuantAttrs attrs_;
 };
 
 class DequantizeLinearKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    axis_ = node.attr_int("axis", 1);
-    output_dtype_ = node.attr_int("output_dtype", 0);  // opset 23; else x_scale's type
+    ASSIGN_OR_RETURN(attrs_, quant_attrs(node));
     return OkStatus();
   }
 
   Status compute(KernelContext& ctx) const override {
-    RETURN_IF_ERROR(require_tensor(ctx, 0, "x"));
-    RETURN_IF_ERROR(require_tensor(ctx, 1, "x_scale"));
+    ASSIGN_OR_RETURN(const QuantPlan plan, plan_dequantize(ctx, attrs_));
     const Tensor& x = ctx.input(0);
     const Tensor& scale = ctx.input(1);
     const Tensor* zp = ctx.has_input(2) ? &ctx.input(2) : nullptr;
-    if (zp && !zp->defined()) return InvalidArgument(ctx.node().describe(), ": x_zero_point must be a tensor");
-    if (!dtype_in_mask(x.dtype(), kQuantTypes)) return unsupported_type(ctx, x.dtype(), kQuantTypes);
-    if (!dtype_in_mask(scale.dtype(), kScaleTypes)) return unsupported_type(ctx, scale.dtype(), kScaleTypes);
-    if (zp && zp->dtype() != x.dtype())
-      return InvalidArgument(ctx.node().describe(), ": x_zero_point type ", dtype_name(zp->dtype()),
-                             " differs from x type ", dtype_name(x.dtype()));
-    const DataType out_type = output_dtype_ != 0 ? static_cast<DataType>(output_dtype_) : scale.dtype();
-    if (!dtype_in_mask(out_type, kScaleTypes)) return unsupported_type(ctx, out_type, kScaleTypes);
-    ASSIGN_OR_RETURN(QuantParams p, quant_params(ctx, x, scale, zp, axis_));
+    const QuantParams& p = plan.params;
+    const DataType out_type = plan.out_type;
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, out_type, x.dims()));
     visit_numeric(x.dtype(), [&](auto xtag) {
       using X = decltype(xtag);
@@ -212,8 +263,7 @@ class DequantizeLinearKernel final : public Kernel {
   }
 
  private:
-  int64_t axis_ = 1;
-  int64_t output_dtype_ = 0;
+  QuantAttrs attrs_;
 };
 
 // uint8 quantization with scale/zero point from the data range (incl. 0),
@@ -270,24 +320,9 @@ class DropoutKernel final : public Kernel {
     RETURN_IF_ERROR(require_tensor(ctx, 0, "data"));
     const Tensor& x = ctx.input(0);
     if (!dtype_in_mask(x.dtype(), kFloatTypes)) return unsupported_type(ctx, x.dtype(), kFloatTypes);
-    bool training = false;
-    float ratio = ratio_attr_;
-    if (opset_ >= 12) {
-      if (ctx.has_input(1)) {
-        const Tensor& r = ctx.input(1);
-        if (!r.defined() || r.numel() != 1 || !dtype_is_float(r.dtype()))
-          return InvalidArgument(ctx.node().describe(), ": ratio must be a float scalar");
-        ratio = static_cast<float>(r.double_at(0));
-      }
-      if (ctx.has_input(2)) {
-        const Tensor& t = ctx.input(2);
-        if (!t.defined() || t.numel() != 1 || t.dtype() != DataType::kBool)
-          return InvalidArgument(ctx.node().describe(), ": training_mode must be a bool scalar");
-        training = t.data<bool>()[0];
-      }
-    }
-    if (ratio < 0.0f || ratio > 1.0f || std::isnan(ratio))
-      return InvalidArgument(ctx.node().describe(), ": ratio must be in [0, 1], got ", ratio);
+    ASSIGN_OR_RETURN(const DropoutMode mode, dropout_mode(ctx, ratio_attr_));
+    const bool training = mode.training;
+    const float ratio = mode.ratio;
     const bool mask_is_bool = opset_ >= 10;
     const bool want_mask = ctx.output_wanted(1);
     if (!training || ratio == 0.0f) {

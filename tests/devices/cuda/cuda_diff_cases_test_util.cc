@@ -596,6 +596,7 @@ const std::vector<DiffCase>& cuda_diff_cases() {
     add_unlisted_types(cs);
     add_index_cases(cs);
     add_resize_cases(cs);
+    add_quant_cases(cs);
     return cs;
   }();
   return cases;
