@@ -43,11 +43,24 @@ StatusOr<QuantParams> quant_params(const KernelContext& ctx, const Tensor& x, co
   return p;
 }
 
-// The optional zero point (input 2), null when absent.
-StatusOr<const Tensor*> zero_point(const KernelContext& ctx) {
-  if (!ctx.has_input(2)) return nullptr;
-  if (!ctx.input(2).defined()) return InvalidArgument(ctx.node().describe(), ": the zero point must be a tensor");
-  return &ctx.input(2);
+// Inputs 0 to 2 of either op: x of `x_types`, a float scale, and the
+// optional zero point (null when absent).
+struct QuantInputs {
+  const Tensor* x = nullptr;
+  const Tensor* scale = nullptr;
+  const Tensor* zp = nullptr;
+};
+StatusOr<QuantInputs> quant_inputs(const KernelContext& ctx, const char* scale_name, uint32_t x_types) {
+  RETURN_IF_ERROR(require_tensor(ctx, 0, "x"));
+  RETURN_IF_ERROR(require_tensor(ctx, 1, scale_name));
+  QuantInputs in{&ctx.input(0), &ctx.input(1), nullptr};
+  if (ctx.has_input(2)) {
+    if (!ctx.input(2).defined()) return InvalidArgument(ctx.node().describe(), ": the zero point must be a tensor");
+    in.zp = &ctx.input(2);
+  }
+  if (!dtype_in_mask(in.x->dtype(), x_types)) return unsupported_type(ctx, in.x->dtype(), x_types);
+  if (!dtype_in_mask(in.scale->dtype(), kScaleTypes)) return unsupported_type(ctx, in.scale->dtype(), kScaleTypes);
+  return in;
 }
 
 }  // namespace
@@ -66,13 +79,8 @@ StatusOr<QuantAttrs> quant_attrs(const Node& node) {
 }
 
 StatusOr<QuantPlan> plan_quantize(const KernelContext& ctx, const QuantAttrs& a) {
-  RETURN_IF_ERROR(require_tensor(ctx, 0, "x"));
-  RETURN_IF_ERROR(require_tensor(ctx, 1, "y_scale"));
-  const Tensor& x = ctx.input(0);
-  const Tensor& scale = ctx.input(1);
-  ASSIGN_OR_RETURN(const Tensor* zp, zero_point(ctx));
-  if (!dtype_in_mask(x.dtype(), kQuantInputTypes)) return unsupported_type(ctx, x.dtype(), kQuantInputTypes);
-  if (!dtype_in_mask(scale.dtype(), kScaleTypes)) return unsupported_type(ctx, scale.dtype(), kScaleTypes);
+  ASSIGN_OR_RETURN(const QuantInputs in, quant_inputs(ctx, "y_scale", kQuantInputTypes));
+  const Tensor* zp = in.zp;
   QuantPlan plan;
   plan.out_type = zp ? zp->dtype() : DataType::kUInt8;
   if (a.output_dtype != 0) {
@@ -83,25 +91,19 @@ StatusOr<QuantPlan> plan_quantize(const KernelContext& ctx, const QuantAttrs& a)
     plan.out_type = wanted;
   }
   if (!dtype_in_mask(plan.out_type, kQuantTypes)) return unsupported_type(ctx, plan.out_type, kQuantTypes);
-  ASSIGN_OR_RETURN(plan.params, quant_params(ctx, x, scale, zp, a.axis));
+  ASSIGN_OR_RETURN(plan.params, quant_params(ctx, *in.x, *in.scale, zp, a.axis));
   return plan;
 }
 
 StatusOr<QuantPlan> plan_dequantize(const KernelContext& ctx, const QuantAttrs& a) {
-  RETURN_IF_ERROR(require_tensor(ctx, 0, "x"));
-  RETURN_IF_ERROR(require_tensor(ctx, 1, "x_scale"));
-  const Tensor& x = ctx.input(0);
-  const Tensor& scale = ctx.input(1);
-  ASSIGN_OR_RETURN(const Tensor* zp, zero_point(ctx));
-  if (!dtype_in_mask(x.dtype(), kQuantTypes)) return unsupported_type(ctx, x.dtype(), kQuantTypes);
-  if (!dtype_in_mask(scale.dtype(), kScaleTypes)) return unsupported_type(ctx, scale.dtype(), kScaleTypes);
-  if (zp && zp->dtype() != x.dtype())
-    return InvalidArgument(ctx.node().describe(), ": x_zero_point type ", dtype_name(zp->dtype()),
-                           " differs from x type ", dtype_name(x.dtype()));
+  ASSIGN_OR_RETURN(const QuantInputs in, quant_inputs(ctx, "x_scale", kQuantTypes));
+  if (in.zp && in.zp->dtype() != in.x->dtype())
+    return InvalidArgument(ctx.node().describe(), ": x_zero_point type ", dtype_name(in.zp->dtype()),
+                           " differs from x type ", dtype_name(in.x->dtype()));
   QuantPlan plan;
-  plan.out_type = a.output_dtype != 0 ? static_cast<DataType>(a.output_dtype) : scale.dtype();
+  plan.out_type = a.output_dtype != 0 ? static_cast<DataType>(a.output_dtype) : in.scale->dtype();
   if (!dtype_in_mask(plan.out_type, kScaleTypes)) return unsupported_type(ctx, plan.out_type, kScaleTypes);
-  ASSIGN_OR_RETURN(plan.params, quant_params(ctx, x, scale, zp, a.axis));
+  ASSIGN_OR_RETURN(plan.params, quant_params(ctx, *in.x, *in.scale, in.zp, a.axis));
   return plan;
 }
 
