@@ -15,11 +15,7 @@
 #include <vector>
 
 // Tile::rows() and row_of() also run on the device, in the softmax kernel.
-#ifdef __CUDACC__
-#define SY_HOST_DEVICE __host__ __device__
-#else
-#define SY_HOST_DEVICE
-#endif
+#include "devices/host_device.h"
 
 namespace sy::cuda::attention_plan {
 

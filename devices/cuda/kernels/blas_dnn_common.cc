@@ -59,6 +59,16 @@ const void* zero_for(DataType t) {
   return t == DataType::kDouble ? static_cast<const void*>(&kZeroD) : static_cast<const void*>(&kZeroF);
 }
 
+StatusOr<GemmTypes> gemm_types(DataType t, const char* op) {
+  switch (t) {
+    case DataType::kFloat: return GemmTypes{CUDA_R_32F, CUBLAS_COMPUTE_32F, sizeof(float)};
+    case DataType::kDouble: return GemmTypes{CUDA_R_64F, CUBLAS_COMPUTE_64F, sizeof(double)};
+    case DataType::kFloat16: return GemmTypes{CUDA_R_16F, CUBLAS_COMPUTE_32F, 2};
+    case DataType::kBFloat16: return GemmTypes{CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2};
+    default: return Unimplemented(op, ": unsupported element type ", dtype_name(t), " on CUDA");
+  }
+}
+
 StatusOr<Tensor> scratch(KernelContext& ctx, DataType t, const Dims& dims) {
   RETURN_IF_ERROR(checked_nbytes(t, dims).status());
   return ctx.device().allocate(t, dims);

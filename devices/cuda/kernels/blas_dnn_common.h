@@ -41,6 +41,25 @@ cudnnDataType_t conv_compute_type(cudnnDataType_t data);
 const void* one_for(DataType t);
 const void* zero_for(DataType t);
 
+// cuBLAS's data and compute types for a GEMM on `t`: float and double
+// natively (CUBLAS_COMPUTE_32F / 64F, never TF32), float16 and bfloat16
+// accumulating in float. Unimplemented for other types.
+struct GemmTypes {
+  cudaDataType_t data;
+  cublasComputeType_t compute;
+  size_t elem;
+};
+StatusOr<GemmTypes> gemm_types(DataType t, const char* op);
+
+// Alpha / beta in the compute type's precision, passed by host pointer.
+struct Scalars {
+  float f[2];
+  double d[2];
+  Scalars(double alpha, double beta) : f{static_cast<float>(alpha), static_cast<float>(beta)}, d{alpha, beta} {}
+  const void* alpha(DataType t) const { return t == DataType::kDouble ? static_cast<const void*>(&d[0]) : &f[0]; }
+  const void* beta(DataType t) const { return t == DataType::kDouble ? static_cast<const void*>(&d[1]) : &f[1]; }
+};
+
 // A scratch device tensor on ctx's device, freed in stream order after
 // compute() returns.
 StatusOr<Tensor> scratch(KernelContext& ctx, DataType t, const Dims& dims);

@@ -18,30 +18,9 @@
 namespace sy::cuda {
 namespace {
 
-struct GemmTypes {
-  cudaDataType_t data;
-  cublasComputeType_t compute;
-  size_t elem;
-};
-
-StatusOr<GemmTypes> gemm_types(DataType t, const char* op) {
-  switch (t) {
-    case DataType::kFloat: return GemmTypes{CUDA_R_32F, CUBLAS_COMPUTE_32F, sizeof(float)};
-    case DataType::kDouble: return GemmTypes{CUDA_R_64F, CUBLAS_COMPUTE_64F, sizeof(double)};
-    case DataType::kFloat16: return GemmTypes{CUDA_R_16F, CUBLAS_COMPUTE_32F, 2};
-    case DataType::kBFloat16: return GemmTypes{CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2};
-    default: return Unimplemented(op, ": unsupported element type ", dtype_name(t), " on CUDA");
-  }
-}
-
-// Alpha / beta in the compute type's precision, passed by host pointer.
-struct Scalars {
-  float f[2];
-  double d[2];
-  Scalars(double alpha, double beta) : f{static_cast<float>(alpha), static_cast<float>(beta)}, d{alpha, beta} {}
-  const void* alpha(DataType t) const { return t == DataType::kDouble ? static_cast<const void*>(&d[0]) : &f[0]; }
-  const void* beta(DataType t) const { return t == DataType::kDouble ? static_cast<const void*>(&d[1]) : &f[1]; }
-};
+using dnn::gemm_types;
+using dnn::GemmTypes;
+using dnn::Scalars;
 
 const void* at(const Tensor& t, int64_t elem_offset, size_t elem) {
   return static_cast<const char*>(t.raw()) + elem_offset * static_cast<int64_t>(elem);

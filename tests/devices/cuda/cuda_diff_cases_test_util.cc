@@ -597,6 +597,7 @@ const std::vector<DiffCase>& cuda_diff_cases() {
     add_index_cases(cs);
     add_resize_cases(cs);
     add_quant_cases(cs);
+    add_rnn_cases(cs);
     return cs;
   }();
   return cases;

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "devices/cpu/cpu_device.h"
 #include "devices/cuda/cuda_backend.h"
 #include "tests/devices/cuda/emulated/fake_cudnn.h"
 #include "tests/devices/cuda/fake_gpu/fake_cuda.h"
@@ -36,6 +37,34 @@ TEST(EmulatedGpu, Kernels_MatchCpu_OnEveryCase) {
   const DiffTally t = expect_cuda_cases_match_cpu(**gpu);
   std::printf("%d cases matched the CPU, %d declined\n", t.matched, t.declined);
   EXPECT_GT(t.matched, 400);
+}
+
+// RNN, GRU and LSTM share their checks with the CPU kernels
+// (rnn_common.h): bad lengths and shapes fail on cuda:0 with the CPU's
+// error, before anything is launched, rather than reading out of bounds.
+TEST(EmulatedGpu, RecurrentKernels_RefuseWhatTheCpuRefuses) {
+  using namespace diff;
+  auto gpu = create_cuda_device(0);
+  ASSERT_TRUE(gpu.ok()) << gpu.status().message();
+  CpuDevice cpu;
+  // X has 6 steps of 3 rows; W and R fit an LSTM of 2 hidden units.
+  const DiffInput x = f32({6, 3, 4}), w = f32({1, 8, 4}), r = f32({1, 8, 2});
+  const std::vector<DiffCase> bad = {
+      make("lens_past_the_steps", "RNN", {x, w, f32({1, 8, 8}), omitted(), values(DataType::kInt32, {6, 7, 1})},
+           {attr_int("hidden_size", 8)}, 2),
+      make("lens_negative", "GRU", {x, f32({1, 24, 4}), f32({1, 24, 8}), omitted(), values(DataType::kInt32, {1, -1, 0})},
+           {attr_int("hidden_size", 8)}, 2),
+      make("hidden_size_beyond_w", "LSTM", {x, w, r}, {attr_int("hidden_size", 3)}, 3),
+      make("r_mismatch", "LSTM", {x, w, f32({1, 8, 3})}, {}, 3),
+  };
+  for (const DiffCase& c : bad) {
+    SCOPED_TRACE(c.name);
+    const DiffRun want = run_diff_case(c, cpu, DeviceKind::kCpu, 1);
+    const DiffRun got = run_diff_case(c, **gpu, DeviceKind::kCuda, 1);
+    EXPECT_EQ(want.status.code(), StatusCode::kInvalidArgument) << want.status.message();
+    EXPECT_EQ(got.status.code(), want.status.code()) << got.status.message();
+    EXPECT_EQ(got.status.message(), want.status.message());
+  }
 }
 
 // Issue 4's conformance check with the real CUDA kernels: the ONNX node
