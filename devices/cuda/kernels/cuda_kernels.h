@@ -41,5 +41,6 @@ void register_cuda_resize_kernels(KernelRegistry& r);       // resize_kernels.cc
 void register_cuda_attention_kernels(KernelRegistry& r);    // attention_kernels.cc
 void register_cuda_quant_kernels(KernelRegistry& r);        // quant_kernels.cc
 void register_cuda_rnn_kernels(KernelRegistry& r);          // rnn_kernels.cc
+void register_cuda_einsum_kernels(KernelRegistry& r);       // einsum_kernels.cc
 
 }  // namespace sy::cuda

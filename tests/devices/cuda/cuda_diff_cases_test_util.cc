@@ -598,6 +598,7 @@ const std::vector<DiffCase>& cuda_diff_cases() {
     add_resize_cases(cs);
     add_quant_cases(cs);
     add_rnn_cases(cs);
+    add_einsum_cases(cs);
     return cs;
   }();
   return cases;
