@@ -107,6 +107,7 @@ void register_cuda_kernels(KernelRegistry& r) {
   cuda::register_cuda_quant_kernels(r);
   cuda::register_cuda_rnn_kernels(r);
   cuda::register_cuda_einsum_kernels(r);
+  cuda::register_cuda_grid_sample_kernels(r);
 }
 
 namespace cuda {

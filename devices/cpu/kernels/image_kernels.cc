@@ -23,6 +23,9 @@
 //   - an empty spatial input gives zeros with zeros padding and is an
 //     InvalidArgument error otherwise.
 //
+// The per-axis rules live in grid_sample_axis.h and the checks in
+// grid_sample_plan.h, shared with the CUDA kernel.
+//
 // Thread-safety: compute() is const and uses only attributes parsed in init().
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -38,6 +41,7 @@
 #include <vector>
 
 #include "devices/cpu/cpu_kernels.h"
+#include "devices/cpu/kernels/grid_sample_plan.h"
 #include "devices/cpu/kernels/reduction_common.h"
 #include "devices/cpu/kernels/tensor_common.h"
 #include "devices/kernel.h"
@@ -51,135 +55,9 @@ using reduce_detail::load;
 using reduce_detail::store;
 using reduce_detail::visit_float;
 
-enum class SampleMode { kLinear, kNearest, kCubic };
-enum class PaddingMode { kZeros, kBorder, kReflection };
-
-// Reflects x into [lo, hi] as the reference's _gs_reflect does. Computed in
-// double. Non-finite input gives NaN; an empty range gives lo.
-inline double reflect(double x, double lo, double hi) {
-  if (!std::isfinite(x)) return std::numeric_limits<double>::quiet_NaN();
-  const double range = hi - lo;
-  if (!(range > 0)) return lo;
-  double fx = x;
-  if (x < lo) {
-    const double dx = lo - x;
-    const double n = std::floor(dx / range);
-    const double r = dx - n * range;
-    fx = std::fmod(n, 2.0) == 0 ? lo + r : hi - r;
-  } else if (x > hi) {
-    const double dx = x - hi;
-    const double n = std::floor(dx / range);
-    const double r = dx - n * range;
-    fx = std::fmod(n, 2.0) == 0 ? hi - r : lo + r;
-  } else {
-    return x;
-  }
-  return std::clamp(fx, lo, hi);  // guards rounding for huge |x|
-}
-
-// Converts a finite coordinate to an integer index, saturating far outside
-// any real tensor extent so that tap arithmetic cannot overflow.
-template <typename A>
-inline int64_t to_index(A v) {
-  constexpr int64_t kLim = int64_t{1} << 40;
-  if (v <= static_cast<A>(-kLim)) return -kLim;
-  if (v >= static_cast<A>(kLim)) return kLim;
-  return static_cast<int64_t>(v);
-}
-
-// One axis of the padding geometry.
-struct Axis {
-  int64_t size = 0;
-  double lo = 0, hi = 0;  // border range of the coordinate
-
-  Axis(int64_t d, bool align_corners) : size(d) {
-    lo = align_corners ? 0.0 : -0.5;
-    hi = align_corners ? static_cast<double>(d) - 1.0 : static_cast<double>(d) - 0.5;
-  }
-
-  // Denormalizes, rounds (nearest) and pads a grid coordinate.
-  template <typename A>
-  A coordinate(A g, bool align_corners, SampleMode mode, PaddingMode pad) const {
-    const A d = static_cast<A>(size);
-    A x = align_corners ? (g + A(1)) / A(2) * (d - A(1)) : ((g + A(1)) * d - A(1)) / A(2);
-    if (mode == SampleMode::kNearest) x = std::nearbyint(x);
-    if (x < static_cast<A>(lo) || x > static_cast<A>(hi)) {
-      if (pad == PaddingMode::kBorder)
-        x = std::clamp(x, A(0), d - A(1));
-      else if (pad == PaddingMode::kReflection)
-        x = static_cast<A>(reflect(static_cast<double>(x), lo, hi));
-    }
-    return x;
-  }
-
-  // The element index read for tap index i, or -1 for a zero (zeros padding).
-  int64_t tap(int64_t i, PaddingMode pad) const {
-    if (i >= 0 && i < size) return i;
-    switch (pad) {
-      case PaddingMode::kZeros:
-        return -1;
-      case PaddingMode::kBorder:
-        return std::clamp<int64_t>(i, 0, size - 1);
-      case PaddingMode::kReflection: {
-        double r = reflect(static_cast<double>(i), lo, hi);
-        if (std::isnan(r)) return -1;
-        return std::clamp<int64_t>(static_cast<int64_t>(r), 0, size - 1);
-      }
-    }
-    return -1;
-  }
-};
-
-template <typename A>
-inline void cubic_coeffs(A t, A* c) {
-  constexpr A kA = A(-0.75);
-  const A x = std::abs(t);
-  const A x1 = x + A(1), y = A(1) - x, y1 = A(2) - x;
-  c[0] = ((kA * x1 - A(5) * kA) * x1 + A(8) * kA) * x1 - A(4) * kA;
-  c[1] = ((kA + A(2)) * x - (kA + A(3))) * x * x + A(1);
-  c[2] = ((kA + A(2)) * y - (kA + A(3))) * y * y + A(1);
-  c[3] = ((kA * y1 - A(5) * kA) * y1 + A(8) * kA) * y1 - A(4) * kA;
-}
-
-// Tap indices (-1 = zero) and weights along one axis for coordinate x.
-// Returns false when x is NaN (the sample is NaN).
-template <typename A>
-inline bool axis_taps(const Axis& ax, A x, SampleMode mode, PaddingMode pad, int64_t* idx, A* w) {
-  if (std::isnan(x)) return false;
-  if (std::isinf(x)) {
-    // Only reachable with zeros padding (border clamps, reflection gives
-    // NaN): every tap lies outside the input.
-    for (int k = 0; k < 4; ++k) {
-      idx[k] = -1;
-      w[k] = A(0);
-    }
-    return true;
-  }
-  switch (mode) {
-    case SampleMode::kNearest:
-      idx[0] = ax.tap(to_index(x), pad);
-      w[0] = A(1);
-      break;
-    case SampleMode::kLinear: {
-      const A f = std::floor(x);
-      const int64_t i0 = to_index(f);
-      const A t = x - f;
-      idx[0] = ax.tap(i0, pad);
-      idx[1] = ax.tap(i0 + 1, pad);
-      w[0] = A(1) - t;
-      w[1] = t;
-      break;
-    }
-    case SampleMode::kCubic: {
-      const A f = std::floor(x);
-      const int64_t i0 = to_index(f);
-      cubic_coeffs(x - f, w);
-      for (int k = 0; k < 4; ++k) idx[k] = ax.tap(i0 - 1 + k, pad);
-      break;
-    }
-  }
-  return true;
-}
+using grid_sample::Axis;
+using grid_sample::PaddingMode;
+using grid_sample::SampleMode;
 
 // A tap of an output point: the element it reads in a channel, or -1 for a
 // zero (outside the input with zeros padding), and its weight.
@@ -192,94 +70,42 @@ struct Tap {
 class GridSampleKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    align_corners_ = node.attr_int("align_corners", 0) != 0;
-    const bool v20 = node.opset >= 20;
-    const std::string mode = node.attr_string("mode", v20 ? "linear" : "bilinear");
-    if (mode == (v20 ? "linear" : "bilinear")) {
-      mode_ = SampleMode::kLinear;
-    } else if (mode == "nearest") {
-      mode_ = SampleMode::kNearest;
-    } else if (mode == (v20 ? "cubic" : "bicubic")) {
-      mode_ = SampleMode::kCubic;
-    } else {
-      return InvalidArgument(node.describe(), ": unknown mode '", mode, "' (expected ",
-                             v20 ? "linear, nearest or cubic" : "bilinear, nearest or bicubic", ")");
-    }
-    const std::string pad = node.attr_string("padding_mode", "zeros");
-    if (pad == "zeros") {
-      pad_ = PaddingMode::kZeros;
-    } else if (pad == "border") {
-      pad_ = PaddingMode::kBorder;
-    } else if (pad == "reflection") {
-      pad_ = PaddingMode::kReflection;
-    } else {
-      return InvalidArgument(node.describe(), ": unknown padding_mode '", pad,
-                             "' (expected zeros, border or reflection)");
-    }
+    ASSIGN_OR_RETURN(const grid_sample::Attrs a, grid_sample::parse_attrs(node));
+    align_corners_ = a.align_corners;
+    mode_ = a.mode;
+    pad_ = a.pad;
     return OkStatus();
   }
 
   Status compute(KernelContext& ctx) const override {
-    const Node& node = ctx.node();
-    for (size_t i = 0; i < 2; ++i)
-      if (!ctx.has_input(i) || !ctx.input(i).defined())
-        return InvalidArgument(node.describe(), ": input ", i, i == 0 ? " (X)" : " (grid)", " must be a tensor");
-    const Tensor& x = ctx.input(0);
-    const Tensor& grid = ctx.input(1);
-    // Opset 20 made GridSample N-D; before it, X is 4-D.
-    if (node.opset < 20 && x.rank() != 4)
-      return InvalidArgument(node.describe(), ": X must be 4-D (N,C,H,W), got ", x.describe());
-    if (x.rank() < 3)
-      return InvalidArgument(node.describe(), ": X must have rank >= 3 (N,C,D1,...), got ", x.describe());
-    const size_t r = x.rank() - 2;
-    if (r > kMaxSpatial)
-      return Unimplemented(node.describe(), ": at most ", kMaxSpatial, " spatial dimensions are supported, got ",
-                           x.describe());
-    if (grid.rank() != x.rank() || grid.dim(grid.rank() - 1) != static_cast<int64_t>(r))
-      return InvalidArgument(node.describe(), ": grid must have shape (N,", r == 2 ? "H_out,W_out" : "D1_out,...", ",",
-                             r, ") for X ", x.describe(), ", got ", grid.describe());
-    if (grid.dim(0) != x.dim(0))
-      return InvalidArgument(node.describe(), ": batch sizes of X (", x.dim(0), ") and grid (", grid.dim(0),
-                             ") differ");
-    const DataType gt = grid.dtype();
-    if (gt != DataType::kFloat && gt != DataType::kDouble && gt != DataType::kFloat16 && gt != DataType::kBFloat16)
-      return InvalidArgument(node.describe(), ": grid must be a floating-point tensor, got ", dtype_name(gt));
-
+    ASSIGN_OR_RETURN(const grid_sample::Plan p, grid_sample::plan(ctx, {align_corners_, mode_, pad_}));
     Status st;
-    const bool known = visit_float(x.dtype(), [&](auto tag) {
+    visit_float(ctx.input(0).dtype(), [&](auto tag) {
       using T = decltype(tag);
-      st = run<T>(ctx, x, grid);
+      st = run<T>(ctx, p);
     });
-    if (!known)
-      return Unimplemented(node.describe(), ": element type ", dtype_name(x.dtype()),
-                           " is not supported (supported: float32, float64, float16, bfloat16)");
     return st;
   }
 
  private:
-  // Spatial dimensions handled: each output point reads up to 4^r taps.
-  static constexpr size_t kMaxSpatial = 3;
+  static constexpr size_t kMaxSpatial = grid_sample::kMaxSpatial;
 
   // For each output point: the taps along each spatial axis, then their
   // tensor product as (element offset in a channel, weight) pairs, shared
   // by every channel.
   template <typename T>
-  Status run(KernelContext& ctx, const Tensor& x, const Tensor& grid) const {
+  Status run(KernelContext& ctx, const grid_sample::Plan& plan) const {
     using A = ComputeT<T>;
-    const int r = static_cast<int>(x.rank()) - 2;
+    const Tensor& x = ctx.input(0);
+    const Tensor& grid = ctx.input(1);
+    const int r = plan.r;
     const int64_t n_batch = x.dim(0), channels = x.dim(1);
-    Dims out_dims{n_batch, channels};
-    for (int a = 0; a < r; ++a) out_dims.push_back(grid.dim(static_cast<size_t>(a) + 1));
-    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), plan.out_dims));
     T* po = out->data<T>();
     const int64_t total = out->numel();
     if (total == 0) return OkStatus();
-    int64_t plane_in = 1;
-    for (size_t a = 2; a < x.rank(); ++a) plane_in *= x.dim(a);
-    if (plane_in == 0) {
-      if (pad_ != PaddingMode::kZeros)
-        return InvalidArgument(ctx.node().describe(), ": cannot sample an empty input ", x.describe(),
-                               " with border or reflection padding");
+    const int64_t plane_in = plan.plane_in;
+    if (plane_in == 0) {  // zeros padding (plan() refused the others)
       std::fill(po, po + total, store<T>(A(0)));
       return OkStatus();
     }
@@ -297,8 +123,8 @@ class GridSampleKernel final : public Kernel {
     std::vector<int64_t> stride(static_cast<size_t>(r), 1);  // element stride of each spatial axis
     for (int a = 0; a < r; ++a) axes.emplace_back(x.dim(static_cast<size_t>(a) + 2), align_corners_);
     for (int a = r - 2; a >= 0; --a) stride[a] = stride[a + 1] * axes[a + 1].size;
-    const int64_t pixels = total / (n_batch * channels);
-    const int ntaps = mode_ == SampleMode::kNearest ? 1 : mode_ == SampleMode::kLinear ? 2 : 4;
+    const int64_t pixels = plan.pixels;
+    const int ntaps = grid_sample::taps_of(mode_);
     int64_t combos = 1;
     for (int a = 0; a < r; ++a) combos *= ntaps;
 
@@ -322,7 +148,7 @@ class GridSampleKernel final : public Kernel {
             bool ok = true;
             for (int a = 0; a < r && ok; ++a) {
               const A c = axes[a].coordinate(g[static_cast<size_t>(q * r + (r - 1 - a))], align_corners_, mode_, pad_);
-              ok = axis_taps(axes[a], c, mode_, pad_, idx[a], w[a]);
+              ok = grid_sample::axis_taps(axes[a], c, mode_, pad_, idx[a], w[a]);
             }
             if (!ok) {
               std::fill(tp, tp + combos, Tap<A>{-1, A(0)});
@@ -558,6 +384,84 @@ KernelDef image_def(const char* op, int since, KernelFactory factory, uint64_t h
 }
 
 }  // namespace
+
+namespace grid_sample {
+
+StatusOr<Attrs> parse_attrs(const Node& node) {
+  Attrs a;
+  a.align_corners = node.attr_int("align_corners", 0) != 0;
+  const bool v20 = node.opset >= 20;
+  const std::string mode = node.attr_string("mode", v20 ? "linear" : "bilinear");
+  if (mode == (v20 ? "linear" : "bilinear")) {
+    a.mode = SampleMode::kLinear;
+  } else if (mode == "nearest") {
+    a.mode = SampleMode::kNearest;
+  } else if (mode == (v20 ? "cubic" : "bicubic")) {
+    a.mode = SampleMode::kCubic;
+  } else {
+    return InvalidArgument(node.describe(), ": unknown mode '", mode, "' (expected ",
+                           v20 ? "linear, nearest or cubic" : "bilinear, nearest or bicubic", ")");
+  }
+  const std::string pad = node.attr_string("padding_mode", "zeros");
+  if (pad == "zeros") {
+    a.pad = PaddingMode::kZeros;
+  } else if (pad == "border") {
+    a.pad = PaddingMode::kBorder;
+  } else if (pad == "reflection") {
+    a.pad = PaddingMode::kReflection;
+  } else {
+    return InvalidArgument(node.describe(), ": unknown padding_mode '", pad,
+                           "' (expected zeros, border or reflection)");
+  }
+  return a;
+}
+
+StatusOr<Plan> plan(const KernelContext& ctx, const Attrs& a) {
+  const Node& node = ctx.node();
+  for (size_t i = 0; i < 2; ++i)
+    if (!ctx.has_input(i) || !ctx.input(i).defined())
+      return InvalidArgument(node.describe(), ": input ", i, i == 0 ? " (X)" : " (grid)", " must be a tensor");
+  const Tensor& x = ctx.input(0);
+  const Tensor& grid = ctx.input(1);
+  // Opset 20 made GridSample N-D; before it, X is 4-D.
+  if (node.opset < 20 && x.rank() != 4)
+    return InvalidArgument(node.describe(), ": X must be 4-D (N,C,H,W), got ", x.describe());
+  if (x.rank() < 3)
+    return InvalidArgument(node.describe(), ": X must have rank >= 3 (N,C,D1,...), got ", x.describe());
+  const size_t r = x.rank() - 2;
+  if (r > static_cast<size_t>(kMaxSpatial))
+    return Unimplemented(node.describe(), ": at most ", kMaxSpatial, " spatial dimensions are supported, got ",
+                         x.describe());
+  if (grid.rank() != x.rank() || grid.dim(grid.rank() - 1) != static_cast<int64_t>(r))
+    return InvalidArgument(node.describe(), ": grid must have shape (N,", r == 2 ? "H_out,W_out" : "D1_out,...", ",",
+                           r, ") for X ", x.describe(), ", got ", grid.describe());
+  if (grid.dim(0) != x.dim(0))
+    return InvalidArgument(node.describe(), ": batch sizes of X (", x.dim(0), ") and grid (", grid.dim(0),
+                           ") differ");
+  const DataType gt = grid.dtype();
+  if (gt != DataType::kFloat && gt != DataType::kDouble && gt != DataType::kFloat16 && gt != DataType::kBFloat16)
+    return InvalidArgument(node.describe(), ": grid must be a floating-point tensor, got ", dtype_name(gt));
+  const DataType xt = x.dtype();
+  if (xt != DataType::kFloat && xt != DataType::kDouble && xt != DataType::kFloat16 && xt != DataType::kBFloat16)
+    return Unimplemented(node.describe(), ": element type ", dtype_name(xt),
+                         " is not supported (supported: float32, float64, float16, bfloat16)");
+  Plan p;
+  p.r = static_cast<int>(r);
+  p.out_dims = Dims{x.dim(0), x.dim(1)};
+  p.pixels = 1;
+  for (size_t k = 0; k < r; ++k) {
+    p.out_dims.push_back(grid.dim(k + 1));
+    p.pixels *= grid.dim(k + 1);
+  }
+  p.plane_in = 1;
+  for (size_t k = 2; k < x.rank(); ++k) p.plane_in *= x.dim(k);
+  if (p.plane_in == 0 && p.out_dims.numel() > 0 && a.pad != PaddingMode::kZeros)
+    return InvalidArgument(node.describe(), ": cannot sample an empty input ", x.describe(),
+                           " with border or reflection padding");
+  return p;
+}
+
+}  // namespace grid_sample
 
 void register_cpu_image_kernels(KernelRegistry& r) {
   r.add(image_def("GridSample", 16, &make_kernel<GridSampleKernel>));

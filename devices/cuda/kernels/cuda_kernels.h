@@ -42,5 +42,6 @@ void register_cuda_attention_kernels(KernelRegistry& r);    // attention_kernels
 void register_cuda_quant_kernels(KernelRegistry& r);        // quant_kernels.cc
 void register_cuda_rnn_kernels(KernelRegistry& r);          // rnn_kernels.cc
 void register_cuda_einsum_kernels(KernelRegistry& r);       // einsum_kernels.cc
+void register_cuda_grid_sample_kernels(KernelRegistry& r);  // grid_sample_kernels.cc
 
 }  // namespace sy::cuda

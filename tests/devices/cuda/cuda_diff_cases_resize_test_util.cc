@@ -257,6 +257,45 @@ void add_hardmax(std::vector<DiffCase>& cs) {
 
 }  // namespace
 
+// GridSample in every mode and padding, 1-D to 3-D, with coordinates
+// outside the input (several reflections deep), NaN and infinities, and a
+// 16-bit X read through a float grid.
+void add_grid_sample(std::vector<DiffCase>& cs) {
+  auto gs = [](std::string name, DiffInput x, DiffInput grid, std::string mode, std::string pad, int align) {
+    return make(std::move(name), "GridSample", {std::move(x), std::move(grid)},
+                {attr_string("mode", std::move(mode)), attr_string("padding_mode", std::move(pad)),
+                 attr_int("align_corners", align)});
+  };
+  cs.push_back(gs("GridSample_bilinear_zeros", f32({2, 3, 20, 24}), f32({2, 15, 17, 2}, -1.2, 1.2), "bilinear",
+                  "zeros", 0));
+  cs.push_back(gs("GridSample_nearest_border_align", f32({1, 4, 9, 11}), f32({1, 10, 12, 2}, -1.5, 1.5), "nearest",
+                  "border", 1));
+  cs.push_back(tol(gs("GridSample_bicubic_reflection", f32({2, 2, 13, 10}), f32({2, 8, 9, 2}, -3, 3), "bicubic",
+                      "reflection", 0),
+                   1e-5, 1e-5));
+  cs.push_back(tol(gs("GridSample_f64_bicubic_border", f64({1, 2, 7, 8}), f64({1, 6, 5, 2}, -1.3, 1.3), "bicubic",
+                      "border", 1),
+                   1e-12, 1e-12));
+  cs.push_back(tol(gs("GridSample_f16_by_f32_grid", in(kF16, {1, 3, 16, 16}), f32({1, 10, 10, 2}, -1, 1), "bilinear",
+                      "zeros", 1),
+                   1e-2, 1e-2));
+  cs.push_back(gs("GridSample_nan_and_infinities", f32({1, 2, 5, 5}),
+                  values(DataType::kFloat, {kNaN, 0, kInf, 0.3, -kInf, 0.5, 0.2, 0.1}, Dims{1, 1, 4, 2}), "bilinear",
+                  "zeros", 0));
+  cs.push_back(gs("GridSample_wide", f32({4, 16, 64, 64}), f32({4, 48, 48, 2}, -1.1, 1.1), "bilinear", "zeros", 0));
+  cs.push_back(gs("GridSample_empty_input_zeros", f32({1, 2, 0, 5}), f32({1, 3, 3, 2}), "bilinear", "zeros", 0));
+  cs.push_back(opset(gs("GridSample_3d_linear_reflection", f32({1, 2, 5, 6, 7}), f32({1, 4, 3, 5, 3}, -1.4, 1.4),
+                        "linear", "reflection", 1),
+                     20));
+  cs.push_back(opset(tol(gs("GridSample_3d_cubic_zeros", f32({1, 1, 6, 6, 6}), f32({1, 3, 3, 3, 3}, -1.2, 1.2),
+                            "cubic", "zeros", 0),
+                         1e-5, 1e-5),
+                     20));
+  cs.push_back(opset(gs("GridSample_1d_nearest_reflection", f32({2, 3, 10}), f32({2, 7, 1}, -2.5, 2.5), "nearest",
+                        "reflection", 0),
+                     20));
+}
+
 void add_resize_cases(std::vector<DiffCase>& cs) {
   add_resize_nearest(cs);
   const size_t first_interp = cs.size();
@@ -266,6 +305,7 @@ void add_resize_cases(std::vector<DiffCase>& cs) {
   for (size_t i = first_interp; i < cs.size(); ++i) cs[i] = interpolation_tol(std::move(cs[i]));
   add_depth_space(cs);
   add_hardmax(cs);
+  add_grid_sample(cs);
 }
 
 }  // namespace sy::testing
