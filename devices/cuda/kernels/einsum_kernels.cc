@@ -3,10 +3,10 @@
 // two-input batched product (einsum::as_gemm) in a float type is one
 // strided-batched cuBLAS GEMM, its operands laid out first where the
 // inputs' own layout does not already fit and its product permuted into
-// the output's order where that differs; everything else, and integers,
-// runs in einsum_launch.cu's one-thread-per-output kernel. Einsums with
-// more than kEinsumMaxInputs inputs or kEinsumMaxLabels labels decline to
-// the CPU.
+// the output's order where that differs (both by copy_view, the movement
+// kernels' strided copy); everything else, and integers, runs in
+// einsum_launch.cu's one-thread-per-output kernel. Einsums with more than
+// kEinsumMaxInputs inputs or kEinsumMaxLabels labels decline to the CPU.
 //
 // Thread-safety: compute() is const and keeps no state beyond the equation
 // parsed in init().
@@ -18,25 +18,12 @@
 #include "devices/cuda/kernels/blas_dnn_common.h"
 #include "devices/cuda/kernels/cuda_kernels.h"
 #include "devices/cuda/kernels/einsum_launch.h"
+#include "devices/cuda/kernels/movement_common.h"
 
 namespace sy::cuda {
 namespace {
 
 int code(DataType t) { return static_cast<int>(t); }
-
-// out (dense, dims) = the elements `src` holds at `strides`.
-Status strided_copy(const Launch& l, DataType t, const void* src, const Dims& dims, const Dims& strides, void* out) {
-  EinsumMeta m;
-  m.nin = 1;
-  m.out_rank = static_cast<int32_t>(dims.rank());
-  for (size_t k = 0; k < dims.rank(); ++k) {
-    m.out_size[k] = dims[k];
-    m.out_stride[0][k] = strides[k];
-  }
-  m.in[0] = src;
-  CUDA_RETURN_IF_ERROR(launch_einsum(code(t), m, out, dims.numel(), l.stream));
-  return OkStatus();
-}
 
 // A GEMM operand: the input itself when already laid out as `groups`
 // order, else a dense copy in `keep`.
@@ -45,7 +32,7 @@ StatusOr<const void*> operand(KernelContext& ctx, const Launch& l, const einsum:
   const einsum::View v = einsum::view_of(p, input, groups);
   if (v.contiguous()) return ctx.input(input).raw();
   ASSIGN_OR_RETURN(*keep, dnn::scratch(ctx, p.dtype, Dims{v.dims.numel()}));
-  RETURN_IF_ERROR(strided_copy(l, p.dtype, ctx.input(input).raw(), v.dims, v.strides, keep->raw()));
+  RETURN_IF_ERROR(copy_view(l, p.dtype, keep->raw(), ctx.input(input).raw(), v.dims, v.strides));
   return static_cast<const void*>(keep->raw());
 }
 
@@ -69,7 +56,7 @@ Status run_gemm(KernelContext& ctx, const Launch& l, const einsum::Plan& p, cons
       h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, sc.alpha(p.dtype), b, gt.data, N, K * N, a, gt.data, K, M * K,
       sc.beta(p.dtype), c, gt.data, N, M * N, g.nb, gt.compute, CUBLAS_GEMM_DEFAULT));
   if (direct) return OkStatus();
-  return strided_copy(l, p.dtype, product.raw(), p.out_dims, einsum::strides_in_output_order(p, c_labels), y->raw());
+  return copy_view(l, p.dtype, y->raw(), product.raw(), p.out_dims, einsum::strides_in_output_order(p, c_labels));
 }
 
 class EinsumKernel final : public Kernel {

@@ -1,10 +1,9 @@
 // Launcher of the CUDA Einsum kernel (einsum_launch.cu): every output
 // element sums the product of its inputs' elements over the contracted
-// labels, read through per-label strides (einsum_plan.h). With one input
-// and nothing contracted it is a strided copy, which einsum_kernels.cc
-// also uses to lay operands out for cuBLAS. Element types are ONNX codes
-// (elementwise_launch.h's ew_type). The launcher only enqueues on `stream`
-// and returns the launch error; it never synchronises. Reentrant.
+// labels, read through per-label strides (einsum_plan.h). Element types
+// are ONNX codes (elementwise_launch.h's ew_type). The launcher only
+// enqueues on `stream` and returns the launch error; it never
+// synchronises. Reentrant.
 #pragma once
 
 #include <cuda_runtime.h>
