@@ -27,6 +27,10 @@ struct Plan {
   Dims out_dims;         // N, C, then the grid's spatial dims
   int64_t plane_in = 0;  // elements of one input channel
   int64_t pixels = 0;    // output points per channel
+  // The first r entries: each spatial axis's geometry and its element
+  // stride in a channel.
+  Axis axes[kMaxSpatial];
+  int64_t stride[kMaxSpatial] = {};
 };
 
 // Checks X and grid. InvalidArgument for mismatched shapes or a

@@ -70,15 +70,12 @@ struct Tap {
 class GridSampleKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    ASSIGN_OR_RETURN(const grid_sample::Attrs a, grid_sample::parse_attrs(node));
-    align_corners_ = a.align_corners;
-    mode_ = a.mode;
-    pad_ = a.pad;
+    ASSIGN_OR_RETURN(a_, grid_sample::parse_attrs(node));
     return OkStatus();
   }
 
   Status compute(KernelContext& ctx) const override {
-    ASSIGN_OR_RETURN(const grid_sample::Plan p, grid_sample::plan(ctx, {align_corners_, mode_, pad_}));
+    ASSIGN_OR_RETURN(const grid_sample::Plan p, grid_sample::plan(ctx, a_));
     Status st;
     visit_float(ctx.input(0).dtype(), [&](auto tag) {
       using T = decltype(tag);
@@ -88,8 +85,6 @@ class GridSampleKernel final : public Kernel {
   }
 
  private:
-  static constexpr size_t kMaxSpatial = grid_sample::kMaxSpatial;
-
   // For each output point: the taps along each spatial axis, then their
   // tensor product as (element offset in a channel, weight) pairs, shared
   // by every channel.
@@ -119,12 +114,10 @@ class GridSampleKernel final : public Kernel {
     });
 
     const T* px = x.data<T>();
-    std::vector<Axis> axes;
-    std::vector<int64_t> stride(static_cast<size_t>(r), 1);  // element stride of each spatial axis
-    for (int a = 0; a < r; ++a) axes.emplace_back(x.dim(static_cast<size_t>(a) + 2), align_corners_);
-    for (int a = r - 2; a >= 0; --a) stride[a] = stride[a + 1] * axes[a + 1].size;
+    const Axis* axes = plan.axes;
+    const int64_t* stride = plan.stride;
     const int64_t pixels = plan.pixels;
-    const int ntaps = grid_sample::taps_of(mode_);
+    const int ntaps = grid_sample::taps_of(a_.mode);
     int64_t combos = 1;
     for (int a = 0; a < r; ++a) combos *= ntaps;
 
@@ -139,16 +132,16 @@ class GridSampleKernel final : public Kernel {
       for (int64_t p0 = 0; p0 < pixels; p0 += tile) {
         const int64_t points = std::min(tile, pixels - p0);
         tensor_ops::for_row_ranges(points, combos * r, [&](int64_t begin, int64_t end) {
-          int64_t idx[kMaxSpatial][4];
-          A w[kMaxSpatial][4];
+          int64_t idx[grid_sample::kMaxSpatial][4];
+          A w[grid_sample::kMaxSpatial][4];
           for (int64_t p = begin; p < end; ++p) {
             const int64_t q = n * pixels + p0 + p;
             Tap<A>* tp = taps.data() + p * combos;
             // grid[..., 0] is the last spatial axis (x), grid[..., r - 1] the first.
             bool ok = true;
             for (int a = 0; a < r && ok; ++a) {
-              const A c = axes[a].coordinate(g[static_cast<size_t>(q * r + (r - 1 - a))], align_corners_, mode_, pad_);
-              ok = grid_sample::axis_taps(axes[a], c, mode_, pad_, idx[a], w[a]);
+              const A c = axes[a].coordinate(g[static_cast<size_t>(q * r + (r - 1 - a))], a_.align_corners, a_.mode, a_.pad);
+              ok = grid_sample::axis_taps(axes[a], c, a_.mode, a_.pad, idx[a], w[a]);
             }
             if (!ok) {
               std::fill(tp, tp + combos, Tap<A>{-1, A(0)});
@@ -198,9 +191,7 @@ class GridSampleKernel final : public Kernel {
     return OkStatus();
   }
 
-  bool align_corners_ = false;
-  SampleMode mode_ = SampleMode::kLinear;
-  PaddingMode pad_ = PaddingMode::kZeros;
+  grid_sample::Attrs a_;
 };
 
 // AffineGrid: for each output position, theta (N x 2 x 3, or N x 3 x 4 in
@@ -454,7 +445,12 @@ StatusOr<Plan> plan(const KernelContext& ctx, const Attrs& a) {
     p.pixels *= grid.dim(k + 1);
   }
   p.plane_in = 1;
-  for (size_t k = 2; k < x.rank(); ++k) p.plane_in *= x.dim(k);
+  for (int k = p.r - 1; k >= 0; --k) {
+    const int64_t size = x.dim(static_cast<size_t>(k) + 2);
+    p.axes[k] = Axis(size, a.align_corners);
+    p.stride[k] = p.plane_in;
+    p.plane_in *= size;
+  }
   if (p.plane_in == 0 && p.out_dims.numel() > 0 && a.pad != PaddingMode::kZeros)
     return InvalidArgument(node.describe(), ": cannot sample an empty input ", x.describe(),
                            " with border or reflection padding");

@@ -42,12 +42,9 @@ class GridSampleKernel final : public Kernel {
     m.channels = x.dim(1);
     m.pixels = p.pixels;
     m.plane_in = p.plane_in;
-    int64_t stride = 1;
-    for (int a = p.r - 1; a >= 0; --a) {
-      const int64_t size = x.dim(static_cast<size_t>(a) + 2);
-      m.axes[a] = grid_sample::Axis(size, attrs_.align_corners);
-      m.stride[a] = stride;
-      stride *= size;
+    for (int a = 0; a < p.r; ++a) {
+      m.axes[a] = p.axes[a];
+      m.stride[a] = p.stride[a];
     }
     CUDA_RETURN_IF_ERROR(launch_grid_sample(static_cast<int>(x.dtype()), static_cast<int>(grid.dtype()), m, x.raw(),
                                             grid.raw(), out->raw(), l.stream));
