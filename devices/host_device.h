@@ -9,3 +9,13 @@
 #else
 #define SY_HOST_DEVICE
 #endif
+
+namespace sy {
+
+// std::clamp for code compiled for both: a NaN v stays NaN.
+template <typename T>
+SY_HOST_DEVICE T hd_clamp(T v, T lo, T hi) {
+  return v < lo ? lo : (hi < v ? hi : v);
+}
+
+}  // namespace sy

@@ -11,7 +11,6 @@
 #include <math.h>
 
 #include <cstdint>
-#include <limits>
 
 #include "devices/host_device.h"
 
@@ -19,11 +18,6 @@ namespace sy::grid_sample {
 
 enum class SampleMode : int32_t { kLinear, kNearest, kCubic };
 enum class PaddingMode : int32_t { kZeros, kBorder, kReflection };
-
-template <typename A>
-SY_HOST_DEVICE A clamp_to(A v, A lo, A hi) {
-  return v < lo ? lo : (hi < v ? hi : v);
-}
 
 // Reflects x into [lo, hi] as the reference's _gs_reflect does. Computed in
 // double. Non-finite input gives NaN; an empty range gives lo.
@@ -45,7 +39,7 @@ SY_HOST_DEVICE inline double reflect(double x, double lo, double hi) {
   } else {
     return x;
   }
-  return clamp_to(fx, lo, hi);  // guards rounding for huge |x|
+  return hd_clamp(fx, lo, hi);  // guards rounding for huge |x|
 }
 
 // Converts a finite coordinate to an integer index, saturating far outside
@@ -77,7 +71,7 @@ struct Axis {
     if (mode == SampleMode::kNearest) x = nearbyint(x);
     if (x < static_cast<A>(lo) || x > static_cast<A>(hi)) {
       if (pad == PaddingMode::kBorder)
-        x = clamp_to(x, A(0), d - A(1));
+        x = hd_clamp(x, A(0), d - A(1));
       else if (pad == PaddingMode::kReflection)
         x = static_cast<A>(reflect(static_cast<double>(x), lo, hi));
     }
@@ -91,11 +85,11 @@ struct Axis {
       case PaddingMode::kZeros:
         return -1;
       case PaddingMode::kBorder:
-        return clamp_to<int64_t>(i, 0, size - 1);
+        return hd_clamp<int64_t>(i, 0, size - 1);
       case PaddingMode::kReflection: {
         const double r = reflect(static_cast<double>(i), lo, hi);
         if (isnan(r)) return -1;
-        return clamp_to<int64_t>(static_cast<int64_t>(r), 0, size - 1);
+        return hd_clamp<int64_t>(static_cast<int64_t>(r), 0, size - 1);
       }
     }
     return -1;

@@ -56,12 +56,10 @@ struct Activation {
   }
 };
 
-// v clamped to [-clip, clip] (clip 0: none), as std::clamp does: a NaN
-// stays NaN.
+// v clamped to [-clip, clip] (clip 0: none); a NaN stays NaN.
 template <typename T>
 SY_HOST_DEVICE T clip_to(T v, T clip) {
-  if (clip <= 0) return v;
-  return v < -clip ? -clip : (clip < v ? clip : v);
+  return clip <= 0 ? v : hd_clamp(v, -clip, clip);
 }
 
 // Element offsets for layout 0 (X [S, B, I], Y [S, D, B, H], states
