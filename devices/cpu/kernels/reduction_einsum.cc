@@ -3,7 +3,6 @@
 // pivoting).
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cmath>
 #include <string>
 #include <vector>
