@@ -108,6 +108,9 @@ void register_cuda_kernels(KernelRegistry& r) {
   cuda::register_cuda_rnn_kernels(r);
   cuda::register_cuda_einsum_kernels(r);
   cuda::register_cuda_grid_sample_kernels(r);
+  cuda::register_cuda_loss_kernels(r);
+  cuda::register_cuda_int_matmul_kernels(r);
+  cuda::register_cuda_signal_kernels(r);
 }
 
 namespace cuda {

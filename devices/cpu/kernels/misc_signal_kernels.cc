@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "devices/cpu/cpu_kernels.h"
+#include "devices/cpu/kernels/signal_plan.h"
 
 namespace sy {
 namespace {
@@ -304,66 +305,30 @@ class MelWeightMatrixKernel final : public Kernel {
 class DftKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    axis_input_ = node.opset >= 20;
-    axis_ = node.attr_int("axis", axis_input_ ? -2 : 1);
-    inverse_ = node.attr_int("inverse", 0) != 0;
-    onesided_ = node.attr_int("onesided", 0) != 0;
+    a_ = signal::dft_attrs(node);
     return OkStatus();
   }
 
   Status compute(KernelContext& ctx) const override {
-    const std::string where = ctx.node().describe();
-    const RuntimeValue& xv = ctx.input_value(0);
-    if (!xv.is_tensor() || !is_float_type(xv.tensor().dtype()))
-      return InvalidArgument(where, ": input must be a float tensor");
-    const Tensor& x = xv.tensor();
-    const int64_t r = static_cast<int64_t>(x.rank());
-    if (r < 2) return InvalidArgument(where, ": input must have rank >= 2, got ", x.describe());
-    const int64_t comps = x.dim(static_cast<size_t>(r - 1));
-    if (comps != 1 && comps != 2) return InvalidArgument(where, ": last dimension must be 1 or 2, got ", x.describe());
-
-    int64_t axis = axis_;
-    if (axis_input_ && ctx.has_input(2)) {
-      ASSIGN_OR_RETURN(axis, read_int_scalar(ctx, 2, "axis"));
-    }
-    if (axis < -r || axis >= r) return InvalidArgument(where, ": axis ", axis, " out of range for rank ", r);
-    if (axis < 0) axis += r;
-    if (axis == r - 1) return InvalidArgument(where, ": axis cannot be the last (complex) dimension");
-
-    const Dims& xd = x.dims();
-    const int64_t n_in = xd[static_cast<size_t>(axis)];
-    const bool irfft = inverse_ && onesided_;
-    int64_t len = irfft ? 2 * (n_in - 1) : n_in;
-    if (ctx.has_input(1)) {
-      ASSIGN_OR_RETURN(len, read_int_scalar(ctx, 1, "dft_length"));
-    }
-    if (len <= 0) return InvalidArgument(where, ": dft_length must be positive, got ", len);
-
-    Dims od = xd;
-    od[static_cast<size_t>(axis)] = (onesided_ && !inverse_) ? len / 2 + 1 : len;
-    od[static_cast<size_t>(r - 1)] = irfft ? 1 : 2;
-    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), od));
+    ASSIGN_OR_RETURN(const signal::DftPlan p, signal::plan_dft(ctx, a_));
+    const Tensor& x = ctx.input(0);
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), p.out));
     // Nothing to transform; also keeps a huge dft_length from sizing an FFT plan.
     if (out->numel() == 0) return OkStatus();
 
-    int64_t outer = 1, inner = 1;
-    for (int64_t i = 0; i < axis; ++i) outer *= xd[static_cast<size_t>(i)];
-    for (int64_t i = axis + 1; i < r - 1; ++i) inner *= xd[static_cast<size_t>(i)];
-    const int64_t n_out = od[static_cast<size_t>(axis)];
-    const int64_t oc = od[static_cast<size_t>(r - 1)];
-
+    const int64_t len = p.len, n_in = p.n_in, n_out = p.n_out, inner = p.inner, comps = p.comps, oc = p.out_comps;
     const std::vector<double> in = load_doubles(x);
     std::vector<double> res(static_cast<size_t>(out->numel()));
     const Fft fft(static_cast<size_t>(len));
     std::vector<cd> line(static_cast<size_t>(len));
-    const double scale = inverse_ ? 1.0 / static_cast<double>(len) : 1.0;
-    for (int64_t o = 0; o < outer; ++o) {
+    const double scale = a_.inverse ? 1.0 / static_cast<double>(len) : 1.0;
+    for (int64_t o = 0; o < p.outer; ++o) {
       for (int64_t i = 0; i < inner; ++i) {
         auto in_at = [&](int64_t k) {
-          size_t p = static_cast<size_t>(((o * n_in + k) * inner + i) * comps);
-          return cd(in[p], comps == 2 ? in[p + 1] : 0.0);
+          size_t q = static_cast<size_t>(((o * n_in + k) * inner + i) * comps);
+          return cd(in[q], comps == 2 ? in[q + 1] : 0.0);
         };
-        if (irfft) {
+        if (p.irfft) {
           // Rebuild the full Hermitian spectrum from the one-sided half.
           for (int64_t k = 0; k <= len / 2; ++k) line[static_cast<size_t>(k)] = k < n_in ? in_at(k) : cd(0, 0);
           for (int64_t k = len / 2 + 1; k < len; ++k)
@@ -371,12 +336,12 @@ class DftKernel final : public Kernel {
         } else {
           for (int64_t k = 0; k < len; ++k) line[static_cast<size_t>(k)] = k < n_in ? in_at(k) : cd(0, 0);
         }
-        fft.run(line, inverse_);
+        fft.run(line, a_.inverse);
         for (int64_t k = 0; k < n_out; ++k) {
-          size_t p = static_cast<size_t>(((o * n_out + k) * inner + i) * oc);
+          size_t q = static_cast<size_t>(((o * n_out + k) * inner + i) * oc);
           cd v = line[static_cast<size_t>(k)] * scale;
-          res[p] = v.real();
-          if (oc == 2) res[p + 1] = v.imag();
+          res[q] = v.real();
+          if (oc == 2) res[q + 1] = v.imag();
         }
       }
     }
@@ -385,10 +350,7 @@ class DftKernel final : public Kernel {
   }
 
  private:
-  bool axis_input_ = false;
-  int64_t axis_ = 1;
-  bool inverse_ = false;
-  bool onesided_ = false;
+  signal::DftAttrs a_;
 };
 
 // ---------------------------------------------------------------- STFT
@@ -401,56 +363,28 @@ class StftKernel final : public Kernel {
   }
 
   Status compute(KernelContext& ctx) const override {
-    const std::string where = ctx.node().describe();
-    const RuntimeValue& xv = ctx.input_value(0);
-    if (!xv.is_tensor() || !is_float_type(xv.tensor().dtype()))
-      return InvalidArgument(where, ": signal must be a float tensor");
-    const Tensor& x = xv.tensor();
-    if (x.rank() != 3 || (x.dim(2) != 1 && x.dim(2) != 2))
-      return InvalidArgument(where, ": signal must be [batch, length, 1 or 2], got ", x.describe());
-    const int64_t batch = x.dim(0), length = x.dim(1), comps = x.dim(2);
-    ASSIGN_OR_RETURN(int64_t step, read_int_scalar(ctx, 1, "frame_step"));
-    if (step <= 0) return InvalidArgument(where, ": frame_step must be positive, got ", step);
+    ASSIGN_OR_RETURN(const signal::StftPlan p, signal::plan_stft(ctx, onesided_));
+    const Tensor& x = ctx.input(0);
+    const std::vector<double> window =
+        p.window ? load_doubles(*p.window) : std::vector<double>(static_cast<size_t>(p.frame), 1.0);
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), p.out));
 
-    std::vector<double> window;
-    int64_t frame = -1;
-    if (ctx.has_input(2)) {
-      const RuntimeValue& wv = ctx.input_value(2);
-      if (!wv.is_tensor() || !is_float_type(wv.tensor().dtype()) || wv.tensor().rank() != 1)
-        return InvalidArgument(where, ": window must be a 1-D float tensor");
-      window = load_doubles(wv.tensor());
-      frame = wv.tensor().dim(0);
-    }
-    if (ctx.has_input(3)) {
-      ASSIGN_OR_RETURN(int64_t fl, read_int_scalar(ctx, 3, "frame_length"));
-      if (frame >= 0 && fl != frame)
-        return InvalidArgument(where, ": frame_length ", fl, " differs from the window length ", frame);
-      frame = fl;
-    }
-    if (frame < 0) frame = length;
-    if (frame <= 0 || frame > length)
-      return InvalidArgument(where, ": frame length ", frame, " must be in [1, ", length, "]");
-    if (window.empty()) window.assign(static_cast<size_t>(frame), 1.0);
-
-    const int64_t frames = 1 + (length - frame) / step;
-    const int64_t bins = onesided_ ? frame / 2 + 1 : frame;
-    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), Dims{batch, frames, bins, 2}));
-
+    const int64_t frame = p.frame, comps = p.comps;
     const std::vector<double> in = load_doubles(x);
     std::vector<double> res(static_cast<size_t>(out->numel()));
     const Fft fft(static_cast<size_t>(frame));
     std::vector<cd> line(static_cast<size_t>(frame));
-    for (int64_t b = 0; b < batch; ++b) {
-      for (int64_t f = 0; f < frames; ++f) {
+    for (int64_t b = 0; b < p.batch; ++b) {
+      for (int64_t f = 0; f < p.frames; ++f) {
         for (int64_t k = 0; k < frame; ++k) {
-          size_t p = static_cast<size_t>((b * length + f * step + k) * comps);
-          line[static_cast<size_t>(k)] = cd(in[p], comps == 2 ? in[p + 1] : 0.0) * window[static_cast<size_t>(k)];
+          size_t q = static_cast<size_t>((b * p.length + f * p.step + k) * comps);
+          line[static_cast<size_t>(k)] = cd(in[q], comps == 2 ? in[q + 1] : 0.0) * window[static_cast<size_t>(k)];
         }
         fft.run(line, false);
-        for (int64_t k = 0; k < bins; ++k) {
-          size_t p = static_cast<size_t>(((b * frames + f) * bins + k) * 2);
-          res[p] = line[static_cast<size_t>(k)].real();
-          res[p + 1] = line[static_cast<size_t>(k)].imag();
+        for (int64_t k = 0; k < p.bins; ++k) {
+          size_t q = static_cast<size_t>(((b * p.frames + f) * p.bins + k) * 2);
+          res[q] = line[static_cast<size_t>(k)].real();
+          res[q + 1] = line[static_cast<size_t>(k)].imag();
         }
       }
     }
@@ -473,6 +407,92 @@ void add(KernelRegistry& r, const char* op, int since, int end, KernelFactory f,
 }
 
 }  // namespace
+
+namespace signal {
+
+DftAttrs dft_attrs(const Node& node) {
+  DftAttrs a;
+  a.axis_input = node.opset >= 20;
+  a.axis = node.attr_int("axis", a.axis_input ? -2 : 1);
+  a.inverse = node.attr_int("inverse", 0) != 0;
+  a.onesided = node.attr_int("onesided", 0) != 0;
+  return a;
+}
+
+StatusOr<DftPlan> plan_dft(const KernelContext& ctx, const DftAttrs& a) {
+  const std::string where = ctx.node().describe();
+  const RuntimeValue& xv = ctx.input_value(0);
+  if (!xv.is_tensor() || !is_float_type(xv.tensor().dtype())) return InvalidArgument(where, ": input must be a float tensor");
+  const Tensor& x = xv.tensor();
+  const int64_t r = static_cast<int64_t>(x.rank());
+  if (r < 2) return InvalidArgument(where, ": input must have rank >= 2, got ", x.describe());
+  DftPlan p;
+  p.comps = x.dim(static_cast<size_t>(r - 1));
+  if (p.comps != 1 && p.comps != 2) return InvalidArgument(where, ": last dimension must be 1 or 2, got ", x.describe());
+  int64_t axis = a.axis;
+  if (a.axis_input && ctx.has_input(2)) {
+    ASSIGN_OR_RETURN(axis, read_int_scalar(ctx, 2, "axis"));
+  }
+  if (axis < -r || axis >= r) return InvalidArgument(where, ": axis ", axis, " out of range for rank ", r);
+  if (axis < 0) axis += r;
+  if (axis == r - 1) return InvalidArgument(where, ": axis cannot be the last (complex) dimension");
+
+  const Dims& xd = x.dims();
+  p.n_in = xd[static_cast<size_t>(axis)];
+  p.irfft = a.inverse && a.onesided;
+  p.len = p.irfft ? 2 * (p.n_in - 1) : p.n_in;
+  if (ctx.has_input(1)) {
+    ASSIGN_OR_RETURN(p.len, read_int_scalar(ctx, 1, "dft_length"));
+  }
+  if (p.len <= 0) return InvalidArgument(where, ": dft_length must be positive, got ", p.len);
+  p.out = xd;
+  p.n_out = (a.onesided && !a.inverse) ? p.len / 2 + 1 : p.len;
+  p.out[static_cast<size_t>(axis)] = p.n_out;
+  p.out_comps = p.irfft ? 1 : 2;
+  p.out[static_cast<size_t>(r - 1)] = p.out_comps;
+  for (int64_t i = 0; i < axis; ++i) p.outer *= xd[static_cast<size_t>(i)];
+  for (int64_t i = axis + 1; i < r - 1; ++i) p.inner *= xd[static_cast<size_t>(i)];
+  return p;
+}
+
+StatusOr<StftPlan> plan_stft(const KernelContext& ctx, bool onesided) {
+  const std::string where = ctx.node().describe();
+  const RuntimeValue& xv = ctx.input_value(0);
+  if (!xv.is_tensor() || !is_float_type(xv.tensor().dtype())) return InvalidArgument(where, ": signal must be a float tensor");
+  const Tensor& x = xv.tensor();
+  if (x.rank() != 3 || (x.dim(2) != 1 && x.dim(2) != 2))
+    return InvalidArgument(where, ": signal must be [batch, length, 1 or 2], got ", x.describe());
+  StftPlan p;
+  p.batch = x.dim(0);
+  p.length = x.dim(1);
+  p.comps = x.dim(2);
+  ASSIGN_OR_RETURN(p.step, read_int_scalar(ctx, 1, "frame_step"));
+  if (p.step <= 0) return InvalidArgument(where, ": frame_step must be positive, got ", p.step);
+  int64_t frame = -1;
+  if (ctx.has_input(2)) {
+    const RuntimeValue& wv = ctx.input_value(2);
+    if (!wv.is_tensor() || !is_float_type(wv.tensor().dtype()) || wv.tensor().rank() != 1)
+      return InvalidArgument(where, ": window must be a 1-D float tensor");
+    p.window = &wv.tensor();
+    frame = p.window->dim(0);
+  }
+  if (ctx.has_input(3)) {
+    ASSIGN_OR_RETURN(int64_t fl, read_int_scalar(ctx, 3, "frame_length"));
+    if (frame >= 0 && fl != frame)
+      return InvalidArgument(where, ": frame_length ", fl, " differs from the window length ", frame);
+    frame = fl;
+  }
+  if (frame < 0) frame = p.length;
+  if (frame <= 0 || frame > p.length)
+    return InvalidArgument(where, ": frame length ", frame, " must be in [1, ", p.length, "]");
+  p.frame = frame;
+  p.frames = 1 + (p.length - frame) / p.step;
+  p.bins = onesided ? frame / 2 + 1 : frame;
+  p.out = Dims{p.batch, p.frames, p.bins, 2};
+  return p;
+}
+
+}  // namespace signal
 
 void register_cpu_misc_signal_kernels(KernelRegistry& r) {
   add(r, "HannWindow", 17, INT_MAX, &make_kernel<WindowKernel<WindowKind::kHann>>, 1u << 0);

@@ -457,6 +457,122 @@ StatusOr<BufferRef> dnnl_scratchpad(size_t bytes) {
   return HostAllocator::host().allocate(std::max<size_t>(bytes, 1));
 }
 
+std::vector<BatchRun> batch_runs(const MatMulPlan& p) {
+  std::vector<BatchRun> runs;
+  const int64_t nb = static_cast<int64_t>(p.a_off.size());
+  for (int64_t i = 0; i < nb;) {
+    BatchRun r;
+    r.first = i;
+    int64_t j = i + 1;
+    if (j < nb) {
+      r.a_stride = p.a_off[j] - p.a_off[i];
+      r.b_stride = p.b_off[j] - p.b_off[i];
+      if (r.a_stride >= 0 && r.b_stride >= 0) {
+        ++j;
+        while (j < nb && p.a_off[j] - p.a_off[j - 1] == r.a_stride && p.b_off[j] - p.b_off[j - 1] == r.b_stride) ++j;
+      }
+    }
+    r.count = j - i;
+    if (r.count == 1) r.a_stride = r.b_stride = 0;
+    runs.push_back(r);
+    i = j;
+  }
+  return runs;
+}
+
+namespace {
+
+bool is_int8(DataType t) { return t == DataType::kUInt8 || t == DataType::kInt8; }
+
+// A zero point or scale: absent, a scalar, or 1-D of `len` values.
+Status check_per_axis(const Tensor* t, const char* op, const char* name, int64_t len) {
+  if (!t) return OkStatus();
+  const int64_t n = t->numel();
+  if (t->rank() > 1 && n != 1) return InvalidArgument(op, ": ", name, " must be a scalar or 1-D, got ", t->describe());
+  if (n != 1 && n != len) return InvalidArgument(op, ": ", name, " has ", n, " elements, expected 1 or ", len);
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<IntMatMulPlan> plan_int_matmul(const KernelContext& ctx, bool qlinear) {
+  const char* op = qlinear ? "QLinearMatMul" : "MatMulInteger";
+  const auto in = [&](size_t i) { return ctx.has_input(i) ? &ctx.input(i) : nullptr; };
+  if (qlinear) {
+    for (size_t i = 0; i < 8; ++i)
+      if (!in(i)) return InvalidArgument("QLinearMatMul: all 8 inputs are required");
+  } else if (!in(0) || !in(1)) {
+    return InvalidArgument("MatMulInteger: missing input");
+  }
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(qlinear ? 3 : 1);
+  if (!is_int8(a.dtype()) || !is_int8(b.dtype()))
+    return InvalidArgument(op, ": inputs must be int8/uint8, got ", a.describe(), ", ", b.describe());
+  IntMatMulPlan p;
+  ASSIGN_OR_RETURN(p.mm, plan_matmul(a.dims(), b.dims(), op));
+  p.a_zero = in(2);
+  p.b_zero = in(qlinear ? 5 : 3);
+  RETURN_IF_ERROR(check_per_axis(p.a_zero, op, "a_zero_point", p.mm.M));
+  RETURN_IF_ERROR(check_per_axis(p.b_zero, op, "b_zero_point", p.mm.N));
+  if (!qlinear) return p;
+  p.a_scale = in(1);
+  p.b_scale = in(4);
+  RETURN_IF_ERROR(check_per_axis(p.a_scale, op, "a_scale", p.mm.M));
+  RETURN_IF_ERROR(check_per_axis(p.b_scale, op, "b_scale", p.mm.N));
+  const Tensor& ys = ctx.input(6);
+  const Tensor& yz = ctx.input(7);
+  RETURN_IF_ERROR(check_per_axis(&ys, op, "y_scale", 1));
+  RETURN_IF_ERROR(check_per_axis(&yz, op, "y_zero_point", 1));
+  if (!is_int8(yz.dtype())) return InvalidArgument("QLinearMatMul: y_zero_point must be int8/uint8");
+  p.y_type = yz.dtype();
+  p.y_scale = float_at(ys, 0);
+  p.y_zero = static_cast<int32_t>(yz.int_at(0));
+  if (p.y_scale == 0.f) return InvalidArgument("QLinearMatMul: y_scale is zero");
+  return p;
+}
+
+StatusOr<IntConvPlan> plan_int_conv(const KernelContext& ctx, const WindowAttrs& a, int64_t group, bool qlinear) {
+  const char* op = qlinear ? "QLinearConv" : "ConvInteger";
+  const auto in = [&](size_t i) { return ctx.has_input(i) ? &ctx.input(i) : nullptr; };
+  if (qlinear) {
+    for (size_t i = 0; i < 8; ++i)
+      if (!in(i)) return InvalidArgument(op, ": inputs 0-7 are required");
+  }
+  const Tensor& x = ctx.input(0);
+  const Tensor& wt = ctx.input(qlinear ? 3 : 1);
+  IntConvPlan p;
+  ASSIGN_OR_RETURN(p.s, conv_shape(a, group, x, wt, op));
+  if (!is_int8(x.dtype()) || !is_int8(wt.dtype()))
+    return InvalidArgument(op, ": X and W must be int8/uint8, got ", x.describe(), ", ", wt.describe());
+  const int64_t M = p.s.M;
+  const auto per_channel = [&](const Tensor* t, const char* name) -> Status {
+    if (t && t->numel() != 1 && t->numel() != M)
+      return InvalidArgument(op, ": ", name, " must have 1 or ", M, " elements, got ", t->describe());
+    return OkStatus();
+  };
+  p.x_zero = in(2);
+  p.w_zero = in(qlinear ? 5 : 3);
+  if (p.x_zero && p.x_zero->numel() != 1) return InvalidArgument(op, ": x_zero_point must be a scalar");
+  RETURN_IF_ERROR(per_channel(p.w_zero, "w_zero_point"));
+  if (!qlinear) return p;
+  p.x_scale = in(1);
+  p.w_scale = in(4);
+  const Tensor& ys = ctx.input(6);
+  const Tensor& yz = ctx.input(7);
+  if (p.x_scale->numel() != 1 || ys.numel() != 1 || yz.numel() != 1)
+    return InvalidArgument(op, ": x_scale, y_scale and y_zero_point must be scalars");
+  RETURN_IF_ERROR(per_channel(p.w_scale, "w_scale"));
+  p.y_scale = float_at(ys, 0);
+  if (p.y_scale == 0.f) return InvalidArgument(op, ": y_scale is zero");
+  p.y_zero = static_cast<int32_t>(yz.int_at(0));
+  p.y_type = yz.dtype();
+  if (!is_int8(p.y_type)) return InvalidArgument(op, ": y_zero_point must be 8-bit");
+  p.bias = in(8);
+  if (p.bias && (p.bias->dtype() != DataType::kInt32 || p.bias->numel() != M))
+    return InvalidArgument(op, ": bias must be int32 of size ", M);
+  return p;
+}
+
 float float_at(const Tensor& t, int64_t i) {
   switch (t.dtype()) {
     case DataType::kFloat: return t.data<float>()[i];

@@ -95,6 +95,26 @@ struct ConvShape {
 StatusOr<ConvShape> conv_shape(const WindowAttrs& a, int64_t group, const Tensor& x, const Tensor& wt,
                                const std::string& op);
 
+// ConvInteger's and QLinearConv's inputs, checked alike by the CPU and CUDA
+// kernels: X and W int8 or uint8 and shaped as conv_shape() wants; the X
+// zero point a scalar, the W zero point and scale a scalar or one value
+// per output channel; for QLinearConv inputs 0-7, scalar x_scale, y_scale
+// and y_zero_point, y_scale non-zero and read here (so the CUDA kernel
+// wants it in host memory), an 8-bit y_zero_point, and an int32 bias of
+// one value per output channel. InvalidArgument otherwise.
+struct IntConvPlan {
+  ConvShape s;
+  const Tensor* x_zero = nullptr;  // null: 0
+  const Tensor* w_zero = nullptr;
+  const Tensor* x_scale = nullptr;  // QLinearConv only
+  const Tensor* w_scale = nullptr;
+  const Tensor* bias = nullptr;        // null: none
+  DataType y_type = DataType::kInt32;  // QLinearConv: y_zero_point's type
+  float y_scale = 1;
+  int32_t y_zero = 0;
+};
+StatusOr<IntConvPlan> plan_int_conv(const KernelContext& ctx, const WindowAttrs& a, int64_t group, bool qlinear);
+
 // Clamps v to [lo, hi] in place, a NaN kept (it fails both comparisons).
 // V may be a GCC vector of floats: by reference, since a vector passed by
 // value between a target_clones clone and a default-target function
@@ -149,6 +169,44 @@ struct MatMulPlan {
   std::vector<int64_t> a_off, b_off;
 };
 StatusOr<MatMulPlan> plan_matmul(const Dims& a, const Dims& b, const std::string& op);
+
+// Batches [first, first + count) of a MatMulPlan whose A and B offsets
+// both advance by a fixed non-negative stride, so that one strided-batched
+// call computes them all. A fully broadcast pattern ([2,1] x [1,3]
+// batches) splits into a few runs.
+struct BatchRun {
+  int64_t first = 0, count = 0;
+  int64_t a_stride = 0, b_stride = 0;
+};
+std::vector<BatchRun> batch_runs(const MatMulPlan& p);
+
+// MatMulInteger's and QLinearMatMul's inputs, checked alike by the CPU and
+// CUDA kernels: A and B int8 or uint8, their shapes as plan_matmul's; each
+// zero point and scale a scalar or 1-D with a value per row of A (per
+// column of B); for QLinearMatMul all 8 inputs, an int8 or uint8
+// y_zero_point and a non-zero y_scale, both read here (so the CUDA kernel
+// wants them in host memory). InvalidArgument otherwise.
+struct IntMatMulPlan {
+  MatMulPlan mm;
+  const Tensor* a_zero = nullptr;  // null: 0
+  const Tensor* b_zero = nullptr;
+  const Tensor* a_scale = nullptr;  // QLinearMatMul only
+  const Tensor* b_scale = nullptr;
+  DataType y_type = DataType::kInt32;  // QLinearMatMul: y_zero_point's type
+  float y_scale = 1;
+  int32_t y_zero = 0;
+};
+StatusOr<IntMatMulPlan> plan_int_matmul(const KernelContext& ctx, bool qlinear);
+
+// Calls f(TA{}, TB{}) for the 8-bit integer types ta and tb, which the
+// plans above have checked.
+template <typename F>
+void visit_int8_pair(DataType ta, DataType tb, F&& f) {
+  if (ta == DataType::kUInt8 && tb == DataType::kUInt8) f(uint8_t{}, uint8_t{});
+  else if (ta == DataType::kUInt8) f(uint8_t{}, int8_t{});
+  else if (tb == DataType::kUInt8) f(int8_t{}, uint8_t{});
+  else f(int8_t{}, int8_t{});
+}
 
 // Gemm's shapes: Y [M, N] = op(A) [M, K] x op(B) [K, N], and the element
 // strides of the optional C viewed as [M, N] (0 where it broadcasts).

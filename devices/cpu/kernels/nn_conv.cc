@@ -500,25 +500,13 @@ class ConvTransposeKernel final : public Kernel {
   std::vector<int64_t> output_padding_, output_shape_;
 };
 
-// Scalar or per-output-channel quantisation parameter.
-StatusOr<std::vector<float>> per_channel(const Tensor* t, int64_t M, const char* op, const char* name, float dflt) {
+// A checked scalar or per-output-channel quantisation parameter, as M
+// values (`dflt` when absent).
+std::vector<float> per_channel(const Tensor* t, int64_t M, float dflt) {
   std::vector<float> v(static_cast<size_t>(M), dflt);
-  if (!t || !t->defined()) return v;
-  const int64_t n = t->numel();
-  if (n != 1 && n != M) return InvalidArgument(op, ": ", name, " must have 1 or ", M, " elements, got ", t->describe());
-  for (int64_t m = 0; m < M; ++m) v[m] = float_at(*t, n == 1 ? 0 : m);
+  if (t)
+    for (int64_t m = 0; m < M; ++m) v[m] = float_at(*t, t->numel() == 1 ? 0 : m);
   return v;
-}
-
-template <typename F>
-bool visit_q8(DataType tx, DataType tw, F&& f) {
-  auto is8 = [](DataType t) { return t == DataType::kUInt8 || t == DataType::kInt8; };
-  if (!is8(tx) || !is8(tw)) return false;
-  if (tx == DataType::kUInt8 && tw == DataType::kUInt8) f(uint8_t{}, uint8_t{});
-  else if (tx == DataType::kUInt8) f(uint8_t{}, int8_t{});
-  else if (tw == DataType::kUInt8) f(int8_t{}, uint8_t{});
-  else f(int8_t{}, int8_t{});
-  return true;
 }
 
 // ConvInteger (quantized = false) and QLinearConv (quantized = true).
@@ -532,45 +520,27 @@ class IntConvKernel : public Kernel {
   }
 
   Status compute(KernelContext& ctx) const override {
-    const char* op = quantized_ ? "QLinearConv" : "ConvInteger";
-    const size_t xi = 0, wi = quantized_ ? 3 : 1;
-    const Tensor& x = ctx.input(xi);
-    const Tensor& wt = ctx.input(wi);
-    ASSIGN_OR_RETURN(ConvShape s, conv_shape(attrs_, group_, x, wt, op));
-    const Tensor* xzp_t = ctx.has_input(quantized_ ? 2 : 2) ? &ctx.input(2) : nullptr;
-    const Tensor* wzp_t = ctx.has_input(quantized_ ? 5 : 3) ? &ctx.input(quantized_ ? 5 : 3) : nullptr;
-    if (xzp_t && xzp_t->numel() != 1) return InvalidArgument(op, ": x_zero_point must be a scalar");
-    const int32_t xz = xzp_t ? static_cast<int32_t>(xzp_t->int_at(0)) : 0;
-    ASSIGN_OR_RETURN(std::vector<float> wzf, per_channel(wzp_t, s.M, op, "w_zero_point", 0.f));
-    std::vector<int32_t> wz(wzf.begin(), wzf.end());
+    ASSIGN_OR_RETURN(const IntConvPlan p, plan_int_conv(ctx, attrs_, group_, quantized_));
+    const ConvShape& s = p.s;
+    const Tensor& x = ctx.input(0);
+    const Tensor& wt = ctx.input(quantized_ ? 3 : 1);
+    const int32_t xz = p.x_zero ? static_cast<int32_t>(p.x_zero->int_at(0)) : 0;
+    const std::vector<float> wzf = per_channel(p.w_zero, s.M, 0.f);
+    const std::vector<int32_t> wz(wzf.begin(), wzf.end());
     std::vector<float> scale;
-    const Tensor* bias = nullptr;
-    float ys = 1.f;
-    int32_t yz = 0;
-    DataType yt = DataType::kInt32;
+    const Tensor* bias = p.bias;
+    const float ys = p.y_scale;
+    const int32_t yz = p.y_zero;
+    const DataType yt = p.y_type;
     if (quantized_) {
-      for (size_t i = 0; i < 8; ++i)
-        if (!ctx.has_input(i)) return InvalidArgument(op, ": inputs 0-7 are required");
-      if (ctx.input(1).numel() != 1 || ctx.input(6).numel() != 1 || ctx.input(7).numel() != 1)
-        return InvalidArgument(op, ": x_scale, y_scale and y_zero_point must be scalars");
-      const float xs = float_at(ctx.input(1), 0);
-      ASSIGN_OR_RETURN(std::vector<float> ws, per_channel(&ctx.input(4), s.M, op, "w_scale", 1.f));
-      ys = float_at(ctx.input(6), 0);
-      if (ys == 0.f) return InvalidArgument(op, ": y_scale is zero");
-      yz = static_cast<int32_t>(ctx.input(7).int_at(0));
-      yt = ctx.input(7).dtype();
-      if (yt != DataType::kUInt8 && yt != DataType::kInt8) return InvalidArgument(op, ": y_zero_point must be 8-bit");
+      const float xs = float_at(*p.x_scale, 0);
+      const std::vector<float> ws = per_channel(p.w_scale, s.M, 1.f);
       scale.resize(static_cast<size_t>(s.M));
       for (int64_t m = 0; m < s.M; ++m) scale[m] = xs * ws[m] / ys;
-      if (ctx.has_input(8)) {
-        bias = &ctx.input(8);
-        if (bias->dtype() != DataType::kInt32 || bias->numel() != s.M)
-          return InvalidArgument(op, ": bias must be int32 of size ", s.M);
-      }
     }
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, yt, s.out));
     const int64_t osz = s.w.out_size();
-    bool ok = visit_q8(x.dtype(), wt.dtype(), [&](auto tx, auto tw) {
+    visit_int8_pair(x.dtype(), wt.dtype(), [&](auto tx, auto tw) {
       using TX = decltype(tx);
       using TW = decltype(tw);
       conv_direct<TX, TW, int32_t>(
@@ -587,7 +557,6 @@ class IntConvKernel : public Kernel {
             else y->data<int8_t>()[o] = static_cast<int8_t>(std::clamp(r, -128.f, 127.f));
           });
     });
-    if (!ok) return InvalidArgument(op, ": X and W must be int8/uint8, got ", x.describe(), ", ", wt.describe());
     return OkStatus();
   }
 

@@ -144,31 +144,12 @@ class GemmKernel final : public Kernel {
   bool trans_a_ = false, trans_b_ = false;
 };
 
-// Calls f(TA{}, TB{}) for 8-bit integer element types.
-template <typename F>
-bool visit_int8_pair(DataType ta, DataType tb, F&& f) {
-  auto is8 = [](DataType t) { return t == DataType::kUInt8 || t == DataType::kInt8; };
-  if (!is8(ta) || !is8(tb)) return false;
-  if (ta == DataType::kUInt8 && tb == DataType::kUInt8) f(uint8_t{}, uint8_t{});
-  else if (ta == DataType::kUInt8) f(uint8_t{}, int8_t{});
-  else if (tb == DataType::kUInt8) f(int8_t{}, uint8_t{});
-  else f(int8_t{}, int8_t{});
-  return true;
-}
-
-// Zero point (or scale) that is a scalar or a 1-D per-row/per-column vector.
+// Reads a zero point or scale that plan_int_matmul() checked: absent (0),
+// a scalar, or one value per row (column).
 struct PerAxis {
   const Tensor* t = nullptr;
-  int64_t n = 0;  // 1 = scalar
-  Status check(const char* op, const char* name, int64_t len) {
-    if (!t || !t->defined()) return OkStatus();
-    n = t->numel();
-    if (t->rank() > 1 && n != 1) return InvalidArgument(op, ": ", name, " must be a scalar or 1-D, got ", t->describe());
-    if (n != 1 && n != len) return InvalidArgument(op, ": ", name, " has ", n, " elements, expected 1 or ", len);
-    return OkStatus();
-  }
-  int32_t int_at(int64_t i) const { return t && t->defined() ? static_cast<int32_t>(t->int_at(n == 1 ? 0 : i)) : 0; }
-  float float_at(int64_t i) const { return nn::float_at(*t, n == 1 ? 0 : i); }
+  int32_t int_at(int64_t i) const { return t ? static_cast<int32_t>(t->int_at(t->numel() == 1 ? 0 : i)) : 0; }
+  float float_at(int64_t i) const { return nn::float_at(*t, t->numel() == 1 ? 0 : i); }
 };
 
 // acc[M,N] = sum_k (A[m,k]-azp[m]) * (B[k,n]-bzp[n]) for each batch.
@@ -193,25 +174,20 @@ void int_gemm(const TA* A, const TB* B, int32_t* acc, int64_t M, int64_t K, int6
 class MatMulIntegerKernel final : public Kernel {
  public:
   Status compute(KernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(const nn::IntMatMulPlan q, nn::plan_int_matmul(ctx, /*qlinear=*/false));
+    const nn::MatMulPlan& p = q.mm;
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
-    if (!a.defined() || !b.defined()) return InvalidArgument("MatMulInteger: missing input");
-    ASSIGN_OR_RETURN(MatMulPlan p, plan_matmul(a.dims(), b.dims(), "MatMulInteger"));
-    PerAxis azp, bzp;
-    if (ctx.has_input(2)) azp.t = &ctx.input(2);
-    if (ctx.has_input(3)) bzp.t = &ctx.input(3);
-    RETURN_IF_ERROR(azp.check("MatMulInteger", "a_zero_point", p.M));
-    RETURN_IF_ERROR(bzp.check("MatMulInteger", "b_zero_point", p.N));
+    const PerAxis azp{q.a_zero}, bzp{q.b_zero};
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kInt32, p.out));
     const int64_t nb = static_cast<int64_t>(p.a_off.size());
-    bool ok = visit_int8_pair(a.dtype(), b.dtype(), [&](auto ta, auto tb) {
+    nn::visit_int8_pair(a.dtype(), b.dtype(), [&](auto ta, auto tb) {
       using TA = decltype(ta);
       using TB = decltype(tb);
       for (int64_t i = 0; i < nb; ++i)
         int_gemm<TA, TB>(a.data<TA>() + p.a_off[i], b.data<TB>() + p.b_off[i], y->data<int32_t>() + i * p.M * p.N,
                          p.M, p.K, p.N, azp, bzp);
     });
-    if (!ok) return InvalidArgument("MatMulInteger: inputs must be int8/uint8, got ", a.describe(), ", ", b.describe());
     return OkStatus();
   }
 };
@@ -227,44 +203,28 @@ T saturate_round(float v, int32_t zp) {
 class QLinearMatMulKernel final : public Kernel {
  public:
   Status compute(KernelContext& ctx) const override {
-    for (size_t i = 0; i < 8; ++i)
-      if (!ctx.has_input(i)) return InvalidArgument("QLinearMatMul: all 8 inputs are required");
+    ASSIGN_OR_RETURN(const nn::IntMatMulPlan q, nn::plan_int_matmul(ctx, /*qlinear=*/true));
+    const nn::MatMulPlan& p = q.mm;
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(3);
-    const Tensor& yzp_t = ctx.input(7);
-    ASSIGN_OR_RETURN(MatMulPlan p, plan_matmul(a.dims(), b.dims(), "QLinearMatMul"));
-    PerAxis as{&ctx.input(1)}, azp{&ctx.input(2)}, bs{&ctx.input(4)}, bzp{&ctx.input(5)}, ys{&ctx.input(6)},
-        yzp{&yzp_t};
-    RETURN_IF_ERROR(as.check("QLinearMatMul", "a_scale", p.M));
-    RETURN_IF_ERROR(azp.check("QLinearMatMul", "a_zero_point", p.M));
-    RETURN_IF_ERROR(bs.check("QLinearMatMul", "b_scale", p.N));
-    RETURN_IF_ERROR(bzp.check("QLinearMatMul", "b_zero_point", p.N));
-    RETURN_IF_ERROR(ys.check("QLinearMatMul", "y_scale", 1));
-    RETURN_IF_ERROR(yzp.check("QLinearMatMul", "y_zero_point", 1));
-    const DataType yt = yzp_t.dtype();
-    if (yt != DataType::kUInt8 && yt != DataType::kInt8)
-      return InvalidArgument("QLinearMatMul: y_zero_point must be int8/uint8");
-    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, yt, p.out));
+    const PerAxis as{q.a_scale}, azp{q.a_zero}, bs{q.b_scale}, bzp{q.b_zero};
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, q.y_type, p.out));
     const int64_t nb = static_cast<int64_t>(p.a_off.size());
     std::vector<int32_t> acc(static_cast<size_t>(p.M * p.N));
-    const float ysc = ys.float_at(0);
-    const int32_t yz = yzp.int_at(0);
-    if (ysc == 0.f) return InvalidArgument("QLinearMatMul: y_scale is zero");
-    bool ok = visit_int8_pair(a.dtype(), b.dtype(), [&](auto ta, auto tb) {
+    nn::visit_int8_pair(a.dtype(), b.dtype(), [&](auto ta, auto tb) {
       using TA = decltype(ta);
       using TB = decltype(tb);
       for (int64_t i = 0; i < nb; ++i) {
         int_gemm<TA, TB>(a.data<TA>() + p.a_off[i], b.data<TB>() + p.b_off[i], acc.data(), p.M, p.K, p.N, azp, bzp);
         for (int64_t m = 0; m < p.M; ++m)
           for (int64_t n = 0; n < p.N; ++n) {
-            const float v = static_cast<float>(acc[m * p.N + n]) * (as.float_at(m) * bs.float_at(n) / ysc);
+            const float v = static_cast<float>(acc[m * p.N + n]) * (as.float_at(m) * bs.float_at(n) / q.y_scale);
             const int64_t o = i * p.M * p.N + m * p.N + n;
-            if (yt == DataType::kUInt8) y->data<uint8_t>()[o] = saturate_round<uint8_t>(v, yz);
-            else y->data<int8_t>()[o] = saturate_round<int8_t>(v, yz);
+            if (q.y_type == DataType::kUInt8) y->data<uint8_t>()[o] = saturate_round<uint8_t>(v, q.y_zero);
+            else y->data<int8_t>()[o] = saturate_round<int8_t>(v, q.y_zero);
           }
       }
     });
-    if (!ok) return InvalidArgument("QLinearMatMul: inputs must be int8/uint8");
     return OkStatus();
   }
 };

@@ -62,32 +62,20 @@ class MatMulKernel final : public Kernel {
           at(a, p.a_off[0], gt.elem), gt.data, K, sc.beta(dt), y->raw(), gt.data, N, gt.compute, CUBLAS_GEMM_DEFAULT));
       return OkStatus();
     }
-    // Runs of batches whose A and B offsets both advance by a fixed
-    // non-negative stride become one strided-batched call; a fully
-    // broadcast pattern ([2,1] x [1,3] batches) splits into a few runs.
-    for (int64_t i = 0; i < nb;) {
-      int64_t j = i + 1, sa = 0, sb = 0;
-      if (j < nb) {
-        sa = p.a_off[j] - p.a_off[i];
-        sb = p.b_off[j] - p.b_off[i];
-        if (sa >= 0 && sb >= 0) {
-          ++j;
-          while (j < nb && p.a_off[j] - p.a_off[j - 1] == sa && p.b_off[j] - p.b_off[j - 1] == sb) ++j;
-        }
-      }
-      const int64_t count = j - i;
-      if (count == 1) {
+    // Runs of batches with fixed strides: one strided-batched call each.
+    for (const nn::BatchRun& r : nn::batch_runs(p)) {
+      const int64_t i = r.first;
+      if (r.count == 1) {
         CUDA_RETURN_IF_ERROR(cublas_api().GemmEx_64(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, sc.alpha(dt),
                                                     at(b, p.b_off[i], gt.elem), gt.data, N, at(a, p.a_off[i], gt.elem),
                                                     gt.data, K, sc.beta(dt), at(*y, i * MN, gt.elem), gt.data, N,
                                                     gt.compute, CUBLAS_GEMM_DEFAULT));
       } else {
         CUDA_RETURN_IF_ERROR(cublas_api().GemmStridedBatchedEx_64(
-            h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, sc.alpha(dt), at(b, p.b_off[i], gt.elem), gt.data, N, sb,
-            at(a, p.a_off[i], gt.elem), gt.data, K, sa, sc.beta(dt), at(*y, i * MN, gt.elem), gt.data, N, MN, count,
-            gt.compute, CUBLAS_GEMM_DEFAULT));
+            h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, sc.alpha(dt), at(b, p.b_off[i], gt.elem), gt.data, N, r.b_stride,
+            at(a, p.a_off[i], gt.elem), gt.data, K, r.a_stride, sc.beta(dt), at(*y, i * MN, gt.elem), gt.data, N, MN,
+            r.count, gt.compute, CUBLAS_GEMM_DEFAULT));
       }
-      i = j;
     }
     return OkStatus();
   }

@@ -43,5 +43,8 @@ void register_cuda_quant_kernels(KernelRegistry& r);        // quant_kernels.cc
 void register_cuda_rnn_kernels(KernelRegistry& r);          // rnn_kernels.cc
 void register_cuda_einsum_kernels(KernelRegistry& r);       // einsum_kernels.cc
 void register_cuda_grid_sample_kernels(KernelRegistry& r);  // grid_sample_kernels.cc
+void register_cuda_loss_kernels(KernelRegistry& r);         // loss_kernels.cc
+void register_cuda_int_matmul_kernels(KernelRegistry& r);   // int_matmul_kernels.cc (and the integer convolutions)
+void register_cuda_signal_kernels(KernelRegistry& r);       // signal_kernels.cc
 
 }  // namespace sy::cuda

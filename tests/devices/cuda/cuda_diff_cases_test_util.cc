@@ -599,6 +599,10 @@ const std::vector<DiffCase>& cuda_diff_cases() {
     add_quant_cases(cs);
     add_rnn_cases(cs);
     add_einsum_cases(cs);
+    add_loss_cases(cs);
+    add_int_matmul_cases(cs);
+    add_int_conv_cases(cs);
+    add_signal_cases(cs);
     return cs;
   }();
   return cases;

@@ -89,6 +89,10 @@ void add_resize_cases(std::vector<DiffCase>& cases);  // Resize, DepthToSpace, .
 void add_quant_cases(std::vector<DiffCase>& cases);   // QuantizeLinear, DequantizeLinear, Dropout, ...
 void add_rnn_cases(std::vector<DiffCase>& cases);     // RNN, GRU, LSTM
 void add_einsum_cases(std::vector<DiffCase>& cases);  // Einsum
+void add_loss_cases(std::vector<DiffCase>& cases);    // SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss
+void add_int_matmul_cases(std::vector<DiffCase>& cases);  // MatMulInteger, QLinearMatMul
+void add_int_conv_cases(std::vector<DiffCase>& cases);    // ConvInteger, QLinearConv
+void add_signal_cases(std::vector<DiffCase>& cases);      // DFT, STFT
 
 // Builders that keep the case tables short.
 namespace diff {

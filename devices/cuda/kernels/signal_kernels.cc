@@ -1,0 +1,118 @@
+// CUDA DFT and STFT. The attributes and checks are the CPU kernels'
+// (signal_plan.h), so both backends accept and refuse the same nodes; the
+// device work is signal_launch.cu's direct transform in double. Its cost
+// grows with the length squared, so lengths past kMaxDirect decline to the
+// CPU's FFT. Before, an audio front end (framing, windowing, STFT) sent its
+// signal to the CPU and its spectrogram back.
+//
+// Thread-safety: compute() is const and keeps no state beyond attributes
+// parsed in init().
+#include "devices/cpu/kernels/signal_plan.h"
+#include "devices/cuda/cuda_launch.h"
+#include "devices/cuda/kernels/blas_dnn_common.h"
+#include "devices/cuda/kernels/cuda_kernels.h"
+#include "devices/cuda/kernels/elementwise_launch.h"
+#include "devices/cuda/kernels/signal_launch.h"
+
+namespace sy::cuda {
+namespace {
+
+// Past this length a direct transform does len / log2(len) times the
+// FFT's work (over 300x at 4096), more than the GPU's advantage.
+constexpr int64_t kMaxDirect = 4096;
+
+Status check_length(const char* op, int64_t len) {
+  if (len > kMaxDirect) return Unimplemented("CUDA ", op, ": lengths past ", kMaxDirect, " run on the CPU's FFT");
+  return OkStatus();
+}
+
+// The n twiddles, as (re, im) doubles, in a scratch tensor.
+StatusOr<Tensor> twiddles(KernelContext& ctx, const Launch& l, int64_t n) {
+  ASSIGN_OR_RETURN(Tensor tw, dnn::scratch(ctx, DataType::kDouble, Dims{2 * n}));
+  CUDA_RETURN_IF_ERROR(launch_twiddles(tw.data<double>(), n, l.stream));
+  return tw;
+}
+
+class DftKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    a_ = signal::dft_attrs(node);
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(const signal::DftPlan p, signal::plan_dft(ctx, a_));
+    RETURN_IF_ERROR(check_length("DFT", p.len));
+    const Tensor& x = ctx.input(0);
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), p.out));
+    if (out->numel() == 0) return OkStatus();
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    ASSIGN_OR_RETURN(Tensor tw, twiddles(ctx, l, p.len));
+    DftMeta m;
+    m.outer = p.outer;
+    m.inner = p.inner;
+    m.n_in = p.n_in;
+    m.n_out = p.n_out;
+    m.len = p.len;
+    m.comps = p.comps;
+    m.out_comps = p.out_comps;
+    m.inverse = a_.inverse;
+    m.irfft = p.irfft;
+    CUDA_RETURN_IF_ERROR(launch_dft(static_cast<int>(x.dtype()), m, x.raw(), tw.data<double>(), out->raw(), l.stream));
+    return OkStatus();
+  }
+
+ private:
+  signal::DftAttrs a_;
+};
+
+class StftKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    onesided_ = node.attr_int("onesided", 1) != 0;
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(const signal::StftPlan p, signal::plan_stft(ctx, onesided_));
+    RETURN_IF_ERROR(check_length("STFT", p.frame));
+    const Tensor& x = ctx.input(0);
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), p.out));
+    if (out->numel() == 0) return OkStatus();
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    ASSIGN_OR_RETURN(Tensor tw, twiddles(ctx, l, p.frame));
+    // The window in double, as the CPU reads it.
+    Tensor window;
+    if (p.window) {
+      ASSIGN_OR_RETURN(window, dnn::scratch(ctx, DataType::kDouble, p.window->dims()));
+      CUDA_RETURN_IF_ERROR(launch_cast(static_cast<int>(p.window->dtype()), static_cast<int>(DataType::kDouble),
+                                       p.window->raw(), window.raw(), p.window->numel(), l.stream));
+    }
+    StftMeta m;
+    m.batch = p.batch;
+    m.length = p.length;
+    m.comps = p.comps;
+    m.step = p.step;
+    m.frame = p.frame;
+    m.frames = p.frames;
+    m.bins = p.bins;
+    CUDA_RETURN_IF_ERROR(launch_stft(static_cast<int>(x.dtype()), m, x.raw(),
+                                     window.defined() ? window.data<double>() : nullptr, tw.data<double>(), out->raw(),
+                                     l.stream));
+    return OkStatus();
+  }
+
+ private:
+  bool onesided_ = true;
+};
+
+}  // namespace
+
+void register_cuda_signal_kernels(KernelRegistry& r) {
+  const std::vector<DataType> floats = {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16};
+  // dft_length and axis (inputs 1 and 2); frame_step and frame_length (1 and 3).
+  add_cuda_kernel<DftKernel>(r, "DFT", 17, floats, (uint64_t{1} << 1) | (uint64_t{1} << 2));
+  add_cuda_kernel<StftKernel>(r, "STFT", 17, floats, (uint64_t{1} << 1) | (uint64_t{1} << 3));
+}
+
+}  // namespace sy::cuda
