@@ -152,4 +152,12 @@ SY_HOST_DEVICE bool axis_taps(const Axis& ax, A x, SampleMode mode, PaddingMode 
   return true;
 }
 
+// AffineGrid's normalised coordinate of point i of n along an axis, in
+// [-1, 1]: pixel centres, or with align_corners the corner pixels at -1
+// and 1.
+SY_HOST_DEVICE inline double affine_coordinate(int64_t i, int64_t n, bool align_corners) {
+  if (align_corners) return n == 1 ? -1.0 : -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(n - 1);
+  return -1.0 + (2.0 * static_cast<double>(i) + 1.0) / static_cast<double>(n);
+}
+
 }  // namespace sy::grid_sample

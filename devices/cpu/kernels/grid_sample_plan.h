@@ -1,4 +1,4 @@
-// GridSample's attributes and input checks, shared by the CPU kernel
+// GridSample's and AffineGrid's attributes and input checks, shared by the CPU kernels
 // (image_kernels.cc, which defines these) and the CUDA one
 // (devices/cuda/kernels/grid_sample_kernels.cc), so that both accept and
 // refuse the same nodes with the same messages.
@@ -38,5 +38,15 @@ struct Plan {
 // float16 or bfloat16, or more than kMaxSpatial spatial dimensions; an
 // empty input with border or reflection padding is InvalidArgument.
 StatusOr<Plan> plan(const KernelContext& ctx, const Attrs& a);
+
+// AffineGrid (opset 20): theta [N, r, r + 1] and the host input size
+// (N, C, then r = 2 or 3 spatial sizes) give the grid [N, spatial..., r].
+// InvalidArgument for other shapes, negative sizes or a non-float theta.
+struct AffinePlan {
+  int r = 2;
+  int64_t n = 0, d = 1, h = 0, w = 0;  // d is 1 in 2-D
+  Dims out;
+};
+StatusOr<AffinePlan> plan_affine_grid(const KernelContext& ctx);
 
 }  // namespace sy::grid_sample

@@ -205,37 +205,22 @@ class AffineGridKernel final : public Kernel {
   }
 
   Status compute(KernelContext& ctx) const override {
-    const Node& node = ctx.node();
+    ASSIGN_OR_RETURN(const grid_sample::AffinePlan p, grid_sample::plan_affine_grid(ctx));
     const Tensor& theta = ctx.input(0);
-    if (!theta.defined()) return InvalidArgument(node.describe(), ": theta is missing");
-    ASSIGN_OR_RETURN(Dims size, tensor_ops::read_int_list(ctx.input(1), "AffineGrid size"));
-    if (size.size() != 4 && size.size() != 5)
-      return InvalidArgument(node.describe(), ": size must have 4 (N, C, H, W) or 5 (N, C, D, H, W) entries, got ",
-                             size.size());
-    const int64_t dims = static_cast<int64_t>(size.size()) - 2;  // 2 or 3 spatial axes
-    if (theta.rank() != 3 || theta.dim(0) != size[0] || theta.dim(1) != dims || theta.dim(2) != dims + 1)
-      return InvalidArgument(node.describe(), ": theta must be [", size[0], ", ", dims, ", ", dims + 1, "], got ",
-                             theta.describe());
-    Dims out{size[0]};
-    for (int64_t k = 2; k < static_cast<int64_t>(size.size()); ++k) {
-      if (size[static_cast<size_t>(k)] < 0) return InvalidArgument(node.describe(), ": negative size ", size[k]);
-      out.push_back(size[static_cast<size_t>(k)]);
-    }
-    out.push_back(dims);
-    ASSIGN_OR_RETURN(Tensor * grid, ctx.allocate_output(0, theta.dtype(), out));
-    const bool known = visit_float(theta.dtype(), [&](auto tag) {
+    ASSIGN_OR_RETURN(Tensor * grid, ctx.allocate_output(0, theta.dtype(), p.out));
+    const int64_t dims = p.r;
+    visit_float(theta.dtype(), [&](auto tag) {
       using T = decltype(tag);
       const T* t = theta.data<T>();
       T* g = grid->data<T>();
-      // Spatial sizes, x (innermost) first.
-      const int64_t w = out[out.size() - 2], h = out[out.size() - 3], d = dims == 3 ? out[1] : 1;
       int64_t o = 0;
-      for (int64_t n = 0; n < size[0]; ++n) {
+      for (int64_t n = 0; n < p.n; ++n) {
         const T* tn = t + n * dims * (dims + 1);
-        for (int64_t zi = 0; zi < d; ++zi)
-          for (int64_t yi = 0; yi < h; ++yi)
-            for (int64_t xi = 0; xi < w; ++xi) {
-              const double c[4] = {coordinate(xi, w), coordinate(yi, h), dims == 3 ? coordinate(zi, d) : 1.0, 1.0};
+        for (int64_t zi = 0; zi < p.d; ++zi)
+          for (int64_t yi = 0; yi < p.h; ++yi)
+            for (int64_t xi = 0; xi < p.w; ++xi) {
+              const double c[4] = {coordinate(xi, p.w), coordinate(yi, p.h), dims == 3 ? coordinate(zi, p.d) : 1.0,
+                                   1.0};
               for (int64_t r = 0; r < dims; ++r) {
                 double v = 0;
                 for (int64_t k = 0; k <= dims; ++k)
@@ -245,15 +230,11 @@ class AffineGridKernel final : public Kernel {
             }
       }
     });
-    if (!known) return InvalidArgument(node.describe(), ": theta must be a floating-point tensor, got ", theta.describe());
     return OkStatus();
   }
 
  private:
-  double coordinate(int64_t i, int64_t n) const {
-    if (align_corners_) return n == 1 ? -1.0 : -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(n - 1);
-    return -1.0 + (2.0 * static_cast<double>(i) + 1.0) / static_cast<double>(n);
-  }
+  double coordinate(int64_t i, int64_t n) const { return grid_sample::affine_coordinate(i, n, align_corners_); }
 
   bool align_corners_ = false;
 };
@@ -454,6 +435,36 @@ StatusOr<Plan> plan(const KernelContext& ctx, const Attrs& a) {
   if (p.plane_in == 0 && p.out_dims.numel() > 0 && a.pad != PaddingMode::kZeros)
     return InvalidArgument(node.describe(), ": cannot sample an empty input ", x.describe(),
                            " with border or reflection padding");
+  return p;
+}
+
+StatusOr<AffinePlan> plan_affine_grid(const KernelContext& ctx) {
+  const Node& node = ctx.node();
+  const Tensor& theta = ctx.input(0);
+  if (!theta.defined()) return InvalidArgument(node.describe(), ": theta is missing");
+  const DataType tt = theta.dtype();
+  if (tt != DataType::kFloat && tt != DataType::kDouble && tt != DataType::kFloat16 && tt != DataType::kBFloat16)
+    return InvalidArgument(node.describe(), ": theta must be a floating-point tensor, got ", theta.describe());
+  ASSIGN_OR_RETURN(Dims size, tensor_ops::read_int_list(ctx.input(1), "AffineGrid size"));
+  if (size.size() != 4 && size.size() != 5)
+    return InvalidArgument(node.describe(), ": size must have 4 (N, C, H, W) or 5 (N, C, D, H, W) entries, got ",
+                           size.size());
+  AffinePlan p;
+  p.r = static_cast<int>(size.size()) - 2;
+  if (theta.rank() != 3 || theta.dim(0) != size[0] || theta.dim(1) != p.r || theta.dim(2) != p.r + 1)
+    return InvalidArgument(node.describe(), ": theta must be [", size[0], ", ", p.r, ", ", p.r + 1, "], got ",
+                           theta.describe());
+  p.n = size[0];
+  p.out = Dims{size[0]};
+  for (size_t k = 2; k < size.size(); ++k) {
+    if (size[k] < 0) return InvalidArgument(node.describe(), ": negative size ", size[k]);
+    p.out.push_back(size[k]);
+  }
+  p.out.push_back(p.r);
+  // Spatial sizes, x (innermost) first.
+  p.w = p.out[p.out.size() - 2];
+  p.h = p.out[p.out.size() - 3];
+  if (p.r == 3) p.d = p.out[1];
   return p;
 }
 

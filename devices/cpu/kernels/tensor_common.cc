@@ -469,4 +469,25 @@ StatusOr<Dims> pad_output_dims(const Dims& in, const Dims& pads, PadMode mode) {
   return out_dims;
 }
 
+StatusOr<Dims> center_crop_pads(const KernelContext& ctx, bool has_axes, const std::vector<int64_t>& axes_attr) {
+  const Node& node = ctx.node();
+  const Tensor& x = ctx.input(0);
+  if (!x.defined()) return InvalidArgument(node.describe(), ": input_data is missing");
+  ASSIGN_OR_RETURN(Dims shape, read_int_list(ctx.input(1), "CenterCropPad shape"));
+  const size_t r = x.rank();
+  ASSIGN_OR_RETURN(std::vector<size_t> axes, normalize_axes(axes_attr, r, "CenterCropPad axis"));
+  for (size_t k = 0; k < r && !has_axes; ++k) axes.push_back(k);
+  if (shape.size() != axes.size())
+    return InvalidArgument(node.describe(), ": shape has ", shape.size(), " entries for ", axes.size(), " axes");
+  Dims pads = Dims::of_rank(2 * r, 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const size_t a = axes[i];
+    const int64_t want = shape[i], have = x.dim(a);
+    if (want < 0) return InvalidArgument(node.describe(), ": negative size ", want, " for axis ", a);
+    pads[a] = want < have ? -((have - want) / 2) : (want - have) / 2;
+    pads[a + r] = want - have - pads[a];
+  }
+  return pads;
+}
+
 }  // namespace sy::tensor_ops

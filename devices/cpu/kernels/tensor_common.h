@@ -177,4 +177,10 @@ Status read_pad_inputs(const KernelContext& ctx, const Tensor& x, Dims* pads, Sc
 // Pad output dims; rejects absurd pads and non-constant padding of empty axes.
 StatusOr<Dims> pad_output_dims(const Dims& in, const Dims& pads, PadMode mode);
 
+// CenterCropPad (opset 18) as Pad's pads (2 * rank entries, negative where
+// an axis is cropped): each of `axes` (every axis when !has_axes) cropped or
+// zero-padded to its entry of the host input 1 about its centre, an odd
+// difference's extra element at the end, as in the ONNX reference.
+StatusOr<Dims> center_crop_pads(const KernelContext& ctx, bool has_axes, const std::vector<int64_t>& axes);
+
 }  // namespace sy::tensor_ops

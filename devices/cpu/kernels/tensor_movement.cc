@@ -435,25 +435,17 @@ class CenterCropPadKernel final : public Kernel {
     return OkStatus();
   }
   Status compute(KernelContext& ctx) const override {
-    const Node& node = ctx.node();
+    ASSIGN_OR_RETURN(const Dims pads, center_crop_pads(ctx, has_axes_, axes_));
     const Tensor& x = ctx.input(0);
-    if (!x.defined()) return InvalidArgument(node.describe(), ": input_data is missing");
-    ASSIGN_OR_RETURN(Dims shape, read_int_list(ctx.input(1), "CenterCropPad shape"));
     const size_t r = x.rank();
-    ASSIGN_OR_RETURN(std::vector<size_t> axes, normalize_axes(axes_, r, "CenterCropPad axis"));
-    for (size_t k = 0; k < r && !has_axes_; ++k) axes.push_back(k);
-    if (shape.size() != axes.size())
-      return InvalidArgument(node.describe(), ": shape has ", shape.size(), " entries for ", axes.size(), " axes");
-    // Per axis: the output size, where the kept elements start in the
-    // input and in the output, and how many there are.
-    Dims out = x.dims(), from = Dims::of_rank(r), to = Dims::of_rank(r), keep = x.dims();
-    for (size_t i = 0; i < axes.size(); ++i) {
-      const size_t a = axes[i];
-      const int64_t want = shape[i], have = x.dim(a);
-      if (want < 0) return InvalidArgument(node.describe(), ": negative size ", want, " for axis ", a);
-      out[a] = want;
-      keep[a] = std::min(want, have);
-      (want < have ? from : to)[a] = std::abs(want - have) / 2;
+    ASSIGN_OR_RETURN(const Dims out, pad_output_dims(x.dims(), pads, PadMode::kConstant));
+    // Per axis: where the kept elements start in the input and in the
+    // output, and how many there are.
+    Dims from = Dims::of_rank(r), to = Dims::of_rank(r), keep = x.dims();
+    for (size_t a = 0; a < r; ++a) {
+      from[a] = std::max<int64_t>(-pads[a], 0);
+      to[a] = std::max<int64_t>(pads[a], 0);
+      keep[a] = std::min(out[a], x.dim(a));
     }
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out));
     if (y->numel() == 0) return OkStatus();

@@ -1,4 +1,4 @@
-// CUDA GridSample. The attributes and checks are the CPU kernel's
+// CUDA GridSample and AffineGrid. The attributes and checks are the CPU kernel's
 // (grid_sample_plan.h) and so is the per-axis arithmetic
 // (grid_sample_axis.h, compiled for the device too), so both backends
 // accept the same nodes and sample the same taps; the device work is in
@@ -55,11 +55,43 @@ class GridSampleKernel final : public Kernel {
   grid_sample::Attrs attrs_;
 };
 
+// AffineGrid: the grid a spatial transformer hands to GridSample, made
+// where GridSample will read it.
+class AffineGridKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    align_corners_ = node.attr_int("align_corners", 0) != 0;
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(const grid_sample::AffinePlan p, grid_sample::plan_affine_grid(ctx));
+    const Tensor& theta = ctx.input(0);
+    ASSIGN_OR_RETURN(Tensor * grid, ctx.allocate_output(0, theta.dtype(), p.out));
+    if (grid->numel() == 0) return OkStatus();
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    AffineGridMeta m;
+    m.r = p.r;
+    m.align_corners = align_corners_;
+    m.n = p.n;
+    m.d = p.d;
+    m.h = p.h;
+    m.w = p.w;
+    CUDA_RETURN_IF_ERROR(
+        launch_affine_grid(static_cast<int>(theta.dtype()), m, theta.raw(), grid->raw(), l.stream));
+    return OkStatus();
+  }
+
+ private:
+  bool align_corners_ = false;
+};
+
 }  // namespace
 
 void register_cuda_grid_sample_kernels(KernelRegistry& r) {
-  add_cuda_kernel<GridSampleKernel>(r, "GridSample", 16,
-                                    {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16});
+  const std::vector<DataType> floats = {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16};
+  add_cuda_kernel<GridSampleKernel>(r, "GridSample", 16, floats);
+  add_cuda_kernel<AffineGridKernel>(r, "AffineGrid", 20, floats, uint64_t{1} << 1);  // size on the host
 }
 
 }  // namespace sy::cuda

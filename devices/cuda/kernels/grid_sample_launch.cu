@@ -1,4 +1,4 @@
-// CUDA GridSample: one thread per output point, which works out its taps
+// CUDA GridSample and AffineGrid. GridSample: one thread per output point, which works out its taps
 // along each axis once (grid_sample_axis.h, the CPU kernel's own
 // arithmetic) and then sums them for every channel in turn, so that a
 // warp's stores to a channel are contiguous. Taps and sums follow the CPU
@@ -54,7 +54,38 @@ __global__ void grid_sample_kernel(GridSampleMeta m, const T* __restrict__ x, co
   }
 }
 
+// One thread per grid point, its r coordinates summed in the CPU kernel's
+// order (image_kernels.cc).
+template <typename T>
+__global__ void affine_grid_kernel(AffineGridMeta m, const T* __restrict__ theta, T* __restrict__ grid) {
+  const int64_t plane = m.d * m.h * m.w, points = m.n * plane;
+  const int r = m.r;
+  for (int64_t q = first_index(); q < points; q += grid_stride()) {
+    const int64_t p = q % plane;
+    const int64_t xi = p % m.w, yi = (p / m.w) % m.h, zi = p / (m.w * m.h);
+    const double c[4] = {grid_sample::affine_coordinate(xi, m.w, m.align_corners),
+                         grid_sample::affine_coordinate(yi, m.h, m.align_corners),
+                         r == 3 ? grid_sample::affine_coordinate(zi, m.d, m.align_corners) : 1.0, 1.0};
+    const T* tn = theta + (q / plane) * r * (r + 1);
+    for (int i = 0; i < r; ++i) {
+      double v = 0;
+      for (int k = 0; k <= r; ++k) v += cvt<double>(tn[i * (r + 1) + k]) * c[k == r ? 3 : k];
+      grid[q * r + i] = cvt<T>(static_cast<Calc<T>>(v));
+    }
+  }
+}
+
 }  // namespace
+
+cudaError_t launch_affine_grid(int type, const AffineGridMeta& m, const void* theta, void* grid, cudaStream_t stream) {
+  const int64_t n = m.n * m.d * m.h * m.w;
+  if (n <= 0) return cudaSuccess;
+  return visit<kEwFloats>(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    affine_grid_kernel<T><<<grid_for(n), kBlock, 0, stream>>>(m, static_cast<const T*>(theta), static_cast<T*>(grid));
+    return cudaGetLastError();
+  });
+}
 
 cudaError_t launch_grid_sample(int x_type, int grid_type, const GridSampleMeta& m, const void* x, const void* grid,
                                void* out, cudaStream_t stream) {

@@ -1,4 +1,4 @@
-// CUDA Gather, GatherElements and Pad. Gather's indices live in device memory
+// CUDA Gather, GatherElements, Pad and CenterCropPad. Gather's indices live in device memory
 // and cannot be checked on the host without a synchronisation, so the
 // kernels flag an out-of-range index on the device (Launch::error_flag);
 // the task then fails with OutOfRange when it completes, as on the CPU. A
@@ -99,6 +99,41 @@ class GatherElementsKernel final : public Kernel {
   int64_t axis_ = 0;
 };
 
+// y = x padded by `pads` (2 * rank entries, negative to crop) in `mode`,
+// the constant `cval`. Shared by Pad and CenterCropPad.
+Status pad_on_device(KernelContext& ctx, const Tensor& x, const Dims& pads, tensor_ops::PadMode mode,
+                     const tensor_ops::ScalarValue& cval, const char* op) {
+  // The kernel moves 1-8 byte units and PadMeta holds the constant in one
+  // uint64: complex128 (which reaches here when the type was unknown at
+  // lookup) goes to the CPU.
+  const size_t es = dtype_size(x.dtype());
+  if (x.dtype() == DataType::kString || es == 0 || es > 8)
+    return Unimplemented("CUDA ", op, ": no kernel for ", dtype_name(x.dtype()), " elements");
+  const size_t r = x.rank();
+  ASSIGN_OR_RETURN(Dims out_dims, tensor_ops::pad_output_dims(x.dims(), pads, mode));
+  if (r > static_cast<size_t>(kMoveMaxRank)) return Unimplemented("CUDA ", op, ": rank ", r, " > ", kMoveMaxRank);
+  ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+  ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
+  if (out->numel() == 0) return OkStatus();
+  if (r == 0) {
+    CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out->raw(), x.raw(), es, cudaMemcpyDeviceToDevice, l.stream));
+    return OkStatus();
+  }
+  Dims in_strides = contiguous_strides(x.dims());
+  PadMeta m;
+  m.rank = static_cast<int32_t>(r);
+  m.mode = static_cast<int32_t>(mode);
+  for (size_t k = 0; k < r; ++k) {
+    m.out_dims[k] = out_dims[k];
+    m.in_dims[k] = x.dim(k);
+    m.in_strides[k] = in_strides[k];
+    m.before[k] = pads[k];
+  }
+  std::memcpy(&m.value, cval.bytes, es);
+  CUDA_RETURN_IF_ERROR(launch_pad(out->raw(), x.raw(), static_cast<int>(es), out->numel(), m, l.stream));
+  return OkStatus();
+}
+
 class PadKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
@@ -118,13 +153,6 @@ class PadKernel final : public Kernel {
   Status compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     if (!x.defined()) return InvalidArgument("Pad: data is missing");
-    // The kernel moves 1-8 byte units and PadMeta holds the constant in one
-    // uint64: complex128 (which reaches here when the type was unknown at
-    // lookup) goes to the CPU.
-    const size_t es = dtype_size(x.dtype());
-    if (x.dtype() == DataType::kString || es == 0 || es > 8)
-      return Unimplemented("CUDA Pad: no kernel for ", dtype_name(x.dtype()), " elements");
-    size_t r = x.rank();
     Dims pads;
     tensor_ops::ScalarValue cval;
     if (from_inputs_) {
@@ -133,28 +161,7 @@ class PadKernel final : public Kernel {
       pads = pads_;
       cval = tensor_ops::scalar_from_double(x.dtype(), value_);
     }
-    ASSIGN_OR_RETURN(Dims out_dims, tensor_ops::pad_output_dims(x.dims(), pads, mode_));
-    if (r > static_cast<size_t>(kMoveMaxRank)) return Unimplemented("CUDA Pad: rank ", r, " > ", kMoveMaxRank);
-    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
-    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
-    if (out->numel() == 0) return OkStatus();
-    if (r == 0) {
-      CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out->raw(), x.raw(), es, cudaMemcpyDeviceToDevice, l.stream));
-      return OkStatus();
-    }
-    Dims in_strides = contiguous_strides(x.dims());
-    PadMeta m;
-    m.rank = static_cast<int32_t>(r);
-    m.mode = static_cast<int32_t>(mode_);
-    for (size_t k = 0; k < r; ++k) {
-      m.out_dims[k] = out_dims[k];
-      m.in_dims[k] = x.dim(k);
-      m.in_strides[k] = in_strides[k];
-      m.before[k] = pads[k];
-    }
-    std::memcpy(&m.value, cval.bytes, es);
-    CUDA_RETURN_IF_ERROR(launch_pad(out->raw(), x.raw(), static_cast<int>(es), out->numel(), m, l.stream));
-    return OkStatus();
+    return pad_on_device(ctx, x, pads, mode_, cval, "Pad");
   }
 
  private:
@@ -164,6 +171,27 @@ class PadKernel final : public Kernel {
   float value_ = 0;
 };
 
+// CenterCropPad (opset 18): a constant Pad by the CPU kernel's pads
+// (tensor_ops::center_crop_pads), negative where an axis is cropped.
+class CenterCropPadKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    has_axes_ = node.has_attr("axes");
+    axes_ = node.attr_ints("axes");
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(const Dims pads, tensor_ops::center_crop_pads(ctx, has_axes_, axes_));
+    const Tensor& x = ctx.input(0);
+    return pad_on_device(ctx, x, pads, tensor_ops::PadMode::kConstant, tensor_ops::scalar_from_double(x.dtype(), 0.0),
+                         "CenterCropPad");
+  }
+
+ private:
+  bool has_axes_ = false;
+  std::vector<int64_t> axes_;
+};
+
 }  // namespace
 
 void register_cuda_movement_index_kernels(KernelRegistry& r) {
@@ -171,6 +199,7 @@ void register_cuda_movement_index_kernels(KernelRegistry& r) {
   add_cuda_kernel<GatherKernel>(r, "Gather", 1, types);
   add_cuda_kernel<GatherElementsKernel>(r, "GatherElements", 11, types);
   add_cuda_kernel<PadKernel>(r, "Pad", 1, types, kBit1 | kBit2 | kBit3);
+  add_cuda_kernel<CenterCropPadKernel>(r, "CenterCropPad", 18, types, kBit1);
 }
 
 }  // namespace sy::cuda

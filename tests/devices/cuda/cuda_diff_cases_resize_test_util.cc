@@ -296,6 +296,18 @@ void add_grid_sample(std::vector<DiffCase>& cs) {
                      20));
 }
 
+void add_affine_grid(std::vector<DiffCase>& cs) {
+  auto ag = [](std::string name, DiffInput theta, std::vector<double> size, int align) {
+    return opset(make(std::move(name), "AffineGrid", {std::move(theta), ints(std::move(size))},
+                      {attr_int("align_corners", align)}),
+                 20);
+  };
+  cs.push_back(ag("AffineGrid_2d", f32({3, 2, 3}), {3, 1, 17, 23}, 0));
+  cs.push_back(ag("AffineGrid_3d_align_corners", f32({2, 3, 4}), {2, 4, 5, 6, 7}, 1));
+  cs.push_back(tol(ag("AffineGrid_f16", in(kF16, {1, 2, 3}), {1, 1, 8, 9}, 0), 1e-2, 1e-2));
+  cs.push_back(ag("AffineGrid_single_points_align_corners", f64({2, 2, 3}), {2, 3, 1, 1}, 1));
+}
+
 void add_resize_cases(std::vector<DiffCase>& cs) {
   add_resize_nearest(cs);
   const size_t first_interp = cs.size();
@@ -306,6 +318,7 @@ void add_resize_cases(std::vector<DiffCase>& cs) {
   add_depth_space(cs);
   add_hardmax(cs);
   add_grid_sample(cs);
+  add_affine_grid(cs);
 }
 
 }  // namespace sy::testing

@@ -170,6 +170,14 @@ void add_movement(std::vector<DiffCase>& cs) {
   cs.push_back(make("Pad_edge_i64", "Pad", {i64({64, 65}, -9, 9), ints({7, 0, 0, 9})}, {attr_string("mode", "edge")}));
   cs.push_back(make("Pad_negative_crops", "Pad", {f32({64, 65}), ints({-3, 2, 4, -5})}));
   cs.push_back(make("Pad_wrap", "Pad", {f32({5, 7}), ints({3, 9, 4, 15})}, {attr_string("mode", "wrap")}));
+  // CenterCropPad: cropping and padding by odd and even amounts at once,
+  // named axes, other element types, and a crop to nothing.
+  cs.push_back(opset(make("CenterCropPad_crop_and_pad", "CenterCropPad", {f32({9, 20, 7}), ints({4, 33, 7})}), 18));
+  cs.push_back(opset(make("CenterCropPad_axes_i64", "CenterCropPad", {i64({3, 10, 11}, -9, 9), ints({5, 6})},
+                          {attr_ints("axes", {-1, 0})}),
+                     18));
+  cs.push_back(opset(make("CenterCropPad_bool_pads_only", "CenterCropPad", {boolean({2, 3}), ints({5, 8})}), 18));
+  cs.push_back(opset(make("CenterCropPad_to_empty", "CenterCropPad", {f32({4, 6}), ints({0, 3})}), 18));
   cs.push_back(make("Pad_wrap_crop_i32", "Pad", {i32({5, 7}, -9, 9), ints({-2, 3, 4, -3})}, {attr_string("mode", "wrap")}));
   {  // Concat and Split take their parts 32 at a time: 40 crosses a chunk, with empty parts.
     std::vector<DiffInput> parts;
