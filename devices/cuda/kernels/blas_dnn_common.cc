@@ -3,6 +3,8 @@
 #include <climits>
 #include <vector>
 
+#include "devices/cuda/kernels/elementwise_launch.h"
+
 namespace sy::cuda::dnn {
 namespace {
 
@@ -72,6 +74,14 @@ StatusOr<GemmTypes> gemm_types(DataType t, const char* op) {
 StatusOr<Tensor> scratch(KernelContext& ctx, DataType t, const Dims& dims) {
   RETURN_IF_ERROR(checked_nbytes(t, dims).status());
   return ctx.device().allocate(t, dims);
+}
+
+StatusOr<const void*> as_type(KernelContext& ctx, cudaStream_t stream, const Tensor& t, DataType to, Tensor& keep) {
+  if (t.dtype() == to) return t.raw();
+  ASSIGN_OR_RETURN(keep, scratch(ctx, to, t.dims()));
+  CUDA_RETURN_IF_ERROR(
+      launch_cast(static_cast<int>(t.dtype()), static_cast<int>(to), t.raw(), keep.raw(), t.numel(), stream));
+  return keep.raw();
 }
 
 Status window_copy(cudaStream_t stream, const Tensor& x, std::span<const int64_t> in_dims, Tensor& y,

@@ -64,6 +64,11 @@ struct Scalars {
 // compute() returns.
 StatusOr<Tensor> scratch(KernelContext& ctx, DataType t, const Dims& dims);
 
+// t's elements as type `to` on the device: t's own data when it has that
+// type, else a copy converted on `stream` (launch_cast: the CPU's Cast
+// rounding) into `keep`, a scratch tensor to hold until compute() returns.
+StatusOr<const void*> as_type(KernelContext& ctx, cudaStream_t stream, const Tensor& t, DataType to, Tensor& keep);
+
 // Enqueues `y = window of x` (see WindowCopy) for float, double, float16 or
 // bfloat16 tensors; `fill` is rounded to the tensors' type.
 // `in_dims` / `out_dims` have the same rank (<= kWindowMaxRank);

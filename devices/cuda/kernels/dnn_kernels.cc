@@ -309,13 +309,7 @@ class BatchNormKernel final : public Kernel {
     const void* params[4];
     Tensor converted[4];
     for (size_t i = 0; i < 4; ++i) {
-      const Tensor& t = ctx.input(i + 1);
-      params[i] = t.raw();
-      if (t.dtype() == param_type) continue;
-      ASSIGN_OR_RETURN(converted[i], scratch(ctx, param_type, Dims{c}));
-      CUDA_RETURN_IF_ERROR(launch_cast(static_cast<int>(t.dtype()), static_cast<int>(param_type), t.raw(),
-                                       converted[i].raw(), c, l.stream));
-      params[i] = converted[i].raw();
+      ASSIGN_OR_RETURN(params[i], as_type(ctx, l.stream, ctx.input(i + 1), param_type, converted[i]));
     }
     TensorDesc x_desc, p_desc;
     RETURN_IF_ERROR(x_desc.set(type, std::vector<int64_t>{n, c, sp, 1}));

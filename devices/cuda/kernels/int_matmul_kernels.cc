@@ -37,14 +37,11 @@ struct QuantParams {
   int32_t y_zero = 0;
 };
 
-// `scale` as float values on the device: its own data, or a copy in
-// `copy`, rounded as the CPU's nn::float_at rounds.
+// `scale` as float values on the device, as the CPU's nn::float_at reads
+// it; a converted copy lives in `copy`.
 StatusOr<const float*> float_scale(KernelContext& ctx, const Launch& l, const Tensor& scale, Tensor& copy) {
-  if (scale.dtype() == DataType::kFloat) return scale.data<float>();
-  ASSIGN_OR_RETURN(copy, dnn::scratch(ctx, DataType::kFloat, scale.dims()));
-  CUDA_RETURN_IF_ERROR(launch_cast(static_cast<int>(scale.dtype()), static_cast<int>(DataType::kFloat), scale.raw(),
-                                   copy.raw(), scale.numel(), l.stream));
-  return copy.data<float>();
+  ASSIGN_OR_RETURN(const void* v, dnn::as_type(ctx, l.stream, scale, DataType::kFloat, copy));
+  return static_cast<const float*>(v);
 }
 
 // Unimplemented, so that the node runs on the CPU, for what ONNX does not

@@ -20,6 +20,7 @@ namespace {
 using namespace ew;
 using reduce_dev::dev_exp;
 using reduce_dev::dev_log;
+using reduce_dev::MaxSkippingNan;
 
 template <typename T, typename L>
 struct LossArgs {
@@ -78,13 +79,6 @@ __global__ void loss_points_kernel(LossArgs<T, L> a) {
     a.finish(q, lse);
   }
 }
-
-struct MaxSkippingNan {
-  template <typename A>
-  __device__ __forceinline__ A operator()(A a, A b) const {
-    return fmax(a, b);
-  }
-};
 
 // Log-softmax with d == 1 and many classes: one block a row, so that a
 // row's reads are coalesced and its reductions shared by the block.

@@ -13,6 +13,7 @@
 
 #include "devices/cpu/kernels/elementwise_common.h"
 #include "devices/cuda/cuda_launch.h"
+#include "devices/cuda/kernels/blas_dnn_common.h"
 #include "devices/cuda/kernels/cuda_kernels.h"
 #include "devices/cuda/kernels/quant_launch.h"
 
@@ -27,17 +28,6 @@ static_assert(kQuantIntTypes == elementwise::kQuantTypes && kQuantInputFloats ==
 int code(DataType t) { return static_cast<int>(t); }
 
 QuantAxis axis_of(const QuantPlan& p) { return QuantAxis{p.params.count, p.params.inner}; }
-
-// The scale as values of the compute type `calc`, converted on the device
-// when its type differs (a float16 scale computed in float, say); `*keep`
-// holds the converted copy until compute() returns.
-StatusOr<const void*> scale_in(KernelContext& ctx, const Launch& l, DataType calc, Tensor* keep) {
-  const Tensor& scale = ctx.input(1);
-  if (scale.dtype() == calc) return scale.raw();
-  ASSIGN_OR_RETURN(*keep, ctx.device().allocate(calc, scale.dims()));
-  CUDA_RETURN_IF_ERROR(launch_cast(code(scale.dtype()), code(calc), scale.raw(), keep->raw(), scale.numel(), l.stream));
-  return keep->raw();
-}
 
 const void* zero_point(const KernelContext& ctx) { return ctx.has_input(2) ? ctx.input(2).raw() : nullptr; }
 
@@ -60,7 +50,9 @@ class QuantizeLinearKernel final : public Kernel {
     const DataType calc = wide ? DataType::kDouble : DataType::kFloat;
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     Tensor converted;
-    ASSIGN_OR_RETURN(const void* scale, scale_in(ctx, l, calc, &converted));
+    // The scale as values of the compute type (a float16 scale computed in
+    // float, say).
+    ASSIGN_OR_RETURN(const void* scale, dnn::as_type(ctx, l.stream, ctx.input(1), calc, converted));
     CUDA_RETURN_IF_ERROR(launch_quantize(code(x.dtype()), code(plan.out_type), code(calc), x.raw(), scale,
                                          zero_point(ctx), y->raw(), x.numel(), axis_of(plan), l.stream));
     return OkStatus();
@@ -86,7 +78,9 @@ class DequantizeLinearKernel final : public Kernel {
     const DataType calc = ctx.input(1).dtype() == DataType::kDouble ? DataType::kDouble : DataType::kFloat;
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     Tensor converted;
-    ASSIGN_OR_RETURN(const void* scale, scale_in(ctx, l, calc, &converted));
+    // The scale as values of the compute type (a float16 scale computed in
+    // float, say).
+    ASSIGN_OR_RETURN(const void* scale, dnn::as_type(ctx, l.stream, ctx.input(1), calc, converted));
     CUDA_RETURN_IF_ERROR(launch_dequantize(code(x.dtype()), code(plan.out_type), code(calc), x.raw(), scale,
                                            zero_point(ctx), y->raw(), x.numel(), axis_of(plan), l.stream));
     return OkStatus();

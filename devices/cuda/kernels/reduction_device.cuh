@@ -38,6 +38,15 @@ __device__ __forceinline__ double dev_exp(double v) { return exp(v); }
 __device__ __forceinline__ float dev_abs(float v) { return fabsf(v); }
 __device__ __forceinline__ double dev_abs(double v) { return fabs(v); }
 
+// A max for block reductions that skips NaN (fmax returns the number when
+// one side is NaN), as the CPU's softmax and loss kernels take their max.
+struct MaxSkippingNan {
+  template <typename A>
+  __device__ __forceinline__ A operator()(A a, A b) const {
+    return fmax(a, b);
+  }
+};
+
 // First thread of each grid-stride loop and its stride.
 __device__ __forceinline__ int64_t global_thread() { return blockIdx.x * int64_t{blockDim.x} + threadIdx.x; }
 __device__ __forceinline__ int64_t grid_threads() { return int64_t{gridDim.x} * blockDim.x; }

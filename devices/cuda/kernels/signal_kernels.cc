@@ -11,7 +11,6 @@
 #include "devices/cuda/cuda_launch.h"
 #include "devices/cuda/kernels/blas_dnn_common.h"
 #include "devices/cuda/kernels/cuda_kernels.h"
-#include "devices/cuda/kernels/elementwise_launch.h"
 #include "devices/cuda/kernels/signal_launch.h"
 
 namespace sy::cuda {
@@ -82,11 +81,10 @@ class StftKernel final : public Kernel {
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     ASSIGN_OR_RETURN(Tensor tw, twiddles(ctx, l, p.frame));
     // The window in double, as the CPU reads it.
-    Tensor window;
+    Tensor keep;
+    const void* window = nullptr;
     if (p.window) {
-      ASSIGN_OR_RETURN(window, dnn::scratch(ctx, DataType::kDouble, p.window->dims()));
-      CUDA_RETURN_IF_ERROR(launch_cast(static_cast<int>(p.window->dtype()), static_cast<int>(DataType::kDouble),
-                                       p.window->raw(), window.raw(), p.window->numel(), l.stream));
+      ASSIGN_OR_RETURN(window, dnn::as_type(ctx, l.stream, *p.window, DataType::kDouble, keep));
     }
     StftMeta m;
     m.batch = p.batch;
@@ -97,7 +95,7 @@ class StftKernel final : public Kernel {
     m.frames = p.frames;
     m.bins = p.bins;
     CUDA_RETURN_IF_ERROR(launch_stft(static_cast<int>(x.dtype()), m, x.raw(),
-                                     window.defined() ? window.data<double>() : nullptr, tw.data<double>(), out->raw(),
+                                     static_cast<const double*>(window), tw.data<double>(), out->raw(),
                                      l.stream));
     return OkStatus();
   }

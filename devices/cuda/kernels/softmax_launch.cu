@@ -15,11 +15,7 @@ namespace {
 using ew::float_to_half;
 using ew::half_to_float;
 using reduce_dev::blocks_for;
-
-// fmaxf returns the number when one side is NaN.
-struct MaxSkippingNan {
-  __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
-};
+using reduce_dev::MaxSkippingNan;
 
 // One block a row of [rows, d]: the softmax axis is the innermost.
 template <typename T, int kBlock>
