@@ -111,6 +111,7 @@ void register_cuda_kernels(KernelRegistry& r) {
   cuda::register_cuda_loss_kernels(r);
   cuda::register_cuda_int_matmul_kernels(r);
   cuda::register_cuda_signal_kernels(r);
+  cuda::register_cuda_detection_kernels(r);
 }
 
 namespace cuda {

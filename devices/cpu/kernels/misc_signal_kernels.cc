@@ -21,6 +21,7 @@
 
 #include "devices/cpu/cpu_kernels.h"
 #include "devices/cpu/kernels/signal_plan.h"
+#include "devices/cpu/kernels/signal_window.h"
 
 namespace sy {
 namespace {
@@ -91,16 +92,6 @@ void store_doubles(const std::vector<double>& v, Tensor& t) {
     T* p = t.data<T>();
     for (size_t i = 0; i < v.size(); ++i) p[i] = from_double<T>(v[i]);
   });
-}
-
-// Parses output_datatype and checks it is a numeric type we can produce.
-StatusOr<DataType> parse_output_type(const Node& node, bool floats_only) {
-  int64_t dt = node.attr_int("output_datatype", static_cast<int64_t>(DataType::kFloat));
-  if (dt <= 0 || dt > kMaxDataType) return InvalidArgument(node.describe(), ": invalid output_datatype ", dt);
-  DataType t = static_cast<DataType>(dt);
-  bool ok = floats_only ? is_float_type(t) : (t != DataType::kBool && visit_numeric(t, [](auto) {}));
-  if (!ok) return InvalidArgument(node.describe(), ": unsupported output_datatype ", dtype_name(t));
-  return t;
 }
 
 // ---------------------------------------------------------------- FFT
@@ -202,36 +193,19 @@ class Fft {
 
 // ---------------------------------------------------------------- windows
 
-enum class WindowKind { kHann, kHamming, kBlackman };
-
-template <WindowKind K>
+template <signal::WindowKind K>
 class WindowKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    ASSIGN_OR_RETURN(out_type_, parse_output_type(node, false));
+    ASSIGN_OR_RETURN(out_type_, signal::generator_type(node));
     periodic_ = node.attr_int("periodic", 1) != 0;
     return OkStatus();
   }
   Status compute(KernelContext& ctx) const override {
-    ASSIGN_OR_RETURN(int64_t size, read_int_scalar(ctx, 0, "size"));
-    if (size < 0) return InvalidArgument(ctx.node().describe(), ": size must be >= 0, got ", size);
-    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, out_type_, Dims{size}));
-    std::vector<double> v(static_cast<size_t>(size));
-    const double n1 = static_cast<double>(periodic_ ? size : size - 1);
-    for (int64_t i = 0; i < size; ++i) {
-      const double x = static_cast<double>(i);
-      double w = 0;
-      if constexpr (K == WindowKind::kHann) {
-        double s = std::sin(kPi * x / n1);
-        w = s * s;
-      } else if constexpr (K == WindowKind::kHamming) {
-        const double alpha = 25.0 / 46.0;
-        w = alpha - (1 - alpha) * std::cos(2 * kPi * x / n1);
-      } else {
-        w = 0.42 - 0.5 * std::cos(2 * kPi * x / n1) + 0.08 * std::cos(4 * kPi * x / n1);
-      }
-      v[static_cast<size_t>(i)] = w;
-    }
+    ASSIGN_OR_RETURN(const signal::WindowPlan p, signal::plan_window(ctx, periodic_));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, out_type_, Dims{p.size}));
+    std::vector<double> v(static_cast<size_t>(p.size));
+    for (int64_t i = 0; i < p.size; ++i) v[static_cast<size_t>(i)] = signal::window_value(K, i, p.n1);
     store_doubles(v, *out);
     return OkStatus();
   }
@@ -246,52 +220,19 @@ class WindowKernel final : public Kernel {
 class MelWeightMatrixKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    ASSIGN_OR_RETURN(out_type_, parse_output_type(node, false));
+    ASSIGN_OR_RETURN(out_type_, signal::generator_type(node));
     return OkStatus();
   }
   Status compute(KernelContext& ctx) const override {
-    const std::string where = ctx.node().describe();
-    ASSIGN_OR_RETURN(int64_t num_mel_bins, read_int_scalar(ctx, 0, "num_mel_bins"));
-    ASSIGN_OR_RETURN(int64_t dft_length, read_int_scalar(ctx, 1, "dft_length"));
-    ASSIGN_OR_RETURN(int64_t sample_rate, read_int_scalar(ctx, 2, "sample_rate"));
-    ASSIGN_OR_RETURN(double lower, read_float_scalar(ctx, 3, "lower_edge_hertz"));
-    ASSIGN_OR_RETURN(double upper, read_float_scalar(ctx, 4, "upper_edge_hertz"));
-    if (num_mel_bins < 0 || dft_length <= 0 || sample_rate <= 0)
-      return InvalidArgument(where, ": need num_mel_bins >= 0, dft_length > 0 and sample_rate > 0");
-    if (!(lower >= 0) || !(upper >= lower) || !std::isfinite(upper))
-      return InvalidArgument(where, ": need 0 <= lower_edge_hertz <= upper_edge_hertz");
-    const int64_t nspec = dft_length / 2 + 1;
-    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, out_type_, Dims{nspec, num_mel_bins}));
-
-    // Mel scale: m = 2595 log10(1 + f/700). Bin edges are evenly spaced in mel
-    // and mapped to DFT bin indices (same rounding as the ONNX reference).
-    const double low_mel = 2595 * std::log10(1 + lower / 700);
-    const double high_mel = 2595 * std::log10(1 + upper / 700);
-    const double mel_step = (high_mel - low_mel) / static_cast<double>(num_mel_bins + 2);
-    std::vector<int64_t> bins(static_cast<size_t>(num_mel_bins + 2));
-    for (int64_t i = 0; i < num_mel_bins + 2; ++i) {
-      double mel = static_cast<double>(i) * mel_step + low_mel;
-      double hz = 700 * (std::pow(10.0, mel / 2595) - 1);
-      double b = std::floor(static_cast<double>(dft_length + 1) * hz / static_cast<double>(sample_rate));
-      // Every edge indexes a row except the last, which is only an exclusive bound.
-      const double limit = static_cast<double>(i == num_mel_bins + 1 ? nspec + 1 : nspec);
-      if (!(b >= 0) || b >= limit)
-        return InvalidArgument(where, ": upper_edge_hertz ", upper, " maps beyond the ", nspec, " spectrogram bins");
-      bins[static_cast<size_t>(i)] = static_cast<int64_t>(b);
-    }
-    std::vector<double> w(static_cast<size_t>(nspec * num_mel_bins), 0.0);
-    auto at = [&](int64_t j, int64_t i) -> double& { return w[static_cast<size_t>(j * num_mel_bins + i)]; };
-    for (int64_t i = 0; i < num_mel_bins; ++i) {
-      const int64_t lo = bins[static_cast<size_t>(i)], center = bins[static_cast<size_t>(i + 1)],
-                    hi = bins[static_cast<size_t>(i + 2)];
-      if (center == lo) {
-        at(center, i) = 1;
-      } else {
-        for (int64_t j = lo; j <= center; ++j)
-          at(j, i) = static_cast<double>(j - lo) / static_cast<double>(center - lo);
+    ASSIGN_OR_RETURN(const signal::MelPlan p, signal::plan_mel(ctx));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, out_type_, Dims{p.nspec, p.num_mel_bins}));
+    ASSIGN_OR_RETURN(const Tensor edges, signal::mel_edges(ctx.node(), p));
+    std::vector<double> w(static_cast<size_t>(out->numel()));
+    for (int64_t j = 0; j < p.nspec; ++j)
+      for (int64_t i = 0; i < p.num_mel_bins; ++i) {
+        const int64_t* e = edges.data<int64_t>() + i;
+        w[static_cast<size_t>(j * p.num_mel_bins + i)] = signal::mel_weight(j, e[0], e[1], e[2]);
       }
-      for (int64_t j = center; j < hi; ++j) at(j, i) = static_cast<double>(hi - j) / static_cast<double>(hi - center);
-    }
     store_doubles(w, *out);
     return OkStatus();
   }
@@ -410,6 +351,64 @@ void add(KernelRegistry& r, const char* op, int since, int end, KernelFactory f,
 
 namespace signal {
 
+StatusOr<DataType> generator_type(const Node& node) {
+  const int64_t dt = node.attr_int("output_datatype", static_cast<int64_t>(DataType::kFloat));
+  if (dt <= 0 || dt > kMaxDataType) return InvalidArgument(node.describe(), ": invalid output_datatype ", dt);
+  const DataType t = static_cast<DataType>(dt);
+  if (t == DataType::kBool || !visit_numeric(t, [](auto) {}))
+    return InvalidArgument(node.describe(), ": unsupported output_datatype ", dtype_name(t));
+  return t;
+}
+
+StatusOr<WindowPlan> plan_window(const KernelContext& ctx, bool periodic) {
+  WindowPlan p;
+  ASSIGN_OR_RETURN(p.size, read_int_scalar(ctx, 0, "size"));
+  if (p.size < 0) return InvalidArgument(ctx.node().describe(), ": size must be >= 0, got ", p.size);
+  p.n1 = static_cast<double>(periodic ? p.size : p.size - 1);
+  return p;
+}
+
+StatusOr<MelPlan> plan_mel(const KernelContext& ctx) {
+  const std::string where = ctx.node().describe();
+  MelPlan p;
+  ASSIGN_OR_RETURN(p.num_mel_bins, read_int_scalar(ctx, 0, "num_mel_bins"));
+  ASSIGN_OR_RETURN(p.dft_length, read_int_scalar(ctx, 1, "dft_length"));
+  ASSIGN_OR_RETURN(p.sample_rate, read_int_scalar(ctx, 2, "sample_rate"));
+  ASSIGN_OR_RETURN(const double lower, read_float_scalar(ctx, 3, "lower_edge_hertz"));
+  ASSIGN_OR_RETURN(p.upper, read_float_scalar(ctx, 4, "upper_edge_hertz"));
+  if (p.num_mel_bins < 0 || p.dft_length <= 0 || p.sample_rate <= 0)
+    return InvalidArgument(where, ": need num_mel_bins >= 0, dft_length > 0 and sample_rate > 0");
+  if (!(lower >= 0) || !(p.upper >= lower) || !std::isfinite(p.upper))
+    return InvalidArgument(where, ": need 0 <= lower_edge_hertz <= upper_edge_hertz");
+  p.nspec = p.dft_length / 2 + 1;
+  // Mel scale: m = 2595 log10(1 + f/700); the edges are evenly spaced in mel.
+  p.low_mel = 2595 * std::log10(1 + lower / 700);
+  const double high_mel = 2595 * std::log10(1 + p.upper / 700);
+  p.mel_step = (high_mel - p.low_mel) / (static_cast<double>(p.num_mel_bins) + 2);
+  return p;
+}
+
+StatusOr<Tensor> mel_edges(const Node& node, const MelPlan& p) {
+  // The output [nspec, num_mel_bins] exists by now, so this is at most two
+  // more entries than it has elements (and num_mel_bins + 2 cannot overflow).
+  const int64_t n = p.num_mel_bins + 2;
+  ASSIGN_OR_RETURN(Tensor edges, Tensor::host(DataType::kInt64, Dims{n}));
+  int64_t* e = edges.data<int64_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    const double mel = static_cast<double>(i) * p.mel_step + p.low_mel;
+    const double hz = 700 * (std::pow(10.0, mel / 2595) - 1);
+    // The ONNX reference's rounding to a DFT bin.
+    const double b = std::floor((static_cast<double>(p.dft_length) + 1) * hz / static_cast<double>(p.sample_rate));
+    // Every edge indexes a row except the last, which is only an exclusive bound.
+    const double limit = static_cast<double>(i == n - 1 ? p.nspec + 1 : p.nspec);
+    if (!(b >= 0) || b >= limit)
+      return InvalidArgument(node.describe(), ": upper_edge_hertz ", p.upper, " maps beyond the ", p.nspec,
+                             " spectrogram bins");
+    e[i] = static_cast<int64_t>(b);
+  }
+  return edges;
+}
+
 DftAttrs dft_attrs(const Node& node) {
   DftAttrs a;
   a.axis_input = node.opset >= 20;
@@ -495,9 +494,9 @@ StatusOr<StftPlan> plan_stft(const KernelContext& ctx, bool onesided) {
 }  // namespace signal
 
 void register_cpu_misc_signal_kernels(KernelRegistry& r) {
-  add(r, "HannWindow", 17, INT_MAX, &make_kernel<WindowKernel<WindowKind::kHann>>, 1u << 0);
-  add(r, "HammingWindow", 17, INT_MAX, &make_kernel<WindowKernel<WindowKind::kHamming>>, 1u << 0);
-  add(r, "BlackmanWindow", 17, INT_MAX, &make_kernel<WindowKernel<WindowKind::kBlackman>>, 1u << 0);
+  add(r, "HannWindow", 17, INT_MAX, &make_kernel<WindowKernel<signal::WindowKind::kHann>>, 1u << 0);
+  add(r, "HammingWindow", 17, INT_MAX, &make_kernel<WindowKernel<signal::WindowKind::kHamming>>, 1u << 0);
+  add(r, "BlackmanWindow", 17, INT_MAX, &make_kernel<WindowKernel<signal::WindowKind::kBlackman>>, 1u << 0);
   add(r, "MelWeightMatrix", 17, INT_MAX, &make_kernel<MelWeightMatrixKernel>, 0x1f);
   add(r, "DFT", 17, INT_MAX, &make_kernel<DftKernel>, (1u << 1) | (1u << 2));
   add(r, "STFT", 17, INT_MAX, &make_kernel<StftKernel>, (1u << 1) | (1u << 3));

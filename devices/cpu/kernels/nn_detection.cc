@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "devices/cpu/kernels/nn_common.h"
+#include "devices/cpu/kernels/roi_align_plan.h"
 
 namespace sy::nn {
 namespace {
@@ -14,146 +15,39 @@ namespace {
 class RoiAlignKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    // Opset 10 has no attribute and behaves like "output_half_pixel".
-    const std::string dflt = node.opset >= 16 ? "half_pixel" : "output_half_pixel";
-    const std::string ctm = node.attr_string("coordinate_transformation_mode", dflt);
-    if (ctm != "half_pixel" && ctm != "output_half_pixel")
-      return InvalidArgument(node.describe(), ": unknown coordinate_transformation_mode '", ctm, "'");
-    half_pixel_ = ctm == "half_pixel";
-    const std::string mode = node.attr_string("mode", "avg");
-    if (mode != "avg" && mode != "max") return InvalidArgument(node.describe(), ": unknown mode '", mode, "'");
-    max_ = mode == "max";
-    out_h_ = node.attr_int("output_height", 1);
-    out_w_ = node.attr_int("output_width", 1);
-    sampling_ratio_ = node.attr_int("sampling_ratio", 0);
-    scale_ = node.attr_float("spatial_scale", 1.f);
-    if (out_h_ <= 0 || out_w_ <= 0 || sampling_ratio_ < 0)
-      return InvalidArgument(node.describe(), ": output sizes must be positive and sampling_ratio >= 0");
+    ASSIGN_OR_RETURN(a_, roi_align_attrs(node));
     return OkStatus();
   }
 
   Status compute(KernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(const RoiAlignPlan p, plan_roi_align(ctx, a_));
     const Tensor& x = ctx.input(0);
-    const Tensor& rois = ctx.input(1);
-    const Tensor& bi = ctx.input(2);
-    if (!x.defined() || !rois.defined() || !bi.defined()) return InvalidArgument("RoiAlign: three inputs are required");
-    if (x.rank() != 4) return InvalidArgument("RoiAlign: X must be 4-D, got ", x.describe());
-    if (rois.rank() != 2 || rois.dim(1) != 4 || rois.dtype() != x.dtype())
-      return InvalidArgument("RoiAlign: rois must be [num_rois, 4] of X's type, got ", rois.describe());
-    const int64_t R = rois.dim(0);
-    if (bi.rank() != 1 || bi.dim(0) != R || !dtype_is_integer(bi.dtype()))
-      return InvalidArgument("RoiAlign: batch_indices must be an integer vector of size ", R);
-    for (int64_t r = 0; r < R; ++r)
-      if (bi.int_at(r) < 0 || bi.int_at(r) >= x.dim(0))
-        return InvalidArgument("RoiAlign: batch index ", bi.int_at(r), " out of range");
-    // Non-finite or huge ROIs would make the sampling grid unbounded.
-    for (int64_t i = 0; i < R * 4; ++i) {
-      const double v = rois.double_at(i) * scale_;
-      if (!std::isfinite(v) || std::abs(v) > 1e9) return InvalidArgument("RoiAlign: ROI coordinate out of range: ", v);
-    }
-    if (sampling_ratio_ == 0 && x.numel() > 0) {
-      for (int64_t r = 0; r < R; ++r) {
-        const double rw = std::abs(rois.double_at(r * 4 + 2) - rois.double_at(r * 4)) * scale_ + 1;
-        const double rh = std::abs(rois.double_at(r * 4 + 3) - rois.double_at(r * 4 + 1)) * scale_ + 1;
-        if (rw * rh > double(1 << 26))
-          return InvalidArgument("RoiAlign: ROI ", r, " is too large to sample adaptively");
-      }
-    } else if (double(sampling_ratio_) * double(sampling_ratio_) * double(out_h_) * double(out_w_) > double(1 << 28)) {
-      return InvalidArgument("RoiAlign: sampling grid too large");
-    }
-    if (x.dim(2) <= 0 || x.dim(3) <= 0) return InvalidArgument("RoiAlign: X has empty spatial dims ", x.describe());
-    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), Dims{R, x.dim(1), out_h_, out_w_}));
-    if (x.dtype() == DataType::kFloat) run<float>(x, rois, bi, y);
-    else if (x.dtype() == DataType::kDouble) run<double>(x, rois, bi, y);
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), p.out));
+    if (x.dtype() == DataType::kFloat) run<float>(x, p, y);
+    else if (x.dtype() == DataType::kDouble) run<double>(x, p, y);
     else return Unimplemented("RoiAlign: unsupported type ", dtype_name(x.dtype()));
     return OkStatus();
   }
 
  private:
-  struct Sample {
-    int64_t o1, o2, o3, o4;
-    double w1, w2, w3, w4;
-  };
-
   template <typename T>
-  void run(const Tensor& x, const Tensor& rois, const Tensor& bi, Tensor* y) const {
-    const int64_t C = x.dim(1), H = x.dim(2), W = x.dim(3), R = rois.dim(0);
+  void run(const Tensor& x, const RoiAlignPlan& p, Tensor* y) const {
+    const int64_t C = x.dim(1), H = x.dim(2), W = x.dim(3), R = p.out[0];
+    const int64_t bins = a_.out_h * a_.out_w;
     const T* X = x.data<T>();
-    const T* RO = rois.data<T>();
     T* Y = y->data<T>();
     tbb::parallel_for(int64_t{0}, R, [&](int64_t r) {
-      const double off = half_pixel_ ? 0.5 : 0.0;
-      const double sw = double(RO[r * 4 + 0]) * scale_ - off, sh = double(RO[r * 4 + 1]) * scale_ - off;
-      const double ew = double(RO[r * 4 + 2]) * scale_ - off, eh = double(RO[r * 4 + 3]) * scale_ - off;
-      double rw = ew - sw, rh = eh - sh;
-      if (!half_pixel_) {
-        rw = std::max(rw, 1.0);
-        rh = std::max(rh, 1.0);
-      }
-      const double bh = rh / double(out_h_), bw = rw / double(out_w_);
-      const int64_t gh = sampling_ratio_ > 0 ? sampling_ratio_ : static_cast<int64_t>(std::ceil(rh / double(out_h_)));
-      const int64_t gw = sampling_ratio_ > 0 ? sampling_ratio_ : static_cast<int64_t>(std::ceil(rw / double(out_w_)));
-      const double count = static_cast<double>(std::max<int64_t>(gh * gw, 1));
-      // Bilinear sample positions and weights, shared by every channel.
-      std::vector<Sample> samples;
-      samples.reserve(static_cast<size_t>(out_h_ * out_w_ * std::max<int64_t>(gh * gw, 0)));
-      for (int64_t ph = 0; ph < out_h_; ++ph)
-        for (int64_t pw = 0; pw < out_w_; ++pw)
-          for (int64_t iy = 0; iy < gh; ++iy)
-            for (int64_t ix = 0; ix < gw; ++ix) {
-              double yy = sh + ph * bh + (iy + 0.5) * bh / double(gh);
-              double xx = sw + pw * bw + (ix + 0.5) * bw / double(gw);
-              if (yy < -1.0 || yy > double(H) || xx < -1.0 || xx > double(W)) {
-                samples.push_back({0, 0, 0, 0, 0, 0, 0, 0});
-                continue;
-              }
-              yy = std::max(yy, 0.0);
-              xx = std::max(xx, 0.0);
-              int64_t yl = static_cast<int64_t>(yy), xl = static_cast<int64_t>(xx), yh, xh;
-              if (yl >= H - 1) {
-                yh = yl = H - 1;
-                yy = double(yl);
-              } else {
-                yh = yl + 1;
-              }
-              if (xl >= W - 1) {
-                xh = xl = W - 1;
-                xx = double(xl);
-              } else {
-                xh = xl + 1;
-              }
-              const double ly = yy - yl, lx = xx - xl, hy = 1 - ly, hx = 1 - lx;
-              samples.push_back({yl * W + xl, yl * W + xh, yh * W + xl, yh * W + xh, hy * hx, hy * lx, ly * hx, ly * lx});
-            }
-      const int64_t per_bin = gh * gw;
-      const int64_t n = bi.int_at(r);
+      const RoiGeometry& g = p.rois[static_cast<size_t>(r)];
       for (int64_t c = 0; c < C; ++c) {
-        const T* xp = X + (n * C + c) * H * W;
-        T* yp = Y + (r * C + c) * out_h_ * out_w_;
-        for (int64_t p = 0; p < out_h_ * out_w_; ++p) {
-          double acc = 0;
-          bool first = true;
-          for (int64_t k = 0; k < per_bin; ++k) {
-            const Sample& s = samples[p * per_bin + k];
-            const double v1 = s.w1 * double(xp[s.o1]), v2 = s.w2 * double(xp[s.o2]), v3 = s.w3 * double(xp[s.o3]),
-                         v4 = s.w4 * double(xp[s.o4]);
-            if (max_) {
-              const double m = std::max(std::max(v1, v2), std::max(v3, v4));
-              acc = first ? m : std::max(acc, m);
-              first = false;
-            } else {
-              acc += v1 + v2 + v3 + v4;
-            }
-          }
-          yp[p] = static_cast<T>(max_ ? acc : acc / count);
-        }
+        const T* xp = X + (g.n * C + c) * H * W;
+        T* yp = Y + (r * C + c) * bins;
+        for (int64_t b = 0; b < bins; ++b)
+          yp[b] = static_cast<T>(roi_bin(g, xp, b / a_.out_w, b % a_.out_w, H, W, a_.max_mode));
       }
     });
   }
 
-  bool half_pixel_ = true, max_ = false;
-  int64_t out_h_ = 1, out_w_ = 1, sampling_ratio_ = 0;
-  float scale_ = 1.f;
+  RoiAlignAttrs a_;
 };
 
 class NonMaxSuppressionKernel final : public Kernel {
@@ -254,6 +148,80 @@ class NonMaxSuppressionKernel final : public Kernel {
 };
 
 }  // namespace
+
+StatusOr<RoiAlignAttrs> roi_align_attrs(const Node& node) {
+  RoiAlignAttrs a;
+  // Opset 10 has no attribute and behaves like "output_half_pixel".
+  const std::string dflt = node.opset >= 16 ? "half_pixel" : "output_half_pixel";
+  const std::string ctm = node.attr_string("coordinate_transformation_mode", dflt);
+  if (ctm != "half_pixel" && ctm != "output_half_pixel")
+    return InvalidArgument(node.describe(), ": unknown coordinate_transformation_mode '", ctm, "'");
+  a.half_pixel = ctm == "half_pixel";
+  const std::string mode = node.attr_string("mode", "avg");
+  if (mode != "avg" && mode != "max") return InvalidArgument(node.describe(), ": unknown mode '", mode, "'");
+  a.max_mode = mode == "max";
+  a.out_h = node.attr_int("output_height", 1);
+  a.out_w = node.attr_int("output_width", 1);
+  a.sampling_ratio = node.attr_int("sampling_ratio", 0);
+  a.scale = node.attr_float("spatial_scale", 1.f);
+  if (a.out_h <= 0 || a.out_w <= 0 || a.sampling_ratio < 0)
+    return InvalidArgument(node.describe(), ": output sizes must be positive and sampling_ratio >= 0");
+  return a;
+}
+
+StatusOr<RoiAlignPlan> plan_roi_align(const KernelContext& ctx, const RoiAlignAttrs& a) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& rois = ctx.input(1);
+  const Tensor& bi = ctx.input(2);
+  if (!x.defined() || !rois.defined() || !bi.defined()) return InvalidArgument("RoiAlign: three inputs are required");
+  if (x.rank() != 4) return InvalidArgument("RoiAlign: X must be 4-D, got ", x.describe());
+  if (rois.rank() != 2 || rois.dim(1) != 4 || rois.dtype() != x.dtype())
+    return InvalidArgument("RoiAlign: rois must be [num_rois, 4] of X's type, got ", rois.describe());
+  const int64_t R = rois.dim(0);
+  if (bi.rank() != 1 || bi.dim(0) != R || !dtype_is_integer(bi.dtype()))
+    return InvalidArgument("RoiAlign: batch_indices must be an integer vector of size ", R);
+  for (int64_t r = 0; r < R; ++r)
+    if (bi.int_at(r) < 0 || bi.int_at(r) >= x.dim(0))
+      return InvalidArgument("RoiAlign: batch index ", bi.int_at(r), " out of range");
+  const double scale = a.scale;
+  // Non-finite or huge ROIs would make the sampling grid unbounded.
+  for (int64_t i = 0; i < R * 4; ++i) {
+    const double v = rois.double_at(i) * scale;
+    if (!std::isfinite(v) || std::abs(v) > 1e9) return InvalidArgument("RoiAlign: ROI coordinate out of range: ", v);
+  }
+  if (a.sampling_ratio == 0 && x.numel() > 0) {
+    for (int64_t r = 0; r < R; ++r) {
+      const double rw = std::abs(rois.double_at(r * 4 + 2) - rois.double_at(r * 4)) * scale + 1;
+      const double rh = std::abs(rois.double_at(r * 4 + 3) - rois.double_at(r * 4 + 1)) * scale + 1;
+      if (rw * rh > double(1 << 26)) return InvalidArgument("RoiAlign: ROI ", r, " is too large to sample adaptively");
+    }
+  } else if (double(a.sampling_ratio) * double(a.sampling_ratio) * double(a.out_h) * double(a.out_w) >
+             double(1 << 28)) {
+    return InvalidArgument("RoiAlign: sampling grid too large");
+  }
+  if (x.dim(2) <= 0 || x.dim(3) <= 0) return InvalidArgument("RoiAlign: X has empty spatial dims ", x.describe());
+  RoiAlignPlan p;
+  p.out = Dims{R, x.dim(1), a.out_h, a.out_w};
+  p.rois.resize(static_cast<size_t>(R));
+  const double off = a.half_pixel ? 0.5 : 0.0;
+  for (int64_t r = 0; r < R; ++r) {
+    RoiGeometry& g = p.rois[static_cast<size_t>(r)];
+    g.sw = rois.double_at(r * 4 + 0) * scale - off;
+    g.sh = rois.double_at(r * 4 + 1) * scale - off;
+    double rw = rois.double_at(r * 4 + 2) * scale - off - g.sw;
+    double rh = rois.double_at(r * 4 + 3) * scale - off - g.sh;
+    if (!a.half_pixel) {
+      rw = std::max(rw, 1.0);
+      rh = std::max(rh, 1.0);
+    }
+    g.bh = rh / double(a.out_h);
+    g.bw = rw / double(a.out_w);
+    g.gh = a.sampling_ratio > 0 ? a.sampling_ratio : static_cast<int64_t>(std::ceil(rh / double(a.out_h)));
+    g.gw = a.sampling_ratio > 0 ? a.sampling_ratio : static_cast<int64_t>(std::ceil(rw / double(a.out_w)));
+    g.n = bi.int_at(r);
+  }
+  return p;
+}
 
 void register_detection_kernels(KernelRegistry& r) {
   add_kernel(r, "RoiAlign", 10, make_kernel<RoiAlignKernel>, {DataType::kFloat, DataType::kDouble});

@@ -1,11 +1,13 @@
-// DFT's and STFT's attributes and input checks, shared by the CPU kernels
-// (misc_signal_kernels.cc, which defines these) and the CUDA ones
+// The signal ops' attributes and input checks (DFT, STFT, the windows and
+// MelWeightMatrix), shared by the CPU kernels (misc_signal_kernels.cc,
+// which defines these) and the CUDA ones
 // (devices/cuda/kernels/signal_kernels.cc), so that both accept and refuse
-// the same nodes with the same messages. dft_length, axis, frame_step and
-// frame_length are host inputs on both.
+// the same nodes with the same messages. dft_length, axis, frame_step,
+// frame_length and the generators' sizes are host inputs on both.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "devices/kernel.h"
 
@@ -40,5 +42,31 @@ struct StftPlan {
   Dims out;
 };
 StatusOr<StftPlan> plan_stft(const KernelContext& ctx, bool onesided);
+
+// The generators' output_datatype: a numeric type other than bool
+// (InvalidArgument otherwise).
+StatusOr<DataType> generator_type(const Node& node);
+
+// HannWindow, HammingWindow, BlackmanWindow: `size` samples (the host
+// input 0, >= 0) of period n1.
+struct WindowPlan {
+  int64_t size = 0;
+  double n1 = 0;
+};
+StatusOr<WindowPlan> plan_window(const KernelContext& ctx, bool periodic);
+
+// MelWeightMatrix: out [nspec, num_mel_bins] from the five host inputs.
+// The kernels allocate the output before they ask for the filters' edges,
+// so a size the device cannot hold fails there, before any work.
+struct MelPlan {
+  int64_t nspec = 0, num_mel_bins = 0, dft_length = 0, sample_rate = 0;
+  double low_mel = 0, mel_step = 0, upper = 0;
+};
+StatusOr<MelPlan> plan_mel(const KernelContext& ctx);
+
+// The num_mel_bins + 2 filter edges, as DFT bins (int64, host memory):
+// filter i rises from edge i to edge i + 1 and falls to edge i + 2.
+// InvalidArgument when upper_edge_hertz maps past the spectrogram.
+StatusOr<Tensor> mel_edges(const Node& node, const MelPlan& p);
 
 }  // namespace sy::signal

@@ -490,4 +490,34 @@ StatusOr<Dims> center_crop_pads(const KernelContext& ctx, bool has_axes, const s
   return pads;
 }
 
+StatusOr<CompressPlan> plan_compress(const Tensor& x, const Tensor& cond, bool has_axis, int64_t axis_attr) {
+  if (!x.defined() || !cond.defined()) return InvalidArgument("Compress: input and condition are required");
+  if (cond.dtype() != DataType::kBool || cond.rank() != 1)
+    return InvalidArgument("Compress: condition must be a 1-D bool tensor, got ", cond.describe());
+  CompressPlan p;
+  p.dim = x.numel();
+  int64_t axis = 0;
+  if (has_axis) {
+    if (x.rank() == 0) return InvalidArgument("Compress: cannot use axis on a scalar");
+    ASSIGN_OR_RETURN(axis, normalize_axis(axis_attr, static_cast<int64_t>(x.rank()), "Compress axis"));
+    p.dim = x.dim(axis);
+    for (int64_t k = 0; k < axis; ++k) p.outer *= x.dim(k);
+    for (size_t k = static_cast<size_t>(axis) + 1; k < x.rank(); ++k) p.inner *= x.dim(k);
+  }
+  const bool* c = cond.data<bool>();
+  for (int64_t i = 0; i < cond.numel(); ++i) {
+    if (!c[i]) continue;
+    if (i >= p.dim) return OutOfRange("Compress: condition selects index ", i, " but the axis has size ", p.dim);
+    p.keep.push_back(i);
+  }
+  const int64_t m = static_cast<int64_t>(p.keep.size());
+  if (has_axis) {
+    p.out = x.dims();
+    p.out[static_cast<size_t>(axis)] = m;
+  } else {
+    p.out = Dims{m};
+  }
+  return p;
+}
+
 }  // namespace sy::tensor_ops

@@ -183,4 +183,15 @@ StatusOr<Dims> pad_output_dims(const Dims& in, const Dims& pads, PadMode mode);
 // difference's extra element at the end, as in the ONNX reference.
 StatusOr<Dims> center_crop_pads(const KernelContext& ctx, bool has_axes, const std::vector<int64_t>& axes);
 
+// Compress: x viewed as [outer, dim, inner] around `axis` (flattened to
+// [1, numel, 1] when !has_axis), the positions of that axis the 1-D bool
+// condition keeps, and the output dims. InvalidArgument for a bad
+// condition or axis; OutOfRange when the condition selects past the axis.
+struct CompressPlan {
+  int64_t outer = 1, dim = 0, inner = 1;
+  std::vector<int64_t> keep;
+  Dims out;
+};
+StatusOr<CompressPlan> plan_compress(const Tensor& x, const Tensor& cond, bool has_axis, int64_t axis);
+
 }  // namespace sy::tensor_ops

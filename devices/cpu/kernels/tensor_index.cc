@@ -467,37 +467,13 @@ class CompressKernel final : public Kernel {
   }
   Status compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    const Tensor& cond = ctx.input(1);
-    if (!x.defined() || !cond.defined()) return InvalidArgument("Compress: input and condition are required");
-    if (cond.dtype() != DataType::kBool || cond.rank() != 1)
-      return InvalidArgument("Compress: condition must be a 1-D bool tensor, got ", cond.describe());
-    int64_t axis = 0, outer = 1, dim = x.numel(), inner = 1;
-    if (has_axis_) {
-      if (x.rank() == 0) return InvalidArgument("Compress: cannot use axis on a scalar");
-      ASSIGN_OR_RETURN(axis, normalize_axis(axis_, x.rank(), "Compress axis"));
-      dim = x.dim(axis);
-      for (int64_t k = 0; k < axis; ++k) outer *= x.dim(k);
-      for (size_t k = axis + 1; k < x.rank(); ++k) inner *= x.dim(k);
-    }
-    const bool* c = cond.data<bool>();
-    std::vector<int64_t> keep;
-    for (int64_t i = 0; i < cond.numel(); ++i) {
-      if (!c[i]) continue;
-      if (i >= dim) return OutOfRange("Compress: condition selects index ", i, " but the axis has size ", dim);
-      keep.push_back(i);
-    }
-    int64_t m = static_cast<int64_t>(keep.size());
-    Dims out_dims;
-    if (has_axis_) {
-      out_dims = x.dims();
-      out_dims[axis] = m;
-    } else {
-      out_dims = Dims{m};
-    }
-    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
-    for (int64_t o = 0; o < outer; ++o)
+    ASSIGN_OR_RETURN(const CompressPlan p, plan_compress(x, ctx.input(1), has_axis_, axis_));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), p.out));
+    const int64_t m = static_cast<int64_t>(p.keep.size());
+    for (int64_t o = 0; o < p.outer; ++o)
       for (int64_t j = 0; j < m; ++j)
-        copy_elements(x.dtype(), out->raw(), (o * m + j) * inner, x.raw(), (o * dim + keep[j]) * inner, inner);
+        copy_elements(x.dtype(), out->raw(), (o * m + j) * p.inner, x.raw(), (o * p.dim + p.keep[j]) * p.inner,
+                      p.inner);
     return OkStatus();
   }
 

@@ -46,5 +46,6 @@ void register_cuda_grid_sample_kernels(KernelRegistry& r);  // grid_sample_kerne
 void register_cuda_loss_kernels(KernelRegistry& r);         // loss_kernels.cc
 void register_cuda_int_matmul_kernels(KernelRegistry& r);   // int_matmul_kernels.cc (and the integer convolutions)
 void register_cuda_signal_kernels(KernelRegistry& r);       // signal_kernels.cc
+void register_cuda_detection_kernels(KernelRegistry& r);    // detection_kernels.cc
 
 }  // namespace sy::cuda

@@ -1,4 +1,4 @@
-// CUDA Gather, GatherElements, Pad and CenterCropPad. Gather's indices live in device memory
+// CUDA Gather, Compress, GatherElements, Pad and CenterCropPad. Gather's indices live in device memory
 // and cannot be checked on the host without a synchronisation, so the
 // kernels flag an out-of-range index on the device (Launch::error_flag);
 // the task then fails with OutOfRange when it completes, as on the CPU. A
@@ -21,6 +21,21 @@ using tensor_ops::kBit1;
 using tensor_ops::kBit2;
 using tensor_ops::kBit3;
 using tensor_ops::check_index_tensor;
+
+// out = x viewed as [outer, axis_dim, inner] gathered along its axis at
+// the m.nidx `indices`, inner in elements; shared by Gather and Compress.
+Status gather_rows(const Launch& l, const Tensor& x, const void* indices, bool indices64, GatherMeta m, Tensor& out) {
+  const size_t es = dtype_size(x.dtype());
+  // Whole inner rows move together, so they can go in wider units.
+  const int unit =
+      widest_unit(es, address_bits(out.raw()) | address_bits(x.raw()) | static_cast<uint64_t>(m.inner) * es);
+  const int64_t f = unit / static_cast<int64_t>(es);
+  m.inner /= f;
+  const bool index32 = fits_index32(out.numel() / f, x.numel() / f);
+  ASSIGN_OR_RETURN(int* bad, l.error_flag("Gather: an index is out of range for the gathered axis"));
+  CUDA_RETURN_IF_ERROR(launch_gather(out.raw(), x.raw(), indices, indices64, unit, index32, m, bad, l.stream));
+  return OkStatus();
+}
 
 class GatherKernel final : public Kernel {
  public:
@@ -46,24 +61,47 @@ class GatherKernel final : public Kernel {
     int64_t outer = 1, inner = 1;
     for (int64_t k = 0; k < axis; ++k) outer *= x.dim(k);
     for (int64_t k = axis + 1; k < r; ++k) inner *= x.dim(k);
-    const size_t es = dtype_size(x.dtype());
-    // Whole inner rows move together, so they can go in wider units.
-    const int unit =
-        widest_unit(es, address_bits(out->raw()) | address_bits(x.raw()) | static_cast<uint64_t>(inner) * es);
-    const int64_t f = unit / static_cast<int64_t>(es);
     GatherMeta m;
     m.outer = outer;
     m.nidx = ind.numel();
-    m.inner = inner / f;
+    m.inner = inner;
     m.axis_dim = x.dim(axis);
-    const bool index32 = fits_index32(out->numel() / f, x.numel() / f);
-    ASSIGN_OR_RETURN(int* bad, l.error_flag("Gather: an index is out of range for the gathered axis"));
-    CUDA_RETURN_IF_ERROR(launch_gather(out->raw(), x.raw(), ind.raw(), ind.dtype() == DataType::kInt64, unit, index32,
-                                       m, bad, l.stream));
-    return OkStatus();
+    return gather_rows(l, x, ind.raw(), ind.dtype() == DataType::kInt64, m, *out);
   }
 
  private:
+  int64_t axis_ = 0;
+};
+
+// Compress: the condition is a host input, so the kept positions are
+// known on the host (with the CPU kernel's checks) and the output sized
+// without a synchronisation; they go up as Gather's indices.
+class CompressKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    has_axis_ = node.has_attr("axis");
+    axis_ = node.attr_int("axis", 0);
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    ASSIGN_OR_RETURN(const tensor_ops::CompressPlan p, tensor_ops::plan_compress(x, ctx.input(1), has_axis_, axis_));
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), p.out));
+    if (out->numel() == 0) return OkStatus();
+    ASSIGN_OR_RETURN(Tensor keep, Tensor::host(DataType::kInt64, Dims{static_cast<int64_t>(p.keep.size())}));
+    std::memcpy(keep.raw(), p.keep.data(), p.keep.size() * sizeof(int64_t));
+    ASSIGN_OR_RETURN(Tensor dev_keep, ctx.device().copy(keep, ctx.device().memory_space()));
+    GatherMeta m;
+    m.outer = p.outer;
+    m.nidx = static_cast<int64_t>(p.keep.size());
+    m.inner = p.inner;
+    m.axis_dim = p.dim;
+    return gather_rows(l, x, dev_keep.raw(), true, m, *out);
+  }
+
+ private:
+  bool has_axis_ = false;
   int64_t axis_ = 0;
 };
 
@@ -198,6 +236,7 @@ void register_cuda_movement_index_kernels(KernelRegistry& r) {
   const std::vector<DataType>& types = movement_types();
   add_cuda_kernel<GatherKernel>(r, "Gather", 1, types);
   add_cuda_kernel<GatherElementsKernel>(r, "GatherElements", 11, types);
+  add_cuda_kernel<CompressKernel>(r, "Compress", 9, types, kBit1);
   add_cuda_kernel<PadKernel>(r, "Pad", 1, types, kBit1 | kBit2 | kBit3);
   add_cuda_kernel<CenterCropPadKernel>(r, "CenterCropPad", 18, types, kBit1);
 }

@@ -1,6 +1,7 @@
-// CUDA DFT and STFT. The attributes and checks are the CPU kernels'
-// (signal_plan.h), so both backends accept and refuse the same nodes; the
-// device work is signal_launch.cu's direct transform in double. Its cost
+// CUDA DFT, STFT, the window generators and MelWeightMatrix. The
+// attributes and checks are the CPU kernels' (signal_plan.h), so both
+// backends accept and refuse the same nodes; the DFTs' device work is
+// signal_launch.cu's direct transform in double. Its cost
 // grows with the length squared, so lengths past kMaxDirect decline to the
 // CPU's FFT. Before, an audio front end (framing, windowing, STFT) sent its
 // signal to the CPU and its spectrogram back.
@@ -104,6 +105,53 @@ class StftKernel final : public Kernel {
   bool onesided_ = true;
 };
 
+// HannWindow, HammingWindow, BlackmanWindow: generated on the device, so a
+// window meant for an STFT there is never made on the host.
+template <signal::WindowKind K>
+class WindowKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    ASSIGN_OR_RETURN(out_type_, signal::generator_type(node));
+    periodic_ = node.attr_int("periodic", 1) != 0;
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(const signal::WindowPlan p, signal::plan_window(ctx, periodic_));
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, out_type_, Dims{p.size}));
+    CUDA_RETURN_IF_ERROR(launch_window(static_cast<int>(out_type_), K, p.size, p.n1, out->raw(), l.stream));
+    return OkStatus();
+  }
+
+ private:
+  DataType out_type_ = DataType::kFloat;
+  bool periodic_ = true;
+};
+
+// MelWeightMatrix: the filter edges (num_mel_bins + 2 numbers) are worked
+// out on the host as the CPU does and uploaded; the device fills the matrix.
+class MelWeightMatrixKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    ASSIGN_OR_RETURN(out_type_, signal::generator_type(node));
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(const signal::MelPlan p, signal::plan_mel(ctx));
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, out_type_, Dims{p.nspec, p.num_mel_bins}));
+    ASSIGN_OR_RETURN(const Tensor edges, signal::mel_edges(ctx.node(), p));
+    if (out->numel() == 0) return OkStatus();
+    ASSIGN_OR_RETURN(const Tensor dev_edges, ctx.device().copy(edges, ctx.device().memory_space()));
+    CUDA_RETURN_IF_ERROR(launch_mel_weights(static_cast<int>(out_type_), p.nspec, p.num_mel_bins,
+                                            dev_edges.data<int64_t>(), out->raw(), l.stream));
+    return OkStatus();
+  }
+
+ private:
+  DataType out_type_ = DataType::kFloat;
+};
+
 }  // namespace
 
 void register_cuda_signal_kernels(KernelRegistry& r) {
@@ -111,6 +159,12 @@ void register_cuda_signal_kernels(KernelRegistry& r) {
   // dft_length and axis (inputs 1 and 2); frame_step and frame_length (1 and 3).
   add_cuda_kernel<DftKernel>(r, "DFT", 17, floats, (uint64_t{1} << 1) | (uint64_t{1} << 2));
   add_cuda_kernel<StftKernel>(r, "STFT", 17, floats, (uint64_t{1} << 1) | (uint64_t{1} << 3));
+  // The generators' inputs are all host scalars; their output type is an
+  // attribute, so the first input's type does not pick the kernel.
+  add_cuda_kernel<WindowKernel<signal::WindowKind::kHann>>(r, "HannWindow", 17, {}, 1);
+  add_cuda_kernel<WindowKernel<signal::WindowKind::kHamming>>(r, "HammingWindow", 17, {}, 1);
+  add_cuda_kernel<WindowKernel<signal::WindowKind::kBlackman>>(r, "BlackmanWindow", 17, {}, 1);
+  add_cuda_kernel<MelWeightMatrixKernel>(r, "MelWeightMatrix", 17, {}, 0x1f);
 }
 
 }  // namespace sy::cuda

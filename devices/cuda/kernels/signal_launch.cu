@@ -85,7 +85,41 @@ __global__ void stft_kernel(StftMeta m, const T* __restrict__ x, const double* _
   }
 }
 
+template <typename T>
+__global__ void window_kernel(signal::WindowKind kind, int64_t size, double n1, T* __restrict__ out) {
+  for (int64_t i = first_index(); i < size; i += grid_stride()) out[i] = cvt<T>(signal::window_value(kind, i, n1));
+}
+
+template <typename T>
+__global__ void mel_kernel(int64_t nspec, int64_t bins, const int64_t* __restrict__ edges, T* __restrict__ out) {
+  const int64_t total = nspec * bins;
+  for (int64_t q = first_index(); q < total; q += grid_stride()) {
+    const int64_t i = q % bins, j = q / bins;
+    out[q] = cvt<T>(signal::mel_weight(j, edges[i], edges[i + 1], edges[i + 2]));
+  }
+}
+
 }  // namespace
+
+cudaError_t launch_window(int type, signal::WindowKind kind, int64_t size, double n1, void* out, cudaStream_t stream) {
+  if (size <= 0) return cudaSuccess;
+  return visit<kEwNumeric>(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    window_kernel<T><<<grid_for(size), kBlock, 0, stream>>>(kind, size, n1, static_cast<T*>(out));
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t launch_mel_weights(int type, int64_t nspec, int64_t bins, const int64_t* edges, void* out,
+                               cudaStream_t stream) {
+  const int64_t total = nspec * bins;
+  if (total <= 0) return cudaSuccess;
+  return visit<kEwNumeric>(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    mel_kernel<T><<<grid_for(total), kBlock, 0, stream>>>(nspec, bins, edges, static_cast<T*>(out));
+    return cudaGetLastError();
+  });
+}
 
 cudaError_t launch_twiddles(double* tw, int64_t n, cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;

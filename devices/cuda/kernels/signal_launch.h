@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "devices/cpu/kernels/signal_window.h"
+
 namespace sy::cuda {
 
 // tw[k] = exp(-2 pi i k / n) for k < n, as (re, im) pairs of doubles.
@@ -29,5 +31,13 @@ struct StftMeta {
 };
 cudaError_t launch_stft(int type, const StftMeta& m, const void* x, const double* window, const double* tw, void* out,
                         cudaStream_t stream);
+
+// out[i] = window_value(kind, i, n1) for i < size, any numeric type.
+cudaError_t launch_window(int type, signal::WindowKind kind, int64_t size, double n1, void* out, cudaStream_t stream);
+
+// out [nspec, bins] = mel_weight of each spectrogram bin and filter, from
+// the bins + 2 filter edges (device int64), any numeric type.
+cudaError_t launch_mel_weights(int type, int64_t nspec, int64_t bins, const int64_t* edges, void* out,
+                               cudaStream_t stream);
 
 }  // namespace sy::cuda

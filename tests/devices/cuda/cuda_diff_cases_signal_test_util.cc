@@ -4,7 +4,9 @@
 // cutting, lengths that are powers of two, small and large others (each a
 // different FFT path on the CPU), the axis as an attribute and as an input,
 // 16-bit and double types, windows of another type than the signal, and
-// lengths the kernel leaves to the CPU's FFT.
+// lengths the kernel leaves to the CPU's FFT; the three window generators,
+// periodic and symmetric, in several output types, and MelWeightMatrix,
+// including filters narrower than a DFT bin.
 #include "tests/devices/cuda/kernel_diff_test_util.h"
 
 namespace sy::testing {
@@ -45,6 +47,30 @@ void add_signal_cases(std::vector<DiffCase>& cs) {
       tol(stft("STFT_f64_by_f32_window", {f64({1, 500, 1}), scalar(kI64, 100), f32({160}, 0, 1)}, 1), 1e-6, 1e-6));
   cs.push_back(declined(
       stft("STFT_past_direct_length", {f32({1, 6000, 1}), scalar(kI64, 100), omitted(), scalar(kI64, 5000)}, 1)));
+}
+
+void add_signal_generator_cases(std::vector<DiffCase>& cs) {
+  const auto window = [](std::string name, const char* op, double size, std::vector<Attribute> attrs) {
+    return make(std::move(name), op, {scalar(kI64, size)}, std::move(attrs));
+  };
+  const auto type = [](DataType t) { return attr_int("output_datatype", static_cast<int64_t>(t)); };
+  cs.push_back(window("HannWindow_periodic_1000", "HannWindow", 1000, {}));
+  cs.push_back(window("HannWindow_symmetric_f64", "HannWindow", 257, {attr_int("periodic", 0), type(DataType::kDouble)}));
+  cs.push_back(tol(window("HammingWindow_f16", "HammingWindow", 400, {type(kF16)}), 1e-3, 1e-3));
+  cs.push_back(window("HammingWindow_symmetric", "HammingWindow", 31, {attr_int("periodic", 0)}));
+  cs.push_back(window("BlackmanWindow_periodic_f64", "BlackmanWindow", 1024, {type(DataType::kDouble)}));
+  cs.push_back(window("BlackmanWindow_int32_empty", "BlackmanWindow", 0, {type(DataType::kInt32)}));
+  cs.push_back(window("HannWindow_int64", "HannWindow", 9, {attr_int("periodic", 0), type(kI64)}));
+  const auto mel = [](std::string name, double bins, double dft, double rate, double lo, double hi,
+                      std::vector<Attribute> attrs = {}) {
+    return make(std::move(name), "MelWeightMatrix",
+                {scalar(kI64, bins), scalar(kI64, dft), scalar(kI64, rate), scalar(DataType::kFloat, lo),
+                 scalar(DataType::kFloat, hi)},
+                std::move(attrs));
+  };
+  cs.push_back(mel("MelWeightMatrix_80_bins_512", 80, 512, 16000, 0, 8000));
+  cs.push_back(mel("MelWeightMatrix_narrow_filters_f64", 40, 64, 16000, 100, 4000, {type(DataType::kDouble)}));
+  cs.push_back(mel("MelWeightMatrix_int32_no_bins", 0, 32, 8000, 0, 4000, {type(DataType::kInt32)}));
 }
 
 }  // namespace sy::testing

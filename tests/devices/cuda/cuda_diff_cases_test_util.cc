@@ -163,6 +163,15 @@ void add_movement(std::vector<DiffCase>& cs) {
   cs.push_back(make("Gather_axis1_i32_indices", "Gather", {f32({8, 300, 16}), i32({4, 5}, -300, 299)},
                     {attr_int("axis", 1)}));
   cs.push_back(make("Gather_scalar_index", "Gather", {i64({77, 1000}, -9, 9), i64({}, -77, 76)}));
+  // Compress: along an axis (rows of several widths), flattened with a
+  // condition shorter than the input, and one that keeps nothing.
+  cs.push_back(make("Compress_rows", "Compress", {f32({500, 64}), boolean({500})}, {attr_int("axis", 0)}));
+  cs.push_back(make("Compress_last_axis_f16", "Compress", {in(kF16, {8, 30, 13}), boolean({13})}, {attr_int("axis", -1)}));
+  cs.push_back(make("Compress_middle_axis_i64", "Compress", {i64({6, 300, 5}, -9, 9), boolean({300})},
+                    {attr_int("axis", 1)}));
+  cs.push_back(make("Compress_flattened", "Compress", {f32({40, 50}), boolean({1500})}));
+  cs.push_back(make("Compress_keeps_nothing", "Compress", {f32({4, 5}), values(DataType::kBool, {0, 0, 0, 0})},
+                    {attr_int("axis", 0)}));
   cs.push_back(make("GatherElements_axis1", "GatherElements", {f32({50, 400, 7}), i64({50, 123, 7}, -400, 399)},
                     {attr_int("axis", 1)}));
   cs.push_back(make("Pad_constant", "Pad", {f32({3, 64, 65}), ints({0, 3, 2, 1, 4, 5}), scalar(DataType::kFloat, 1.5)}));
@@ -611,6 +620,8 @@ const std::vector<DiffCase>& cuda_diff_cases() {
     add_int_matmul_cases(cs);
     add_int_conv_cases(cs);
     add_signal_cases(cs);
+    add_signal_generator_cases(cs);
+    add_detection_cases(cs);
     return cs;
   }();
   return cases;

@@ -93,6 +93,8 @@ void add_loss_cases(std::vector<DiffCase>& cases);    // SoftmaxCrossEntropyLoss
 void add_int_matmul_cases(std::vector<DiffCase>& cases);  // MatMulInteger, QLinearMatMul
 void add_int_conv_cases(std::vector<DiffCase>& cases);    // ConvInteger, QLinearConv
 void add_signal_cases(std::vector<DiffCase>& cases);      // DFT, STFT
+void add_signal_generator_cases(std::vector<DiffCase>& cases);  // windows, MelWeightMatrix
+void add_detection_cases(std::vector<DiffCase>& cases);   // RoiAlign
 
 // Builders that keep the case tables short.
 namespace diff {
