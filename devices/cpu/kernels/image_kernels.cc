@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "devices/cpu/cpu_kernels.h"
+#include "devices/cpu/kernels/col2im_plan.h"
 #include "devices/cpu/kernels/grid_sample_plan.h"
 #include "devices/cpu/kernels/reduction_common.h"
 #include "devices/cpu/kernels/tensor_common.h"
@@ -245,56 +246,17 @@ class AffineGridKernel final : public Kernel {
 class Col2ImKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    dilations_ = node.attr_ints("dilations");
-    pads_ = node.attr_ints("pads");
-    strides_ = node.attr_ints("strides");
+    a_ = col2im::parse_attrs(node);
     return OkStatus();
   }
 
   Status compute(KernelContext& ctx) const override {
-    const Node& node = ctx.node();
+    ASSIGN_OR_RETURN(const col2im::Plan p, col2im::plan(ctx, a_));
     const Tensor& x = ctx.input(0);
-    if (!x.defined() || x.rank() != 3)
-      return InvalidArgument(node.describe(), ": input must be [N, C * prod(block_shape), L], got ",
-                             x.defined() ? x.describe() : std::string("nothing"));
-    ASSIGN_OR_RETURN(Dims image, tensor_ops::read_int_list(ctx.input(1), "Col2Im image_shape"));
-    ASSIGN_OR_RETURN(Dims block, tensor_ops::read_int_list(ctx.input(2), "Col2Im block_shape"));
-    const size_t n = image.size();
-    if (n == 0 || block.size() != n)
-      return InvalidArgument(node.describe(), ": image_shape and block_shape must have the same, nonzero length, got ",
-                             n, " and ", block.size());
-    auto attr_or = [&](const std::vector<int64_t>& v, size_t len, int64_t dflt, const char* what) -> StatusOr<Dims> {
-      if (v.empty()) return Dims(std::vector<int64_t>(len, dflt));
-      if (v.size() != len) return InvalidArgument(node.describe(), ": ", what, " must have ", len, " entries");
-      return Dims(v);
-    };
-    ASSIGN_OR_RETURN(Dims dil, attr_or(dilations_, n, 1, "dilations"));
-    ASSIGN_OR_RETURN(Dims pads, attr_or(pads_, 2 * n, 0, "pads"));
-    ASSIGN_OR_RETURN(Dims str, attr_or(strides_, n, 1, "strides"));
-    int64_t kernel = 1, blocks = 1;
-    Dims count = Dims::of_rank(n);
-    for (size_t k = 0; k < n; ++k) {
-      if (image[k] < 0 || block[k] < 1 || dil[k] < 1 || str[k] < 1 || pads[k] < 0 || pads[k + n] < 0)
-        return InvalidArgument(node.describe(), ": image_shape must be >= 0, block_shape, dilations and strides >= 1",
-                               " and pads >= 0");
-      const int64_t span = dil[k] * (block[k] - 1) + 1, room = image[k] + pads[k] + pads[k + n];
-      if (span > room)
-        return InvalidArgument(node.describe(), ": a block spans ", span, " on axis ", k, ", more than the padded image's ",
-                               room);
-      count[k] = (room - span) / str[k] + 1;
-      kernel *= block[k];
-      blocks *= count[k];
-    }
-    if (x.dim(1) % kernel != 0)
-      return InvalidArgument(node.describe(), ": input dim 1 (", x.dim(1), ") is not a multiple of the block size ",
-                             kernel);
-    if (x.dim(2) != blocks)
-      return InvalidArgument(node.describe(), ": input dim 2 (", x.dim(2), ") must be the number of blocks, ", blocks);
-    const int64_t channels = x.dim(1) / kernel;
-    Dims out{x.dim(0), channels};
-    for (int64_t v : image) out.push_back(v);
-    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out));
-    const int64_t plane = out.numel() / std::max<int64_t>(1, x.dim(0) * channels);
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), p.out));
+    const size_t n = p.image.size();
+    const int64_t kernel = p.kernel, blocks = p.blocks;
+    const int64_t plane = p.out.numel() / std::max<int64_t>(1, x.dim(0) * p.channels);
     const bool known = visit_float(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       const T* in = x.data<T>();
@@ -305,16 +267,18 @@ class Col2ImKernel final : public Kernel {
         for (int64_t nc = begin; nc < end; ++nc) {
           std::fill(acc.begin(), acc.end(), ComputeT<T>(0));
           const T* src = in + nc * kernel * blocks;
+          // Each pixel's contributions arrive in increasing k, the order
+          // the CUDA kernel sums them in.
           for (int64_t k = 0; k < kernel; ++k) {
-            unravel(k, block, &kk);
+            unravel(k, p.block, &kk);
             for (int64_t l = 0; l < blocks; ++l) {
-              unravel(l, count, &ll);
+              unravel(l, p.count, &ll);
               int64_t pos = 0;
               bool inside = true;
               for (size_t a = 0; a < n && inside; ++a) {
-                const int64_t p = ll[a] * str[a] - pads[a] + kk[a] * dil[a];
-                inside = p >= 0 && p < image[a];
-                pos = pos * image[a] + p;
+                const int64_t q = ll[a] * p.str[a] - p.pads[a] + kk[a] * p.dil[a];
+                inside = q >= 0 && q < p.image[a];
+                pos = pos * p.image[a] + q;
               }
               if (inside) acc[static_cast<size_t>(pos)] += load(src[k * blocks + l]);
             }
@@ -323,11 +287,11 @@ class Col2ImKernel final : public Kernel {
           for (int64_t i = 0; i < plane; ++i) dst[i] = store<T>(acc[static_cast<size_t>(i)]);
         }
       };
-      tbb::parallel_for(tbb::blocked_range<int64_t>(0, x.dim(0) * channels),
+      tbb::parallel_for(tbb::blocked_range<int64_t>(0, x.dim(0) * p.channels),
                         [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); });
     });
     if (!known)
-      return Unimplemented(node.describe(), ": element type ", dtype_name(x.dtype()),
+      return Unimplemented(ctx.node().describe(), ": element type ", dtype_name(x.dtype()),
                            " is not supported (supported: float32, float64, float16, bfloat16)");
     return OkStatus();
   }
@@ -341,7 +305,7 @@ class Col2ImKernel final : public Kernel {
     }
   }
 
-  std::vector<int64_t> dilations_, pads_, strides_;
+  col2im::Attrs a_;
 };
 
 KernelDef image_def(const char* op, int since, KernelFactory factory, uint64_t host_inputs = 0) {
@@ -356,6 +320,66 @@ KernelDef image_def(const char* op, int since, KernelFactory factory, uint64_t h
 }
 
 }  // namespace
+
+namespace col2im {
+
+Attrs parse_attrs(const Node& node) {
+  Attrs a;
+  a.dilations = node.attr_ints("dilations");
+  a.pads = node.attr_ints("pads");
+  a.strides = node.attr_ints("strides");
+  return a;
+}
+
+StatusOr<Plan> plan(const KernelContext& ctx, const Attrs& attrs) {
+  const Node& node = ctx.node();
+  const Tensor& x = ctx.input(0);
+  if (!x.defined() || x.rank() != 3)
+    return InvalidArgument(node.describe(), ": input must be [N, C * prod(block_shape), L], got ",
+                           x.defined() ? x.describe() : std::string("nothing"));
+  Plan p;
+  ASSIGN_OR_RETURN(p.image, tensor_ops::read_int_list(ctx.input(1), "Col2Im image_shape"));
+  ASSIGN_OR_RETURN(p.block, tensor_ops::read_int_list(ctx.input(2), "Col2Im block_shape"));
+  const size_t n = p.image.size();
+  if (n == 0 || p.block.size() != n)
+    return InvalidArgument(node.describe(), ": image_shape and block_shape must have the same, nonzero length, got ",
+                           n, " and ", p.block.size());
+  auto attr_or = [&](const std::vector<int64_t>& v, size_t len, int64_t dflt, const char* what) -> StatusOr<Dims> {
+    if (v.empty()) return Dims(std::vector<int64_t>(len, dflt));
+    if (v.size() != len) return InvalidArgument(node.describe(), ": ", what, " must have ", len, " entries");
+    return Dims(v);
+  };
+  ASSIGN_OR_RETURN(p.dil, attr_or(attrs.dilations, n, 1, "dilations"));
+  ASSIGN_OR_RETURN(p.pads, attr_or(attrs.pads, 2 * n, 0, "pads"));
+  ASSIGN_OR_RETURN(p.str, attr_or(attrs.strides, n, 1, "strides"));
+  p.count = Dims::of_rank(n);
+  for (size_t k = 0; k < n; ++k) {
+    if (p.image[k] < 0 || p.block[k] < 1 || p.dil[k] < 1 || p.str[k] < 1 || p.pads[k] < 0 || p.pads[k + n] < 0)
+      return InvalidArgument(node.describe(), ": image_shape must be >= 0, block_shape, dilations and strides >= 1",
+                             " and pads >= 0");
+    int64_t span = 0, room = 0;
+    if (__builtin_mul_overflow(p.dil[k], p.block[k] - 1, &span) || __builtin_add_overflow(span, 1, &span) ||
+        __builtin_add_overflow(p.image[k], p.pads[k], &room) || __builtin_add_overflow(room, p.pads[k + n], &room))
+      return InvalidArgument(node.describe(), ": the sizes on axis ", k, " overflow");
+    if (span > room)
+      return InvalidArgument(node.describe(), ": a block spans ", span, " on axis ", k, ", more than the padded image's ",
+                             room);
+    p.count[k] = (room - span) / p.str[k] + 1;
+    if (!checked_mul(p.kernel, p.block[k], &p.kernel) || !checked_mul(p.blocks, p.count[k], &p.blocks))
+      return InvalidArgument(node.describe(), ": block_shape and image_shape give more blocks than can be counted");
+  }
+  if (x.dim(1) % p.kernel != 0)
+    return InvalidArgument(node.describe(), ": input dim 1 (", x.dim(1), ") is not a multiple of the block size ",
+                           p.kernel);
+  if (x.dim(2) != p.blocks)
+    return InvalidArgument(node.describe(), ": input dim 2 (", x.dim(2), ") must be the number of blocks, ", p.blocks);
+  p.channels = x.dim(1) / p.kernel;
+  p.out = Dims{x.dim(0), p.channels};
+  for (int64_t v : p.image) p.out.push_back(v);
+  return p;
+}
+
+}  // namespace col2im
 
 namespace grid_sample {
 

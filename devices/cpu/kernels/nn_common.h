@@ -50,6 +50,15 @@ struct WindowAttrs {
   Status parse(const Node& node);
 };
 
+// MaxUnpool: the shape X's pooling indices address (inferred from X and
+// the attributes) and the output's (the host input output_shape when
+// given, no smaller). InvalidArgument for bad shapes or attributes. The
+// indices' values are checked by the kernels, OutOfRange past `inferred`.
+struct MaxUnpoolPlan {
+  Dims inferred, out;
+};
+StatusOr<MaxUnpoolPlan> plan_max_unpool(const KernelContext& ctx, const WindowAttrs& a);
+
 // Geometry resolved for one call.
 struct Window {
   int nsp = 0;  // spatial rank of the tensors

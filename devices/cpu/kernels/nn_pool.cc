@@ -385,37 +385,11 @@ class MaxUnpoolKernel final : public Kernel {
   }
 
   Status compute(KernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(const MaxUnpoolPlan p, plan_max_unpool(ctx, attrs_));
     const Tensor& x = ctx.input(0);
     const Tensor& ind = ctx.input(1);
-    if (!x.defined() || !ind.defined()) return InvalidArgument("MaxUnpool: X and I are required");
-    if (x.rank() < 3) return InvalidArgument("MaxUnpool: X must have rank >= 3, got ", x.describe());
-    if (ind.dims() != x.dims() || ind.dtype() != DataType::kInt64)
-      return InvalidArgument("MaxUnpool: I must be int64 with X's shape, got ", ind.describe());
-    const size_t nsp = x.rank() - 2;
-    const auto& a = attrs_;
-    if (a.kernel_shape.size() != nsp || (!a.strides.empty() && a.strides.size() != nsp) ||
-        (!a.pads.empty() && a.pads.size() != 2 * nsp))
-      return InvalidArgument("MaxUnpool: attribute lengths do not match spatial rank ", nsp);
-    Dims inferred{x.dim(0), x.dim(1)};
-    for (size_t i = 0; i < nsp; ++i) {
-      const int64_t s = a.strides.empty() ? 1 : a.strides[i];
-      const int64_t pads = a.pads.empty() ? 0 : a.pads[i] + a.pads[nsp + i];
-      const int64_t d = (x.dim(2 + i) - 1) * s - pads + a.kernel_shape[i];
-      if (d <= 0) return InvalidArgument("MaxUnpool: non-positive output size for ", x.describe());
-      inferred.push_back(d);
-    }
-    Dims out = inferred;
-    if (ctx.has_input(2)) {
-      const Tensor& os = ctx.input(2);
-      if (os.numel() != static_cast<int64_t>(x.rank()))
-        return InvalidArgument("MaxUnpool: output_shape must have ", x.rank(), " values, got ", os.describe());
-      for (size_t i = 0; i < x.rank(); ++i) {
-        out[i] = os.int_at(static_cast<int64_t>(i));
-        if (out[i] < inferred[i])
-          return InvalidArgument("MaxUnpool: output_shape ", out.to_string(), " is smaller than the inferred shape ",
-                                 inferred.to_string());
-      }
-    }
+    const Dims& inferred = p.inferred;
+    const Dims& out = p.out;
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out));
     std::memset(y->raw(), 0, y->nbytes());
     const int64_t total = inferred.numel();
@@ -426,7 +400,7 @@ class MaxUnpoolKernel final : public Kernel {
     char* Y = static_cast<char*>(y->raw());
     for (int64_t e = 0; e < x.numel(); ++e) {
       int64_t t = I[e];
-      if (t < 0 || t >= total) return InvalidArgument("MaxUnpool: index ", t, " out of range [0, ", total, ")");
+      if (t < 0 || t >= total) return OutOfRange("MaxUnpool: index ", t, " out of range [0, ", total, ")");
       // Map the index in `inferred` to the same coordinates in `out`.
       int64_t off = 0, mul = 1;
       for (size_t d = inferred.rank(); d-- > 0;) {
@@ -444,6 +418,47 @@ class MaxUnpoolKernel final : public Kernel {
 };
 
 }  // namespace
+
+StatusOr<MaxUnpoolPlan> plan_max_unpool(const KernelContext& ctx, const WindowAttrs& a) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& ind = ctx.input(1);
+  if (!x.defined() || !ind.defined()) return InvalidArgument("MaxUnpool: X and I are required");
+  if (x.rank() < 3) return InvalidArgument("MaxUnpool: X must have rank >= 3, got ", x.describe());
+  if (ind.dims() != x.dims() || ind.dtype() != DataType::kInt64)
+    return InvalidArgument("MaxUnpool: I must be int64 with X's shape, got ", ind.describe());
+  const size_t nsp = x.rank() - 2;
+  if (a.kernel_shape.size() != nsp || (!a.strides.empty() && a.strides.size() != nsp) ||
+      (!a.pads.empty() && a.pads.size() != 2 * nsp))
+    return InvalidArgument("MaxUnpool: attribute lengths do not match spatial rank ", nsp);
+  Dims inferred{x.dim(0), x.dim(1)};
+  int64_t total = 0;
+  if (!checked_mul(x.dim(0), x.dim(1), &total)) return InvalidArgument("MaxUnpool: X's shape overflows: ", x.describe());
+  for (size_t i = 0; i < nsp; ++i) {
+    const int64_t s = a.strides.empty() ? 1 : a.strides[i];
+    const int64_t pb = a.pads.empty() ? 0 : a.pads[i], pe = a.pads.empty() ? 0 : a.pads[nsp + i];
+    // (in - 1) * stride - pads + kernel, with attributes from the file.
+    int64_t d = 0;
+    if (__builtin_mul_overflow(x.dim(2 + i) - 1, s, &d) || __builtin_sub_overflow(d, pb, &d) ||
+        __builtin_sub_overflow(d, pe, &d) || __builtin_add_overflow(d, a.kernel_shape[i], &d) ||
+        (d > 0 && !checked_mul(total, d, &total)))
+      return InvalidArgument("MaxUnpool: the output size overflows for ", x.describe());
+    if (d <= 0) return InvalidArgument("MaxUnpool: non-positive output size for ", x.describe());
+    inferred.push_back(d);
+  }
+  Dims out = inferred;
+  if (ctx.has_input(2)) {
+    const Tensor& os = ctx.input(2);
+    if (os.numel() != static_cast<int64_t>(x.rank()))
+      return InvalidArgument("MaxUnpool: output_shape must have ", x.rank(), " values, got ", os.describe());
+    for (size_t i = 0; i < x.rank(); ++i) {
+      out[i] = os.int_at(static_cast<int64_t>(i));
+      if (out[i] < inferred[i])
+        return InvalidArgument("MaxUnpool: output_shape ", out.to_string(), " is smaller than the inferred shape ",
+                               inferred.to_string());
+    }
+  }
+  return MaxUnpoolPlan{inferred, out};
+}
 
 void register_pool_kernels(KernelRegistry& r) {
   const std::vector<DataType> ft = {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16};

@@ -520,4 +520,38 @@ StatusOr<CompressPlan> plan_compress(const Tensor& x, const Tensor& cond, bool h
   return p;
 }
 
+StatusOr<SequenceAxes> reverse_sequence_axes(const Node& node) {
+  SequenceAxes a;
+  a.batch = node.attr_int("batch_axis", 1);
+  a.time = node.attr_int("time_axis", 0);
+  if (!((a.batch == 0 && a.time == 1) || (a.batch == 1 && a.time == 0)))
+    return InvalidArgument(node.describe(), ": batch_axis and time_axis must be 0 and 1 in some order");
+  return a;
+}
+
+StatusOr<ReverseSequencePlan> plan_reverse_sequence(const KernelContext& ctx, const SequenceAxes& axes) {
+  const Tensor& x = ctx.input(0);
+  if (!x.defined() || x.rank() < 2) return InvalidArgument("ReverseSequence: input must have rank >= 2");
+  ASSIGN_OR_RETURN(Dims lens, read_int_list(ctx.input(1), "ReverseSequence sequence_lens"));
+  const int64_t batch = x.dim(static_cast<size_t>(axes.batch)), time = x.dim(static_cast<size_t>(axes.time));
+  if (static_cast<int64_t>(lens.size()) != batch)
+    return InvalidArgument("ReverseSequence: sequence_lens has ", lens.size(), " entries for batch size ", batch);
+  for (int64_t b = 0; b < batch; ++b)
+    if (lens[b] < 0 || lens[b] > time)
+      return OutOfRange("ReverseSequence: sequence_lens[", b, "] = ", lens[b], " is outside [0, ", time, "]");
+  ReverseSequencePlan p;
+  for (size_t k = 2; k < x.rank(); ++k) p.inner *= x.dim(k);
+  // No rows to move; an empty x may still claim a huge batch * time.
+  if (x.numel() == 0) return p;
+  // Row strides of the batch and time axes.
+  const int64_t bstride = axes.batch == 0 ? time : 1, tstride = axes.time == 0 ? batch : 1;
+  p.rows.resize(static_cast<size_t>(batch * time));
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t t = 0; t < time; ++t) {
+      const int64_t src_t = t < lens[b] ? lens[b] - 1 - t : t;
+      p.rows[static_cast<size_t>(b * bstride + t * tstride)] = b * bstride + src_t * tstride;
+    }
+  return p;
+}
+
 }  // namespace sy::tensor_ops

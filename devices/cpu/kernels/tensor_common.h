@@ -194,4 +194,21 @@ struct CompressPlan {
 };
 StatusOr<CompressPlan> plan_compress(const Tensor& x, const Tensor& cond, bool has_axis, int64_t axis);
 
+// ReverseSequence: the batch and time axes (0 and 1 in some order), from
+// the attributes. InvalidArgument otherwise.
+struct SequenceAxes {
+  int64_t batch = 1, time = 0;
+};
+StatusOr<SequenceAxes> reverse_sequence_axes(const Node& node);
+
+// ReverseSequence of x by the host input sequence_lens, as a row gather:
+// output row j (x viewed as batch * time rows of `inner` elements, in x's
+// layout) is input row rows[j]. InvalidArgument for a bad input or lens
+// count; OutOfRange for a length outside [0, time].
+struct ReverseSequencePlan {
+  int64_t inner = 1;
+  std::vector<int64_t> rows;
+};
+StatusOr<ReverseSequencePlan> plan_reverse_sequence(const KernelContext& ctx, const SequenceAxes& axes);
+
 }  // namespace sy::tensor_ops

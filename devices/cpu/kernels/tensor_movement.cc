@@ -392,36 +392,20 @@ class TriluKernel final : public Kernel {
 class ReverseSequenceKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    batch_axis_ = node.attr_int("batch_axis", 1);
-    time_axis_ = node.attr_int("time_axis", 0);
-    if (!((batch_axis_ == 0 && time_axis_ == 1) || (batch_axis_ == 1 && time_axis_ == 0)))
-      return InvalidArgument(node.describe(), ": batch_axis and time_axis must be 0 and 1 in some order");
+    ASSIGN_OR_RETURN(axes_, reverse_sequence_axes(node));
     return OkStatus();
   }
   Status compute(KernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(const ReverseSequencePlan p, plan_reverse_sequence(ctx, axes_));
     const Tensor& x = ctx.input(0);
-    if (!x.defined() || x.rank() < 2) return InvalidArgument("ReverseSequence: input must have rank >= 2");
-    ASSIGN_OR_RETURN(Dims lens, read_int_list(ctx.input(1), "ReverseSequence sequence_lens"));
-    int64_t batch = x.dim(batch_axis_), time = x.dim(time_axis_);
-    if (static_cast<int64_t>(lens.size()) != batch)
-      return InvalidArgument("ReverseSequence: sequence_lens has ", lens.size(), " entries for batch size ", batch);
-    for (int64_t b = 0; b < batch; ++b)
-      if (lens[b] < 0 || lens[b] > time)
-        return OutOfRange("ReverseSequence: sequence_lens[", b, "] = ", lens[b], " is outside [0, ", time, "]");
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), x.dims()));
-    int64_t inner = 1;
-    for (size_t k = 2; k < x.rank(); ++k) inner *= x.dim(k);
-    int64_t bstride = (batch_axis_ == 0 ? time : 1) * inner, tstride = (time_axis_ == 0 ? batch : 1) * inner;
-    for (int64_t b = 0; b < batch; ++b)
-      for (int64_t t = 0; t < time; ++t) {
-        int64_t src_t = t < lens[b] ? lens[b] - 1 - t : t;
-        copy_elements(x.dtype(), out->raw(), b * bstride + t * tstride, x.raw(), b * bstride + src_t * tstride, inner);
-      }
+    for (size_t j = 0; j < p.rows.size(); ++j)
+      copy_elements(x.dtype(), out->raw(), static_cast<int64_t>(j) * p.inner, x.raw(), p.rows[j] * p.inner, p.inner);
     return OkStatus();
   }
 
  private:
-  int64_t batch_axis_ = 1, time_axis_ = 0;
+  SequenceAxes axes_;
 };
 
 // CenterCropPad (opset 18): each named axis cropped or zero-padded to its

@@ -47,5 +47,6 @@ void register_cuda_loss_kernels(KernelRegistry& r);         // loss_kernels.cc
 void register_cuda_int_matmul_kernels(KernelRegistry& r);   // int_matmul_kernels.cc (and the integer convolutions)
 void register_cuda_signal_kernels(KernelRegistry& r);       // signal_kernels.cc
 void register_cuda_detection_kernels(KernelRegistry& r);    // detection_kernels.cc
+void register_cuda_fold_kernels(KernelRegistry& r);         // fold_kernels.cc (Col2Im, MaxUnpool)
 
 }  // namespace sy::cuda

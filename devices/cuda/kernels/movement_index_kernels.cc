@@ -1,4 +1,4 @@
-// CUDA Gather, Compress, GatherElements, Pad and CenterCropPad. Gather's indices live in device memory
+// CUDA Gather, Compress, ReverseSequence, GatherElements, Pad and CenterCropPad. Gather's indices live in device memory
 // and cannot be checked on the host without a synchronisation, so the
 // kernels flag an out-of-range index on the device (Launch::error_flag);
 // the task then fails with OutOfRange when it completes, as on the CPU. A
@@ -35,6 +35,22 @@ Status gather_rows(const Launch& l, const Tensor& x, const void* indices, bool i
   ASSIGN_OR_RETURN(int* bad, l.error_flag("Gather: an index is out of range for the gathered axis"));
   CUDA_RETURN_IF_ERROR(launch_gather(out.raw(), x.raw(), indices, indices64, unit, index32, m, bad, l.stream));
   return OkStatus();
+}
+
+// gather_rows with indices known on the host, uploaded through the
+// device's own copy on this task's stream (so the host copy may go when
+// compute() returns).
+Status gather_by_host_indices(KernelContext& ctx, const Launch& l, const Tensor& x, const std::vector<int64_t>& indices,
+                              int64_t outer, int64_t axis_dim, int64_t inner, Tensor& out) {
+  ASSIGN_OR_RETURN(Tensor host, Tensor::host(DataType::kInt64, Dims{static_cast<int64_t>(indices.size())}));
+  std::memcpy(host.raw(), indices.data(), indices.size() * sizeof(int64_t));
+  ASSIGN_OR_RETURN(const Tensor dev, ctx.device().copy(host, ctx.device().memory_space()));
+  GatherMeta m;
+  m.outer = outer;
+  m.nidx = static_cast<int64_t>(indices.size());
+  m.inner = inner;
+  m.axis_dim = axis_dim;
+  return gather_rows(l, x, dev.raw(), true, m, out);
 }
 
 class GatherKernel final : public Kernel {
@@ -89,20 +105,34 @@ class CompressKernel final : public Kernel {
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), p.out));
     if (out->numel() == 0) return OkStatus();
-    ASSIGN_OR_RETURN(Tensor keep, Tensor::host(DataType::kInt64, Dims{static_cast<int64_t>(p.keep.size())}));
-    std::memcpy(keep.raw(), p.keep.data(), p.keep.size() * sizeof(int64_t));
-    ASSIGN_OR_RETURN(Tensor dev_keep, ctx.device().copy(keep, ctx.device().memory_space()));
-    GatherMeta m;
-    m.outer = p.outer;
-    m.nidx = static_cast<int64_t>(p.keep.size());
-    m.inner = p.inner;
-    m.axis_dim = p.dim;
-    return gather_rows(l, x, dev_keep.raw(), true, m, *out);
+    return gather_by_host_indices(ctx, l, x, p.keep, p.outer, p.dim, p.inner, *out);
   }
 
  private:
   bool has_axis_ = false;
   int64_t axis_ = 0;
+};
+
+// ReverseSequence: sequence_lens is a host input, so each output row's
+// source row is known on the host (with the CPU kernel's checks); that
+// table goes up as Gather's indices over the batch * time rows.
+class ReverseSequenceKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    ASSIGN_OR_RETURN(axes_, tensor_ops::reverse_sequence_axes(node));
+    return OkStatus();
+  }
+  Status compute(KernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(const tensor_ops::ReverseSequencePlan p, tensor_ops::plan_reverse_sequence(ctx, axes_));
+    const Tensor& x = ctx.input(0);
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), x.dims()));
+    if (out->numel() == 0) return OkStatus();
+    return gather_by_host_indices(ctx, l, x, p.rows, 1, static_cast<int64_t>(p.rows.size()), p.inner, *out);
+  }
+
+ private:
+  tensor_ops::SequenceAxes axes_;
 };
 
 class GatherElementsKernel final : public Kernel {
@@ -237,6 +267,7 @@ void register_cuda_movement_index_kernels(KernelRegistry& r) {
   add_cuda_kernel<GatherKernel>(r, "Gather", 1, types);
   add_cuda_kernel<GatherElementsKernel>(r, "GatherElements", 11, types);
   add_cuda_kernel<CompressKernel>(r, "Compress", 9, types, kBit1);
+  add_cuda_kernel<ReverseSequenceKernel>(r, "ReverseSequence", 10, types, kBit1);
   add_cuda_kernel<PadKernel>(r, "Pad", 1, types, kBit1 | kBit2 | kBit3);
   add_cuda_kernel<CenterCropPadKernel>(r, "CenterCropPad", 18, types, kBit1);
 }

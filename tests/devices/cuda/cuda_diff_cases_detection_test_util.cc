@@ -1,9 +1,15 @@
-// Differential cases for the CUDA RoiAlign kernel (see
-// kernel_diff_test_util.h): average and max pooling, fixed and adaptive
-// sampling, both coordinate transformations (and opset 10's default), ROIs
-// that reach past the feature map and ROIs drawn with their corners in
-// either order, double, int32 batch indices, and enough ROIs and channels
-// to need several blocks.
+// Differential cases for the CUDA RoiAlign, Col2Im and MaxUnpool kernels
+// (see kernel_diff_test_util.h).
+// - RoiAlign: average and max pooling, fixed and adaptive sampling, both
+//   coordinate transformations (and opset 10's default), ROIs that reach
+//   past the feature map and ROIs drawn with their corners in either
+//   order, double, int32 batch indices, and enough ROIs and channels to
+//   need several blocks.
+// - Col2Im: 2-D and 3-D images, dilations, uneven pads and strides, 16-bit
+//   and double types.
+// - MaxUnpool: random indices, so several elements often name one position
+//   (the last must win, as on the CPU), an output_shape larger than the
+//   inferred one, 1-D with pads, other element types.
 #include "tests/devices/cuda/kernel_diff_test_util.h"
 
 namespace sy::testing {
@@ -35,6 +41,28 @@ void add_detection_cases(std::vector<DiffCase>& cs) {
                    1e-12, 1e-12));
   cs.push_back(roi_align("RoiAlign_many_rois", {f32({3, 32, 14, 14}), f32({40, 4}, 0, 14), i64({40}, 0, 2)},
                          {attr_int("output_height", 7), attr_int("output_width", 7), attr_int("sampling_ratio", 2)}));
+}
+
+void add_fold_cases(std::vector<DiffCase>& cs) {
+  const auto col2im = [](std::string name, std::vector<DiffInput> in, std::vector<Attribute> attrs = {}) {
+    return opset(make(std::move(name), "Col2Im", std::move(in), std::move(attrs)), 18);
+  };
+  cs.push_back(col2im("Col2Im_2d", {f32({2, 12, 16}), ints({5, 5}), ints({2, 2})}));
+  cs.push_back(col2im("Col2Im_dilated_padded_strided", {f32({1, 12, 32}), ints({9, 7}), ints({3, 2})},
+                      {attr_ints("dilations", {2, 1}), attr_ints("pads", {1, 0, 1, 2}), attr_ints("strides", {2, 1})}));
+  cs.push_back(tol(col2im("Col2Im_3d_f64", {f64({1, 16, 60}), ints({4, 5, 6}), ints({2, 2, 2})}), 1e-12, 1e-12));
+  cs.push_back(tol(col2im("Col2Im_f16_many_planes", {in(kF16, {8, 36, 64}), ints({10, 10}), ints({3, 3})}), 1e-2, 1e-2));
+  const auto unpool = [](std::string name, std::vector<DiffInput> in, std::vector<Attribute> attrs) {
+    return opset(make(std::move(name), "MaxUnpool", std::move(in), std::move(attrs)), 11);
+  };
+  const auto k2s2 = std::vector<Attribute>{attr_ints("kernel_shape", {2, 2}), attr_ints("strides", {2, 2})};
+  cs.push_back(unpool("MaxUnpool_2d_random_indices", {f32({2, 3, 4, 5}), i64({2, 3, 4, 5}, 0, 479)}, k2s2));
+  cs.push_back(unpool("MaxUnpool_output_shape", {f32({2, 3, 4, 5}), i64({2, 3, 4, 5}, 0, 479), ints({2, 3, 9, 11})},
+                      k2s2));
+  cs.push_back(unpool("MaxUnpool_1d_pads_f16", {in(kF16, {1, 4, 50}), i64({1, 4, 50}, 0, 4 * 101 - 1)},
+                      {attr_ints("kernel_shape", {3}), attr_ints("strides", {2}), attr_ints("pads", {0, 0})}));
+  cs.push_back(unpool("MaxUnpool_contended_i8", {in(DataType::kInt8, {1, 1, 2000}, -100, 100), i64({1, 1, 2000}, 0, 99)},
+                      {attr_ints("kernel_shape", {2})}));
 }
 
 }  // namespace sy::testing

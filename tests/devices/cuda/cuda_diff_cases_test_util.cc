@@ -172,6 +172,13 @@ void add_movement(std::vector<DiffCase>& cs) {
   cs.push_back(make("Compress_flattened", "Compress", {f32({40, 50}), boolean({1500})}));
   cs.push_back(make("Compress_keeps_nothing", "Compress", {f32({4, 5}), values(DataType::kBool, {0, 0, 0, 0})},
                     {attr_int("axis", 0)}));
+  // ReverseSequence: time-major and batch-major, lengths from 0 to the
+  // whole sequence, int32 lengths, rank 2 (rows of one element).
+  cs.push_back(opset(make("ReverseSequence_time_major", "ReverseSequence", {f32({20, 6, 33}), i64({6}, 0, 20)}), 10));
+  cs.push_back(opset(make("ReverseSequence_batch_major_f16", "ReverseSequence", {in(kF16, {5, 100, 3, 4}), i32({5}, 0, 100)},
+                          {attr_int("batch_axis", 0), attr_int("time_axis", 1)}),
+                     10));
+  cs.push_back(opset(make("ReverseSequence_rank2_bool", "ReverseSequence", {boolean({300, 4}), ints({300, 0, 1, 150})}), 10));
   cs.push_back(make("GatherElements_axis1", "GatherElements", {f32({50, 400, 7}), i64({50, 123, 7}, -400, 399)},
                     {attr_int("axis", 1)}));
   cs.push_back(make("Pad_constant", "Pad", {f32({3, 64, 65}), ints({0, 3, 2, 1, 4, 5}), scalar(DataType::kFloat, 1.5)}));
@@ -622,6 +629,7 @@ const std::vector<DiffCase>& cuda_diff_cases() {
     add_signal_cases(cs);
     add_signal_generator_cases(cs);
     add_detection_cases(cs);
+    add_fold_cases(cs);
     return cs;
   }();
   return cases;

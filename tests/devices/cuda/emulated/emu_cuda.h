@@ -168,6 +168,13 @@ T emu_atomic_add(T* p, T v) {
   return old;
 }
 template <typename T>
+T emu_atomic_max(T* p, T v) {
+  std::lock_guard<std::mutex> lock(sy::emu::atomic_mutex());
+  const T old = *p;
+  if (old < v) *p = v;
+  return old;
+}
+template <typename T>
 T emu_atomic_cas(T* p, T compare, T value) {
   std::lock_guard<std::mutex> lock(sy::emu::atomic_mutex());
   const T old = *p;
@@ -333,5 +340,6 @@ struct DeviceSegmentedRadixSort {
 #define __shfl_sync emu_shfl_sync
 #define atomicAdd emu_atomic_add
 #define atomicCAS emu_atomic_cas
+#define atomicMax emu_atomic_max
 #define __int_as_float emu_int_as_float
 #define __longlong_as_double emu_longlong_as_double

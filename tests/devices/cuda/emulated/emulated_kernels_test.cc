@@ -167,7 +167,8 @@ TEST(EmulatedGpu, SignalKernels_RefuseWhatTheCpuRefuses) {
   });
 }
 
-TEST(EmulatedGpu, Compress_RefusesWhatTheCpuRefuses) {
+// Compress and ReverseSequence read their host inputs with the CPU's checks.
+TEST(EmulatedGpu, HostIndexedGathers_RefuseWhatTheCpuRefuses) {
   using namespace diff;
   const auto compress = [](std::string name, std::vector<DiffInput> in, std::vector<Attribute> attrs = {}) {
     return opset(make(std::move(name), "Compress", std::move(in), std::move(attrs)), 11);
@@ -178,6 +179,14 @@ TEST(EmulatedGpu, Compress_RefusesWhatTheCpuRefuses) {
       {compress("compress_int_condition", {f32({3, 4}), ints({1, 0, 1})}, {attr_int("axis", 0)}),
        StatusCode::kInvalidArgument},
       {compress("compress_axis_past_rank", {f32({3, 4}), boolean({3})}, {attr_int("axis", 2)}),
+       StatusCode::kInvalidArgument},
+      {opset(make("reverse_length_past_time", "ReverseSequence", {f32({4, 2, 3}), ints({5, 1})}), 10),
+       StatusCode::kOutOfRange},
+      {opset(make("reverse_lengths_count", "ReverseSequence", {f32({4, 2, 3}), ints({1, 1, 1})}), 10),
+       StatusCode::kInvalidArgument},
+      {opset(make("reverse_axes_equal", "ReverseSequence", {f32({4, 2, 3}), ints({1, 1})},
+                  {attr_int("batch_axis", 0), attr_int("time_axis", 0)}),
+             10),
        StatusCode::kInvalidArgument},
   });
 }
@@ -197,6 +206,27 @@ TEST(EmulatedGpu, DetectionKernels_RefuseWhatTheCpuRefuses) {
       {roi("roi_too_large_to_sample", {f32({1, 1, 4, 4}), values(DataType::kFloat, {0, 0, 1e5, 1e5}, Dims{1, 4}), ints({0})}),
        kBad},
       {roi("roi_unknown_mode", {f32({1, 1, 4, 4}), f32({1, 4}, 0, 3), ints({0})}, {attr_string("mode", "min")}), kBad},
+  });
+}
+
+TEST(EmulatedGpu, FoldKernels_RefuseWhatTheCpuRefuses) {
+  using namespace diff;
+  constexpr StatusCode kBad = StatusCode::kInvalidArgument;
+  const auto col2im = [](std::string name, std::vector<DiffInput> in, std::vector<Attribute> attrs = {}) {
+    return opset(make(std::move(name), "Col2Im", std::move(in), std::move(attrs)), 18);
+  };
+  const auto unpool = [](std::string name, std::vector<DiffInput> in) {
+    return opset(make(std::move(name), "MaxUnpool", std::move(in), {attr_ints("kernel_shape", {2})}), 11);
+  };
+  expect_refused_alike({
+      {col2im("col2im_wrong_block_count", {f32({1, 4, 15}), ints({5, 5}), ints({2, 2})}), kBad},
+      {col2im("col2im_channels_not_multiple", {f32({1, 5, 16}), ints({5, 5}), ints({2, 2})}), kBad},
+      {col2im("col2im_block_past_image", {f32({1, 4, 1}), ints({2, 2}), ints({3, 3})}), kBad},
+      {col2im("col2im_huge_shapes", {f32({1, 4, 1}), ints({4e18, 4e18}), ints({2, 2})}, {attr_ints("pads", {int64_t{4000000000000000000}, 0, 0, 0})}),
+       kBad},
+      {unpool("unpool_index_past_output", {f32({1, 1, 3}), values(DataType::kInt64, {0, 1, 4}, Dims{1, 1, 3})}), StatusCode::kOutOfRange},
+      {unpool("unpool_negative_index", {f32({1, 1, 3}), values(DataType::kInt64, {0, -1, 2}, Dims{1, 1, 3})}), StatusCode::kOutOfRange},
+      {unpool("unpool_output_shape_too_small", {f32({1, 1, 3}), values(DataType::kInt64, {0, 1, 2}, Dims{1, 1, 3}), ints({1, 1, 3})}), kBad},
   });
 }
 
