@@ -190,18 +190,9 @@ class BatchNormKernel final : public Kernel {
   }
 
   Status compute(KernelContext& ctx) const override {
-    const Node& node = ctx.node();
     const Tensor& x = ctx.input(0);
-    RETURN_IF_ERROR(check_float_input(node, x, "X"));
-    if (x.rank() < 2) return InvalidArgument(node.describe(), ": X must have rank >= 2, got ", x.describe());
-    const char* names[] = {"X", "scale", "B", "input_mean", "input_var"};
+    RETURN_IF_ERROR(check_batch_norm_inputs(ctx));
     const int64_t n = x.dim(0), c = x.dim(1), spatial = prod(x.dims(), 2, x.rank());
-    for (size_t i = 1; i < 5; ++i) {
-      RETURN_IF_ERROR(check_float_input(node, ctx.input(i), names[i]));
-      if (ctx.input(i).numel() != c)
-        return InvalidArgument(node.describe(), ": ", names[i], " must have ", c, " elements, got ",
-                               ctx.input(i).describe());
-    }
     // Old opsets list training outputs even in inference models; those are
     // filled too when requested.
     const bool want_stats = training_ || (opset_ < 14 && (ctx.output_wanted(1) || ctx.output_wanted(2) ||

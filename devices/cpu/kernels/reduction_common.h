@@ -183,6 +183,31 @@ inline Status check_float_input(const Node& node, const Tensor& t, const char* w
   return OkStatus();
 }
 
+// Det: X [..., M, M] of a float type gives [...]. InvalidArgument otherwise.
+inline StatusOr<Dims> det_output_dims(const Node& node, const Tensor& x) {
+  RETURN_IF_ERROR(check_float_input(node, x, "X"));
+  if (x.rank() < 2 || x.dim(x.rank() - 1) != x.dim(x.rank() - 2))
+    return InvalidArgument(node.describe(), ": input must be [..., M, M], got ", x.describe());
+  return Dims(std::span<const int64_t>(x.dims().data(), x.rank() - 2));
+}
+
+// BatchNormalization: X [N, C, ...] and the four parameters of C float
+// values each (any float types). InvalidArgument otherwise.
+inline Status check_batch_norm_inputs(const KernelContext& ctx) {
+  const Node& node = ctx.node();
+  const Tensor& x = ctx.input(0);
+  RETURN_IF_ERROR(check_float_input(node, x, "X"));
+  if (x.rank() < 2) return InvalidArgument(node.describe(), ": X must have rank >= 2, got ", x.describe());
+  const char* names[] = {"X", "scale", "B", "input_mean", "input_var"};
+  for (size_t i = 1; i < 5; ++i) {
+    RETURN_IF_ERROR(check_float_input(node, ctx.input(i), names[i]));
+    if (ctx.input(i).numel() != x.dim(1))
+      return InvalidArgument(node.describe(), ": ", names[i], " must have ", x.dim(1), " elements, got ",
+                             ctx.input(i).describe());
+  }
+  return OkStatus();
+}
+
 // ------------------------------------------------ Reduce* shape (all backends)
 
 // Opset from which Reduce* axes come from input 1 instead of an attribute.

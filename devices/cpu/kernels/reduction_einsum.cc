@@ -9,6 +9,7 @@
 
 #include "devices/broadcast.h"
 #include "devices/cpu/cpu_kernels.h"
+#include "devices/cpu/kernels/det_lu.h"
 #include "devices/cpu/kernels/einsum_plan.h"
 #include "devices/cpu/kernels/nn_common.h"
 #include "devices/cpu/kernels/reduction_common.h"
@@ -135,11 +136,8 @@ class DetKernel final : public Kernel {
   Status compute(KernelContext& ctx) const override {
     const Node& node = ctx.node();
     const Tensor& x = ctx.input(0);
-    RETURN_IF_ERROR(check_float_input(node, x, "X"));
-    if (x.rank() < 2 || x.dim(x.rank() - 1) != x.dim(x.rank() - 2))
-      return InvalidArgument(node.describe(), ": input must be [..., M, M], got ", x.describe());
+    ASSIGN_OR_RETURN(const Dims od, det_output_dims(node, x));
     const int64_t m = x.dim(x.rank() - 1);
-    Dims od(std::span<const int64_t>(x.dims().data(), x.rank() - 2));
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), od));
     const int64_t batch = od.numel();
     visit_float(x.dtype(), [&](auto tag) {
@@ -150,27 +148,7 @@ class DetKernel final : public Kernel {
         std::vector<double> a(static_cast<size_t>(m * m));
         for (int64_t bi = b; bi < e; ++bi) {
           for (int64_t k = 0; k < m * m; ++k) a[static_cast<size_t>(k)] = static_cast<double>(load(in[bi * m * m + k]));
-          double det = 1;
-          for (int64_t c = 0; c < m && det != 0; ++c) {
-            int64_t piv = c;
-            for (int64_t r = c + 1; r < m; ++r)
-              if (std::abs(a[static_cast<size_t>(r * m + c)]) > std::abs(a[static_cast<size_t>(piv * m + c)])) piv = r;
-            const double pv = a[static_cast<size_t>(piv * m + c)];
-            if (pv == 0) {
-              det = 0;
-              break;
-            }
-            if (piv != c) {
-              for (int64_t k = 0; k < m; ++k) std::swap(a[static_cast<size_t>(piv * m + k)], a[static_cast<size_t>(c * m + k)]);
-              det = -det;
-            }
-            det *= pv;
-            for (int64_t r = c + 1; r < m; ++r) {
-              const double f = a[static_cast<size_t>(r * m + c)] / pv;
-              if (f == 0) continue;
-              for (int64_t k = c; k < m; ++k) a[static_cast<size_t>(r * m + k)] -= f * a[static_cast<size_t>(c * m + k)];
-            }
-          }
+          const double det = det_lu(a.data(), m);
           out[bi] = store<T>(det);
         }
       });

@@ -14,9 +14,11 @@
 #include <vector>
 
 #include "devices/cpu/kernels/nn_common.h"
+#include "devices/cpu/kernels/reduction_common.h"
 #include "devices/cuda/kernels/blas_dnn_common.h"
 #include "devices/cuda/kernels/cuda_kernels.h"
 #include "devices/cuda/kernels/elementwise_launch.h"
+#include "devices/cuda/kernels/norm_launch.h"
 #include "devices/cuda/kernels/pool_launch.h"
 #include "devices/cuda/kernels/softmax_launch.h"
 
@@ -265,46 +267,38 @@ struct GlobalAveragePoolKernel final : GlobalPoolKernel {
 
 // Inference with the given statistics: X viewed as [N, C, S, 1], the four
 // 1-D parameters as [1, C, 1, 1] (cuDNN's spatial mode).
+// Inference with the given statistics goes to cuDNN. Training mode, an old
+// opset's statistics outputs and an epsilon below cuDNN's minimum take
+// norm_launch.cu's kernel, which follows the CPU kernel's arithmetic.
 class BatchNormKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
     epsilon_ = node.attr_float("epsilon", 1e-5f);
-    if (node.opset >= 14 && node.attr_int("training_mode", 0) != 0)
-      return Unimplemented(node.describe(), ": training mode is not available on CUDA");
-    if (node.opset < 9 && node.attr_int("spatial", 1) == 0)
+    momentum_ = node.attr_float("momentum", 0.9f);
+    opset_ = node.opset;
+    training_ = opset_ >= 14 && node.attr_int("training_mode", 0) != 0;
+    if (opset_ < 7 && node.attr_int("is_test", 0) == 0 && node.num_outputs() > 1) training_ = true;
+    if (opset_ < 9 && node.attr_int("spatial", 1) == 0)
       return Unimplemented(node.describe(), ": spatial=0 is not supported");
-    for (size_t i = 1; i < node.outputs.size(); ++i)
-      if (output_present(node, i))
-        return Unimplemented(node.describe(), ": running/saved statistics outputs are not available on CUDA");
-    if (!(static_cast<double>(epsilon_) >= CUDNN_BN_MIN_EPSILON))
-      return Unimplemented(node.describe(), ": epsilon ", epsilon_, " is below cuDNN's minimum");
+    for (size_t i = 1; i < node.outputs.size(); ++i) stats_outputs_ = stats_outputs_ || output_present(node, i);
     return OkStatus();
   }
 
   Status compute(KernelContext& ctx) const override {
-    const Node& node = ctx.node();
+    RETURN_IF_ERROR(reduce_detail::check_batch_norm_inputs(ctx));
     const Tensor& x = ctx.input(0);
-    if (!x.defined()) return InvalidArgument(node.describe(), ": missing input X");
-    if (x.rank() < 2) return InvalidArgument(node.describe(), ": X must have rank >= 2, got ", x.describe());
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    const bool below_cudnn = !(static_cast<double>(epsilon_) >= CUDNN_BN_MIN_EPSILON);
+    if (training_ || stats_outputs_ || below_cudnn || x.dtype() == DataType::kBFloat16) return with_stats(ctx, l, *y);
+    if (y->numel() == 0) return OkStatus();
     ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), "BatchNormalization", Also16::kHalf));
     // cuDNN takes the four parameters in float for float16 X, in X's type
     // otherwise. ONNX lets each parameter have its own float type (as the
     // CPU kernel reads them), so those of another type are converted first.
     const DataType param_type = x.dtype() == DataType::kFloat16 ? DataType::kFloat : x.dtype();
     ASSIGN_OR_RETURN(cudnnDataType_t p_type, cudnn_type(param_type, "BatchNormalization"));
-    const char* names[] = {"X", "scale", "B", "input_mean", "input_var"};
     const int64_t n = x.dim(0), c = x.dim(1), sp = prod(x.dims(), 2, x.rank());
-    for (size_t i = 1; i < 5; ++i) {
-      const Tensor& t = ctx.input(i);
-      if (!t.defined()) return InvalidArgument(node.describe(), ": missing input ", names[i]);
-      if (t.numel() != c)
-        return InvalidArgument(node.describe(), ": ", names[i], " must have ", c, " elements, got ", t.describe());
-      if (!dtype_is_float(t.dtype()))
-        return InvalidArgument(node.describe(), ": ", names[i], " must be a float tensor, got ", t.describe());
-    }
-    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
-    if (y->numel() == 0) return OkStatus();
-    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     ASSIGN_OR_RETURN(cudnnHandle_t h, l.cudnn());
     const void* params[4];
     Tensor converted[4];
@@ -321,7 +315,43 @@ class BatchNormKernel final : public Kernel {
   }
 
  private:
+  Status with_stats(KernelContext& ctx, const Launch& l, Tensor& y) const {
+    const Tensor& x = ctx.input(0);
+    // The parameters in the compute type (double for double X, else float).
+    const DataType calc = x.dtype() == DataType::kDouble ? DataType::kDouble : DataType::kFloat;
+    const void* params[4];
+    Tensor converted[4];
+    for (size_t i = 0; i < 4; ++i) {
+      ASSIGN_OR_RETURN(params[i], as_type(ctx, l.stream, ctx.input(i + 1), calc, converted[i]));
+    }
+    BatchNormMeta m;
+    m.n = x.dim(0);
+    m.c = x.dim(1);
+    m.sp = prod(x.dims(), 2, x.rank());
+    m.epsilon = epsilon_;
+    m.momentum = momentum_;
+    m.training = training_;
+    ASSIGN_OR_RETURN(Tensor stats, scratch(ctx, calc, Dims{4, m.c}));
+    CUDA_RETURN_IF_ERROR(launch_batch_norm_stats(static_cast<int>(x.dtype()), x.raw(), y.raw(), params[0], params[1],
+                                                 params[2], params[3], stats.raw(), m, l.stream));
+    // Outputs 1, 2: the running mean and var; (opset < 14) 3, 4: the batch's.
+    const DataType stat_type = ctx.input(3).dtype();
+    const size_t last = opset_ < 14 ? 4 : 2;
+    for (size_t i = 1; i <= last && i < ctx.num_outputs(); ++i) {
+      if (!ctx.output_wanted(i)) continue;
+      ASSIGN_OR_RETURN(Tensor * t, ctx.allocate_output(i, stat_type, Dims{m.c}));
+      const auto* row = static_cast<const unsigned char*>(stats.raw()) + (i - 1) * m.c * dtype_size(calc);
+      CUDA_RETURN_IF_ERROR(
+          launch_cast(static_cast<int>(calc), static_cast<int>(stat_type), row, t->raw(), m.c, l.stream));
+    }
+    return OkStatus();
+  }
+
   float epsilon_ = 1e-5f;
+  float momentum_ = 0.9f;
+  int opset_ = 15;
+  bool training_ = false;
+  bool stats_outputs_ = false;  // the node names an output past Y
 };
 
 // ------------------------------------------------------ Softmax / LogSoftmax
@@ -459,7 +489,9 @@ void register_dnn_kernels(KernelRegistry& r) {
   add_cuda_kernel<GlobalMaxPoolKernel>(r, "GlobalMaxPool", 1, floats);
   add_cuda_kernel<GlobalAveragePoolKernel>(r, "GlobalAveragePool", 1, floats);
   // Opsets 7-8 differ from 9 only by the `spatial` attribute (checked in init).
-  add_cuda_kernel<BatchNormKernel>(r, "BatchNormalization", 7, fdh);
+  // bfloat16, which cuDNN does not take here, runs the statistics kernel.
+  add_cuda_kernel<BatchNormKernel>(r, "BatchNormalization", 7,
+                                   {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16});
   add_cuda_kernel<SoftmaxKernel>(r, "Softmax", 1, floats);
   add_cuda_kernel<SoftmaxKernel>(r, "LogSoftmax", 1, floats);
   add_cuda_kernel<LrnKernel>(r, "LRN", 1, fd);

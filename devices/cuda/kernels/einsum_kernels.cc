@@ -1,4 +1,4 @@
-// CUDA Einsum. The equation and shape analysis is the CPU kernel's
+// CUDA Einsum and Det. The equation and shape analysis is the CPU kernel's
 // (einsum_plan.h), so both backends accept and refuse the same nodes. A
 // two-input batched product (einsum::as_gemm) in a float type is one
 // strided-batched cuBLAS GEMM, its operands laid out first where the
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "devices/cpu/kernels/einsum_plan.h"
+#include "devices/cpu/kernels/reduction_common.h"
 #include "devices/cuda/kernels/blas_dnn_common.h"
 #include "devices/cuda/kernels/cuda_kernels.h"
 #include "devices/cuda/kernels/einsum_launch.h"
@@ -103,12 +104,33 @@ class EinsumKernel final : public Kernel {
   einsum::Spec spec_;
 };
 
+// Det, batched: one thread per matrix, in double. Its serial m^3 work
+// suits small matrices only; past kMaxDetOrder the CPU's threads win.
+class DetKernel final : public Kernel {
+ public:
+  static constexpr int64_t kMaxDetOrder = 64;
+
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    ASSIGN_OR_RETURN(const Dims od, reduce_detail::det_output_dims(ctx.node(), x));
+    const int64_t m = x.dim(x.rank() - 1);
+    if (m > kMaxDetOrder) return Unimplemented("CUDA Det: matrices past ", kMaxDetOrder, " rows run on the CPU");
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), od));
+    if (y->numel() == 0) return OkStatus();
+    ASSIGN_OR_RETURN(Tensor work, dnn::scratch(ctx, DataType::kDouble, Dims{x.numel()}));
+    CUDA_RETURN_IF_ERROR(launch_det(code(x.dtype()), x.raw(), y->raw(), work.data<double>(), y->numel(), m, l.stream));
+    return OkStatus();
+  }
+};
+
 }  // namespace
 
 void register_cuda_einsum_kernels(KernelRegistry& r) {
   add_cuda_kernel<EinsumKernel>(r, "Einsum", 12,
                                 {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16,
                                  DataType::kInt32, DataType::kInt64});
+  add_cuda_kernel<DetKernel>(r, "Det", 11, {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16});
 }
 
 }  // namespace sy::cuda

@@ -3,7 +3,9 @@
 // its labels, then the contracted labels are walked last-fastest, each term
 // the product of the inputs' elements in input order, summed in the CPU's
 // compute type (ew::Calc: float for 16-bit floats) or, for integers, in
-// 64 bits that wrap.
+// 64 bits that wrap. Det: one thread per matrix, the CPU's own elimination
+// (det_lu.h) in double.
+#include "devices/cpu/kernels/det_lu.h"
 #include "devices/cuda/kernels/einsum_launch.h"
 #include "devices/cuda/kernels/elementwise_device.cuh"
 
@@ -56,6 +58,17 @@ __global__ void einsum_kernel(EinsumMeta m, T* __restrict__ out, int64_t n) {
   }
 }
 
+template <typename T>
+__global__ void det_kernel(const T* __restrict__ x, T* __restrict__ out, double* __restrict__ work, int64_t batch,
+                           int64_t m) {
+  const int64_t mm = m * m;
+  for (int64_t b = first_index(); b < batch; b += grid_stride()) {
+    double* a = work + b * mm;
+    for (int64_t k = 0; k < mm; ++k) a[k] = cvt<double>(x[b * mm + k]);
+    out[b] = cvt<T>(det_lu(a, m));
+  }
+}
+
 }  // namespace
 
 cudaError_t launch_einsum(int type, const EinsumMeta& m, void* out, int64_t n, cudaStream_t stream) {
@@ -63,6 +76,17 @@ cudaError_t launch_einsum(int type, const EinsumMeta& m, void* out, int64_t n, c
   return visit<kEinsumTypes>(type, [&](auto tag) {
     using T = typename decltype(tag)::type;
     einsum_kernel<T><<<grid_for(n), kBlock, 0, stream>>>(m, static_cast<T*>(out), n);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t launch_det(int type, const void* x, void* out, double* work, int64_t batch, int64_t m,
+                       cudaStream_t stream) {
+  if (batch <= 0) return cudaSuccess;
+  return visit<kEwFloats>(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    det_kernel<T><<<grid_for(batch), kBlock, 0, stream>>>(static_cast<const T*>(x), static_cast<T*>(out), work, batch,
+                                                          m);
     return cudaGetLastError();
   });
 }

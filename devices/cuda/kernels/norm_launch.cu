@@ -106,6 +106,56 @@ cudaError_t run_row_norm(const T* x, const T* scale, const T* bias, T* y, S* mea
   return cudaGetLastError();
 }
 
+// ------------------------------------------------- BatchNormalization stats
+
+// One block per channel: its batch mean and variance over n * sp values,
+// then its outputs and statistics.
+template <typename T, int kBlock>
+__global__ void __launch_bounds__(kBlock)
+    batch_norm_stats_kernel(const T* __restrict__ x, T* __restrict__ y, const Compute<T>* __restrict__ scale,
+                            const Compute<T>* __restrict__ bias, const Compute<T>* __restrict__ mean,
+                            const Compute<T>* __restrict__ var, Compute<T>* __restrict__ stats, BatchNormMeta m) {
+  using C = Compute<T>;
+  using BlockReduce = cub::BlockReduce<C, kBlock>;
+  __shared__ typename BlockReduce::TempStorage tmp;
+  __shared__ C s_mean, s_var;
+  const int64_t count = m.n * m.sp;
+  const C cnt = static_cast<C>(count), eps = static_cast<C>(static_cast<float>(m.epsilon));
+  const C mom = static_cast<C>(static_cast<float>(m.momentum));
+  for (int64_t ch = blockIdx.x; ch < m.c; ch += gridDim.x) {
+    const auto at = [&](int64_t q) { return ((q / m.sp) * m.c + ch) * m.sp + q % m.sp; };
+    C sum = 0;
+    for (int64_t q = threadIdx.x; q < count; q += kBlock) sum += ew::cvt<C>(x[at(q)]);
+    sum = BlockReduce(tmp).Sum(sum);
+    if (threadIdx.x == 0) s_mean = count > 0 ? sum / cnt : C(0);
+    __syncthreads();
+    const C bm = s_mean;
+    C sq = 0;
+    for (int64_t q = threadIdx.x; q < count; q += kBlock) {
+      const C d = ew::cvt<C>(x[at(q)]) - bm;
+      sq += d * d;
+    }
+    sq = BlockReduce(tmp).Sum(sq);
+    if (threadIdx.x == 0) s_var = count > 0 ? sq / cnt : C(0);
+    __syncthreads();
+    const C bv = s_var;
+    const C use_mean = m.training ? bm : mean[ch], use_var = m.training ? bv : var[ch];
+    const C mul = scale[ch] / dev_sqrt(use_var + eps);
+    const C add = bias[ch] - use_mean * mul;
+    for (int64_t q = threadIdx.x; q < count; q += kBlock) {
+      const int64_t o = at(q);
+      y[o] = ew::cvt<T>(ew::cvt<C>(x[o]) * mul + add);
+    }
+    if (threadIdx.x == 0) {
+      stats[ch] = mean[ch] * mom + bm * (C(1) - mom);
+      stats[m.c + ch] = var[ch] * mom + bv * (C(1) - mom);
+      stats[2 * m.c + ch] = bm;
+      stats[3 * m.c + ch] = bv;
+    }
+    __syncthreads();  // s_mean, s_var and tmp are rewritten for the next channel
+  }
+}
+
 // ------------------------------------------------------------------ MVN
 
 struct Moments {
@@ -292,5 +342,19 @@ template cudaError_t launch_layer_norm_16<double>(int, const void*, const void*,
 SY_INSTANTIATE_NORM(float)
 SY_INSTANTIATE_NORM(double)
 #undef SY_INSTANTIATE_NORM
+
+cudaError_t launch_batch_norm_stats(int dtype, const void* x, void* y, const void* scale, const void* bias,
+                                    const void* mean, const void* var, void* stats, const BatchNormMeta& m,
+                                    cudaStream_t stream) {
+  if (m.c <= 0) return cudaSuccess;
+  return ew::visit<kEwFloats>(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = Compute<T>;
+    batch_norm_stats_kernel<T, 256><<<blocks_for(m.c, 1), 256, 0, stream>>>(
+        static_cast<const T*>(x), static_cast<T*>(y), static_cast<const C*>(scale), static_cast<const C*>(bias),
+        static_cast<const C*>(mean), static_cast<const C*>(var), static_cast<C*>(stats), m);
+    return cudaGetLastError();
+  });
+}
 
 }  // namespace sy::cuda

@@ -79,4 +79,21 @@ cudaError_t launch_lp_norm(const T* x, T* y, const LpMeta& m, cudaStream_t strea
 // The same for float16 (dtype 10) or bfloat16 (16), computed in float.
 cudaError_t launch_lp_norm_16(int dtype, const void* x, void* y, const LpMeta& m, cudaStream_t stream);
 
+// BatchNormalization's statistics path (training mode, an old opset's
+// statistics outputs, or an epsilon below cuDNN's minimum), as the CPU
+// kernel computes it: per channel of x [n, c, sp], the batch mean and
+// biased variance (two passes in float, double for double X), y
+// normalised by them (training) or by the given mean and var, and
+// stats [4, c]: the running mean and var (momentum-weighted), then the
+// batch mean and var. scale, bias, mean and var hold c values in the
+// compute type (float, double for double X). dtype: X's ONNX type, a float.
+struct BatchNormMeta {
+  int64_t n = 0, c = 0, sp = 1;
+  double epsilon = 1e-5, momentum = 0.9;
+  bool training = false;
+};
+cudaError_t launch_batch_norm_stats(int dtype, const void* x, void* y, const void* scale, const void* bias,
+                                    const void* mean, const void* var, void* stats, const BatchNormMeta& m,
+                                    cudaStream_t stream);
+
 }  // namespace sy::cuda

@@ -3,7 +3,8 @@
 // with an operand laid out first, or with the product permuted; and the
 // plain kernel's diagonals, full sums, three inputs, integers, broadcast
 // ellipses and empty dimensions. GEMM cases allow for cuBLAS's summation
-// order.
+// order. Det: a batch of small matrices in each float type, singular
+// ones, 0 x 0 and 1 x 1, and an order left to the CPU.
 #include "tests/devices/cuda/kernel_diff_test_util.h"
 
 namespace sy::testing {
@@ -56,6 +57,14 @@ void add_einsum_cases(std::vector<DiffCase>& cs) {
   // More inputs than the kernel takes: the CPU computes it.
   cs.push_back(declined(
       einsum("Einsum_five_inputs_declines", "a,b,c,d,e->abcde", {f32({2}), f32({3}), f32({2}), f32({3}), f32({2})})));
+  cs.push_back(tol(make("Det_f32_batch", "Det", {f32({600, 5, 5})}), 1e-5, 1e-5));
+  cs.push_back(tol(make("Det_f64_nested_batch", "Det", {f64({3, 4, 12, 12})}), 1e-12, 1e-12));
+  cs.push_back(tol(make("Det_f16", "Det", {in(kF16, {10, 3, 3})}), 1e-2, 1e-2));
+  // Whole numbers in [0, 1] make singular matrices common (zero pivots).
+  cs.push_back(make("Det_singular_and_pivoting", "Det", {whole_f32({200, 3, 3}, 0, 1)}));
+  cs.push_back(make("Det_0x0", "Det", {f32({4, 0, 0})}));
+  cs.push_back(make("Det_1x1", "Det", {f32({7, 1, 1})}));
+  cs.push_back(declined(make("Det_order_past_64", "Det", {f32({1, 65, 65})})));
 }
 
 }  // namespace sy::testing

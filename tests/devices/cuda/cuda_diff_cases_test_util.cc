@@ -508,6 +508,33 @@ void add_dnn(std::vector<DiffCase>& cs) {
   cs.push_back(tol(opset(make("BatchNormalization_f32_double_stats", "BatchNormalization",
                               {f32({2, 32, 50}), f32({32}), f32({32}), f64({32}), f64({32}, 0.5, 2)}), 15),
                    1e-5, 1e-5));
+  // BatchNormalization's statistics kernel: training mode (Y and the running
+  // statistics), an old opset's saved statistics, [N, C] input, mixed
+  // parameter types, and bfloat16, which cuDNN does not take.
+  const auto bn = [](std::string name, std::vector<DiffInput> in, int version, size_t outputs,
+                     std::vector<Attribute> attrs = {}) {
+    return opset(make(std::move(name), "BatchNormalization", std::move(in), std::move(attrs), outputs), version);
+  };
+  cs.push_back(tol(bn("BatchNormalization_training", {f32({4, 64, 17, 19}), f32({64}), f32({64}), f32({64}), f32({64}, 0.5, 2)},
+                      15, 3, {attr_int("training_mode", 1), attr_float("momentum", 0.8f)}),
+                   1e-4, 1e-4));
+  cs.push_back(tol(bn("BatchNormalization_training_rows", {f32({256, 40}), f32({40}), f32({40}), f32({40}), f32({40}, 0.5, 2)},
+                      15, 3, {attr_int("training_mode", 1)}),
+                   1e-4, 1e-4));
+  cs.push_back(tol(bn("BatchNormalization_training_f64_float_params",
+                      {f64({3, 5, 7}), f32({5}), f32({5}), f32({5}), f32({5}, 0.5, 2)}, 15, 3,
+                      {attr_int("training_mode", 1)}),
+                   1e-6, 1e-6));
+  cs.push_back(tol(bn("BatchNormalization_training_f16", {in(kF16, {2, 16, 30}), in(kF16, {16}), in(kF16, {16}),
+                                                          in(kF16, {16}), in(kF16, {16}, 0.5, 2)},
+                      15, 3, {attr_int("training_mode", 1)}),
+                   3e-3, 3e-3));
+  cs.push_back(tol(bn("BatchNormalization_opset9_saved_stats", {f32({2, 8, 9, 9}), f32({8}), f32({8}), f32({8}), f32({8}, 0.5, 2)},
+                      9, 5),
+                   1e-4, 1e-4));
+  cs.push_back(tol(bn("BatchNormalization_bf16", {in(kBF16, {2, 6, 40}), f32({6}), f32({6}), f32({6}), f32({6}, 0.5, 2)},
+                      15, 1),
+                   1e-2, 1e-2));
   // 16-bit rows, computed in float: Softmax and LogSoftmax a block a row
   // (64 and 256 threads) and a thread a line (axis not innermost); Layer-
   // and RMSNormalization on both block sizes.

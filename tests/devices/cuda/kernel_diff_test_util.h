@@ -88,7 +88,7 @@ void add_index_cases(std::vector<DiffCase>& cases);   // scatter, gather-ND, Tri
 void add_resize_cases(std::vector<DiffCase>& cases);  // Resize, DepthToSpace, ...
 void add_quant_cases(std::vector<DiffCase>& cases);   // QuantizeLinear, DequantizeLinear, Dropout, ...
 void add_rnn_cases(std::vector<DiffCase>& cases);     // RNN, GRU, LSTM
-void add_einsum_cases(std::vector<DiffCase>& cases);  // Einsum
+void add_einsum_cases(std::vector<DiffCase>& cases);  // Einsum, Det
 void add_loss_cases(std::vector<DiffCase>& cases);    // SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss
 void add_int_matmul_cases(std::vector<DiffCase>& cases);  // MatMulInteger, QLinearMatMul
 void add_int_conv_cases(std::vector<DiffCase>& cases);    // ConvInteger, QLinearConv

@@ -209,6 +209,26 @@ TEST(EmulatedGpu, DetectionKernels_RefuseWhatTheCpuRefuses) {
   });
 }
 
+TEST(EmulatedGpu, Det_RefusesWhatTheCpuRefuses) {
+  using namespace diff;
+  expect_refused_alike({
+      {make("det_not_square", "Det", {f32({2, 3, 4})}), StatusCode::kInvalidArgument},
+      {make("det_vector", "Det", {f32({3})}), StatusCode::kInvalidArgument},
+  });
+}
+
+TEST(EmulatedGpu, BatchNormalization_RefusesWhatTheCpuRefuses) {
+  using namespace diff;
+  const auto bn = [](std::string name, std::vector<DiffInput> in) {
+    return opset(make(std::move(name), "BatchNormalization", std::move(in), {attr_int("training_mode", 1)}, 3), 15);
+  };
+  expect_refused_alike({
+      {bn("bn_scale_count", {f32({2, 3, 4}), f32({4}), f32({3}), f32({3}), f32({3})}), StatusCode::kInvalidArgument},
+      {bn("bn_rank1", {f32({3}), f32({3}), f32({3}), f32({3}), f32({3})}), StatusCode::kInvalidArgument},
+      {bn("bn_int_mean", {f32({2, 3, 4}), f32({3}), f32({3}), i64({3}, 0, 1), f32({3})}), StatusCode::kInvalidArgument},
+  });
+}
+
 TEST(EmulatedGpu, FoldKernels_RefuseWhatTheCpuRefuses) {
   using namespace diff;
   constexpr StatusCode kBad = StatusCode::kInvalidArgument;
