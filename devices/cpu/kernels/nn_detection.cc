@@ -38,11 +38,22 @@ class RoiAlignKernel final : public Kernel {
     T* Y = y->data<T>();
     tbb::parallel_for(int64_t{0}, R, [&](int64_t r) {
       const RoiGeometry& g = p.rois[static_cast<size_t>(r)];
+      // The bilinear taps, worked out once and shared by every channel.
+      const int64_t gh = std::max<int64_t>(g.gh, 0), gw = std::max<int64_t>(g.gw, 0);
+      std::vector<RoiSample> samples(static_cast<size_t>(bins * gh * gw));
+      for (int64_t b = 0; b < bins; ++b)
+        for (int64_t iy = 0; iy < gh; ++iy)
+          for (int64_t ix = 0; ix < gw; ++ix)
+            samples[static_cast<size_t>((b * gh + iy) * gw + ix)] =
+                roi_sample(g, b / a_.out_w, b % a_.out_w, iy, ix, H, W);
       for (int64_t c = 0; c < C; ++c) {
         const T* xp = X + (g.n * C + c) * H * W;
         T* yp = Y + (r * C + c) * bins;
-        for (int64_t b = 0; b < bins; ++b)
-          yp[b] = static_cast<T>(roi_bin(g, xp, b / a_.out_w, b % a_.out_w, H, W, a_.max_mode));
+        for (int64_t b = 0; b < bins; ++b) {
+          const RoiSample* bin = samples.data() + b * gh * gw;
+          yp[b] = static_cast<T>(
+              roi_pool(g, xp, a_.max_mode, [&](int64_t iy, int64_t ix) { return bin[iy * gw + ix]; }));
+        }
       }
     });
   }

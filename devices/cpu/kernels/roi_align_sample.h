@@ -61,16 +61,16 @@ SY_HOST_DEVICE inline RoiSample roi_sample(const RoiGeometry& g, int64_t ph, int
   return s;
 }
 
-// One output bin of one channel plane `xp`: the average of its samples'
-// bilinear values, or in max mode the largest weighted tap, in double.
-template <typename T>
-SY_HOST_DEVICE double roi_bin(const RoiGeometry& g, const T* xp, int64_t ph, int64_t pw, int64_t H, int64_t W,
-                              bool max_mode) {
+// One output bin of one channel plane `xp` from its gh x gw samples,
+// sample(iy, ix) giving each: the average of their bilinear values, or in
+// max mode the largest weighted tap, in double.
+template <typename T, typename Samples>
+SY_HOST_DEVICE double roi_pool(const RoiGeometry& g, const T* xp, bool max_mode, const Samples& sample) {
   double acc = 0;
   bool first = true;
   for (int64_t iy = 0; iy < g.gh; ++iy) {
     for (int64_t ix = 0; ix < g.gw; ++ix) {
-      const RoiSample s = roi_sample(g, ph, pw, iy, ix, H, W);
+      const RoiSample s = sample(iy, ix);
       const double v1 = s.w1 * static_cast<double>(xp[s.o1]), v2 = s.w2 * static_cast<double>(xp[s.o2]),
                    v3 = s.w3 * static_cast<double>(xp[s.o3]), v4 = s.w4 * static_cast<double>(xp[s.o4]);
       if (max_mode) {
@@ -87,6 +87,14 @@ SY_HOST_DEVICE double roi_bin(const RoiGeometry& g, const T* xp, int64_t ph, int
   if (max_mode) return acc;
   const int64_t count = g.gh * g.gw;
   return acc / static_cast<double>(count > 1 ? count : 1);
+}
+
+// Output bin (ph, pw) of channel plane xp, its samples computed as it goes
+// (the CUDA kernel, where recomputing beats storing them).
+template <typename T>
+SY_HOST_DEVICE double roi_bin(const RoiGeometry& g, const T* xp, int64_t ph, int64_t pw, int64_t H, int64_t W,
+                              bool max_mode) {
+  return roi_pool(g, xp, max_mode, [&](int64_t iy, int64_t ix) { return roi_sample(g, ph, pw, iy, ix, H, W); });
 }
 
 }  // namespace sy::nn

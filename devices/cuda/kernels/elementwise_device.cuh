@@ -56,6 +56,19 @@ cudaError_t visit(int t, Fn&& fn) {
   return cudaErrorNotSupported;
 }
 
+// Calls f(Tag<T>{}) with the unsigned type of `unit` bytes (uint4 for 16).
+template <typename F>
+cudaError_t by_unit(int unit, F&& f) {
+  switch (unit) {
+    case 1: return f(Tag<uint8_t>{});
+    case 2: return f(Tag<uint16_t>{});
+    case 4: return f(Tag<uint32_t>{});
+    case 8: return f(Tag<uint64_t>{});
+    case 16: return f(Tag<uint4>{});
+    default: return cudaErrorInvalidValue;
+  }
+}
+
 // ---- conversions --------------------------------------------------------------
 
 template <typename T>

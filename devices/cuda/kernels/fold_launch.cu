@@ -109,20 +109,12 @@ cudaError_t launch_max_unpool(int unit, const MaxUnpoolMeta& m, const void* x, c
   if (e != cudaSuccess) return e;
   unpool_claim_kernel<<<grid_for(m.n), kBlock, 0, stream>>>(m, indices, claims, error);
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
-  const auto write = [&](auto tag) {
-    using U = decltype(tag);
+  return by_unit(unit, [&](auto tag) {
+    using U = typename decltype(tag)::type;
     unpool_write_kernel<U><<<grid_for(m.n), kBlock, 0, stream>>>(m, static_cast<const U*>(x), indices, claims,
                                                                  static_cast<U*>(y));
     return cudaGetLastError();
-  };
-  switch (unit) {
-    case 1: return write(uint8_t{});
-    case 2: return write(uint16_t{});
-    case 4: return write(uint32_t{});
-    case 8: return write(uint64_t{});
-    case 16: return write(uint4{});
-    default: return cudaErrorInvalidValue;
-  }
+  });
 }
 
 }  // namespace sy::cuda

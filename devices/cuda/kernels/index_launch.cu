@@ -18,6 +18,7 @@ namespace sy::cuda {
 namespace {
 
 // Launch geometry and type tags are the elementwise family's.
+using ew::by_unit;
 using ew::first_index;
 using ew::float_to_half;
 using ew::half_to_float;
@@ -31,19 +32,6 @@ __device__ __forceinline__ int64_t grid_step() { return ew::grid_stride(); }
 // ONNX codes of the element types (sy::DataType values).
 constexpr int kFloat = 1, kUInt8 = 2, kInt8 = 3, kUInt16 = 4, kInt16 = 5, kInt32 = 6, kInt64 = 7, kBool = 9,
               kFloat16 = 10, kDouble = 11, kUInt32 = 12, kUInt64 = 13, kBFloat16 = 16;
-
-// Calls f(Tag<T>{}) with the unsigned type of `unit` bytes (uint4 for 16).
-template <typename F>
-cudaError_t by_unit(int unit, F&& f) {
-  switch (unit) {
-    case 1: return f(Tag<uint8_t>{});
-    case 2: return f(Tag<uint16_t>{});
-    case 4: return f(Tag<uint32_t>{});
-    case 8: return f(Tag<uint64_t>{});
-    case 16: return f(Tag<uint4>{});
-    default: return cudaErrorInvalidValue;
-  }
-}
 
 // Calls f(Tag<T>{}) with the arithmetic type of a reducing scatter: every
 // numeric type but the 8-bit integers (see scatter_reduce_supported).

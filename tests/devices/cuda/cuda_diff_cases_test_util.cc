@@ -626,9 +626,6 @@ void add_unlisted_types(std::vector<DiffCase>& cs) {
   cs.push_back(untyped(make("MatMul_i32_untyped", "MatMul", {i32({4, 5}, -9, 9), i32({5, 3}, -9, 9)})));
   cs.push_back(untyped(make("Gemm_i64_untyped", "Gemm", {i64({4, 5}, -9, 9), i64({5, 3}, -9, 9)})));
   cs.push_back(untyped(make("Conv_f64_untyped", "Conv", {f64({1, 2, 5, 5}), f64({3, 2, 3, 3})})));
-  cs.push_back(untyped(opset(make("BatchNormalization_bf16_untyped", "BatchNormalization",
-                                  {in(DataType::kBFloat16, {2, 3, 5}), f32({3}), f32({3}), f32({3}), f32({3}, 1, 2)}),
-                             15)));
   cs.push_back(untyped(make("ReduceMax_u8_untyped", "ReduceMax", {in(DataType::kUInt8, {8, 9}, 0, 255)},
                             {attr_ints("axes", {1})})));
   cs.push_back(untyped(make("TopK_i8_untyped", "TopK", {in(DataType::kInt8, {4, 50}, -100, 100), ints({3})}, {}, 2)));

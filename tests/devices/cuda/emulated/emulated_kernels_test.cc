@@ -253,7 +253,7 @@ TEST(EmulatedGpu, FoldKernels_RefuseWhatTheCpuRefuses) {
 // Issue 4's conformance check with the real CUDA kernels: the ONNX node
 // cases under `--devices cuda:0,cpu --policy gpu` pass as on the CPU, with
 // at least `min_share` of the kernel nodes on cuda:0. Issue 4 asks for 60%;
-// the bars here sit just under today's 82.5% and 85.5%, so that kernels
+// the bars here sit just under today's 83.4% and 85.8%, so that kernels
 // which start to decline (a library call refused, say) fail the test.
 void expect_node_cases_pass_as_on_cpu(const std::string& root, bool newer, double min_share) {
   SessionOptions cpu_only, gpu;
@@ -267,7 +267,7 @@ void expect_node_cases_pass_as_on_cpu(const std::string& root, bool newer, doubl
 TEST(EmulatedGpu, NodeCases_PassAsOnCpu_UnderGpuPolicy) {
   if (!std::filesystem::exists(kNodeCases))
     GTEST_SKIP() << kNodeCases << " is missing (Debian package libonnx-testdata)";
-  expect_node_cases_pass_as_on_cpu(kNodeCases, /*newer=*/false, 0.81);
+  expect_node_cases_pass_as_on_cpu(kNodeCases, /*newer=*/false, 0.82);
 }
 
 // Issue 4's random-placement check: each node a coin toss between the CPU
@@ -379,7 +379,7 @@ TEST(EmulatedGpu, ConvAlgorithms_AreQueriedOncePerGeometry) {
 TEST(EmulatedGpu, NewerNodeCases_PassAsOnCpu_UnderGpuPolicy) {
   const std::string root = newer_node_cases();
   if (!std::filesystem::exists(root)) GTEST_SKIP() << root << " is missing (unpacked at configure time)";
-  expect_node_cases_pass_as_on_cpu(root, /*newer=*/true, 0.84);
+  expect_node_cases_pass_as_on_cpu(root, /*newer=*/true, 0.85);
 }
 
 }  // namespace
