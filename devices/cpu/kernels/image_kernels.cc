@@ -342,8 +342,8 @@ StatusOr<Plan> plan(const KernelContext& ctx, const Attrs& attrs) {
   ASSIGN_OR_RETURN(p.block, tensor_ops::read_int_list(ctx.input(2), "Col2Im block_shape"));
   const size_t n = p.image.size();
   if (n == 0 || p.block.size() != n)
-    return InvalidArgument(node.describe(), ": image_shape and block_shape must have the same, nonzero length, got ",
-                           n, " and ", p.block.size());
+    return InvalidArgument(node.describe(), ": image_shape and block_shape must have the same, nonzero length, got ", n,
+                           " and ", p.block.size());
   auto attr_or = [&](const std::vector<int64_t>& v, size_t len, int64_t dflt, const char* what) -> StatusOr<Dims> {
     if (v.empty()) return Dims(std::vector<int64_t>(len, dflt));
     if (v.size() != len) return InvalidArgument(node.describe(), ": ", what, " must have ", len, " entries");
@@ -362,8 +362,8 @@ StatusOr<Plan> plan(const KernelContext& ctx, const Attrs& attrs) {
         __builtin_add_overflow(p.image[k], p.pads[k], &room) || __builtin_add_overflow(room, p.pads[k + n], &room))
       return InvalidArgument(node.describe(), ": the sizes on axis ", k, " overflow");
     if (span > room)
-      return InvalidArgument(node.describe(), ": a block spans ", span, " on axis ", k, ", more than the padded image's ",
-                             room);
+      return InvalidArgument(node.describe(), ": a block spans ", span, " on axis ", k,
+                             ", more than the padded image's ", room);
     p.count[k] = (room - span) / p.str[k] + 1;
     if (!checked_mul(p.kernel, p.block[k], &p.kernel) || !checked_mul(p.blocks, p.count[k], &p.blocks))
       return InvalidArgument(node.describe(), ": block_shape and image_shape give more blocks than can be counted");

@@ -23,8 +23,10 @@ class RoiAlignKernel final : public Kernel {
     ASSIGN_OR_RETURN(const RoiAlignPlan p, plan_roi_align(ctx, a_));
     const Tensor& x = ctx.input(0);
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), p.out));
-    if (x.dtype() == DataType::kFloat) run<float>(x, p, y);
-    else if (x.dtype() == DataType::kDouble) run<double>(x, p, y);
+    if (x.dtype() == DataType::kFloat)
+      run<float>(x, p, y);
+    else if (x.dtype() == DataType::kDouble)
+      run<double>(x, p, y);
     else return Unimplemented("RoiAlign: unsupported type ", dtype_name(x.dtype()));
     return OkStatus();
   }
@@ -51,8 +53,8 @@ class RoiAlignKernel final : public Kernel {
         T* yp = Y + (r * C + c) * bins;
         for (int64_t b = 0; b < bins; ++b) {
           const RoiSample* bin = samples.data() + b * gh * gw;
-          yp[b] = static_cast<T>(
-              roi_pool(g, xp, a_.max_mode, [&](int64_t iy, int64_t ix) { return bin[iy * gw + ix]; }));
+          yp[b] =
+              static_cast<T>(roi_pool(g, xp, a_.max_mode, [&](int64_t iy, int64_t ix) { return bin[iy * gw + ix]; }));
         }
       }
     });

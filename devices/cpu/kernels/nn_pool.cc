@@ -432,7 +432,8 @@ StatusOr<MaxUnpoolPlan> plan_max_unpool(const KernelContext& ctx, const WindowAt
     return InvalidArgument("MaxUnpool: attribute lengths do not match spatial rank ", nsp);
   Dims inferred{x.dim(0), x.dim(1)};
   int64_t total = 0;
-  if (!checked_mul(x.dim(0), x.dim(1), &total)) return InvalidArgument("MaxUnpool: X's shape overflows: ", x.describe());
+  if (!checked_mul(x.dim(0), x.dim(1), &total))
+    return InvalidArgument("MaxUnpool: X's shape overflows: ", x.describe());
   for (size_t i = 0; i < nsp; ++i) {
     const int64_t s = a.strides.empty() ? 1 : a.strides[i];
     const int64_t pb = a.pads.empty() ? 0 : a.pads[i], pe = a.pads.empty() ? 0 : a.pads[nsp + i];

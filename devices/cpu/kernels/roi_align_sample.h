@@ -31,8 +31,10 @@ struct RoiSample {
 SY_HOST_DEVICE inline RoiSample roi_sample(const RoiGeometry& g, int64_t ph, int64_t pw, int64_t iy, int64_t ix,
                                            int64_t H, int64_t W) {
   RoiSample s;
-  double yy = g.sh + static_cast<double>(ph) * g.bh + (static_cast<double>(iy) + 0.5) * g.bh / static_cast<double>(g.gh);
-  double xx = g.sw + static_cast<double>(pw) * g.bw + (static_cast<double>(ix) + 0.5) * g.bw / static_cast<double>(g.gw);
+  double yy =
+      g.sh + static_cast<double>(ph) * g.bh + (static_cast<double>(iy) + 0.5) * g.bh / static_cast<double>(g.gh);
+  double xx =
+      g.sw + static_cast<double>(pw) * g.bw + (static_cast<double>(ix) + 0.5) * g.bw / static_cast<double>(g.gw);
   if (yy < -1.0 || yy > static_cast<double>(H) || xx < -1.0 || xx > static_cast<double>(W)) return s;
   yy = yy > 0.0 ? yy : 0.0;
   xx = xx > 0.0 ? xx : 0.0;

@@ -32,8 +32,7 @@ cudaError_t launch_roi_align(int type, const RoiAlignMeta& m, const void* x, con
   if (total <= 0) return cudaSuccess;
   return visit<ew_bit(ew_type::kFloat) | ew_bit(ew_type::kDouble)>(type, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    roi_align_kernel<T>
-        <<<grid_for(total), kBlock, 0, stream>>>(m, static_cast<const T*>(x), rois, static_cast<T*>(y));
+    roi_align_kernel<T><<<grid_for(total), kBlock, 0, stream>>>(m, static_cast<const T*>(x), rois, static_cast<T*>(y));
     return cudaGetLastError();
   });
 }

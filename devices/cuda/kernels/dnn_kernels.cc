@@ -265,11 +265,11 @@ struct GlobalAveragePoolKernel final : GlobalPoolKernel {
 
 // ---------------------------------------------------- BatchNormalization
 
-// Inference with the given statistics: X viewed as [N, C, S, 1], the four
-// 1-D parameters as [1, C, 1, 1] (cuDNN's spatial mode).
-// Inference with the given statistics goes to cuDNN. Training mode, an old
-// opset's statistics outputs and an epsilon below cuDNN's minimum take
-// norm_launch.cu's kernel, which follows the CPU kernel's arithmetic.
+// Inference with the given statistics goes to cuDNN: X viewed as [N, C, S,
+// 1], the four 1-D parameters as [1, C, 1, 1] (cuDNN's spatial mode).
+// Training mode, an old opset's statistics outputs, bfloat16 and an epsilon
+// below cuDNN's minimum take norm_launch.cu's kernel, which follows the CPU
+// kernel's arithmetic.
 class BatchNormKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
@@ -280,7 +280,10 @@ class BatchNormKernel final : public Kernel {
     if (opset_ < 7 && node.attr_int("is_test", 0) == 0 && node.num_outputs() > 1) training_ = true;
     if (opset_ < 9 && node.attr_int("spatial", 1) == 0)
       return Unimplemented(node.describe(), ": spatial=0 is not supported");
-    for (size_t i = 1; i < node.outputs.size(); ++i) stats_outputs_ = stats_outputs_ || output_present(node, i);
+    // As on the CPU: statistics outputs are written in training mode, and
+    // before opset 14 whenever the model names them.
+    stats_ = training_;
+    for (size_t i = 1; i < node.outputs.size() && opset_ < 14; ++i) stats_ = stats_ || output_present(node, i);
     return OkStatus();
   }
 
@@ -290,7 +293,7 @@ class BatchNormKernel final : public Kernel {
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     const bool below_cudnn = !(static_cast<double>(epsilon_) >= CUDNN_BN_MIN_EPSILON);
-    if (training_ || stats_outputs_ || below_cudnn || x.dtype() == DataType::kBFloat16) return with_stats(ctx, l, *y);
+    if (stats_ || below_cudnn || x.dtype() == DataType::kBFloat16) return with_stats(ctx, l, *y);
     if (y->numel() == 0) return OkStatus();
     ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), "BatchNormalization", Also16::kHalf));
     // cuDNN takes the four parameters in float for float16 X, in X's type
@@ -334,6 +337,7 @@ class BatchNormKernel final : public Kernel {
     ASSIGN_OR_RETURN(Tensor stats, scratch(ctx, calc, Dims{4, m.c}));
     CUDA_RETURN_IF_ERROR(launch_batch_norm_stats(static_cast<int>(x.dtype()), x.raw(), y.raw(), params[0], params[1],
                                                  params[2], params[3], stats.raw(), m, l.stream));
+    if (!stats_) return OkStatus();
     // Outputs 1, 2: the running mean and var; (opset < 14) 3, 4: the batch's.
     const DataType stat_type = ctx.input(3).dtype();
     const size_t last = opset_ < 14 ? 4 : 2;
@@ -351,7 +355,7 @@ class BatchNormKernel final : public Kernel {
   float momentum_ = 0.9f;
   int opset_ = 15;
   bool training_ = false;
-  bool stats_outputs_ = false;  // the node names an output past Y
+  bool stats_ = false;  // the statistics outputs are written
 };
 
 // ------------------------------------------------------ Softmax / LogSoftmax

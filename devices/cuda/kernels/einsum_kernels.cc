@@ -130,7 +130,8 @@ void register_cuda_einsum_kernels(KernelRegistry& r) {
   add_cuda_kernel<EinsumKernel>(r, "Einsum", 12,
                                 {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16,
                                  DataType::kInt32, DataType::kInt64});
-  add_cuda_kernel<DetKernel>(r, "Det", 11, {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16});
+  add_cuda_kernel<DetKernel>(r, "Det", 11,
+                             {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16});
 }
 
 }  // namespace sy::cuda

@@ -36,7 +36,6 @@ cudaError_t launch_einsum(int type, const EinsumMeta& m, void* out, int64_t n, c
 // Det: out[b] = the determinant of the m x m matrix b of x (a float
 // type), by det_lu in double, one thread per matrix; `work` holds
 // batch * m * m doubles.
-cudaError_t launch_det(int type, const void* x, void* out, double* work, int64_t batch, int64_t m,
-                       cudaStream_t stream);
+cudaError_t launch_det(int type, const void* x, void* out, double* work, int64_t batch, int64_t m, cudaStream_t stream);
 
 }  // namespace sy::cuda

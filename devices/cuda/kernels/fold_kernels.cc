@@ -67,7 +67,8 @@ class MaxUnpoolKernel final : public Kernel {
     ASSIGN_OR_RETURN(const nn::MaxUnpoolPlan p, nn::plan_max_unpool(ctx, attrs_));
     const Tensor& x = ctx.input(0);
     const size_t es = dtype_size(x.dtype());
-    if (x.dtype() == DataType::kString || es == 0) return Unimplemented("CUDA MaxUnpool: no kernel for ", dtype_name(x.dtype()));
+    if (x.dtype() == DataType::kString || es == 0)
+      return Unimplemented("CUDA MaxUnpool: no kernel for ", dtype_name(x.dtype()));
     if (p.out.rank() > static_cast<size_t>(kMaxUnpoolRank))
       return Unimplemented("CUDA MaxUnpool: rank ", p.out.rank(), " > ", kMaxUnpoolRank);
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));

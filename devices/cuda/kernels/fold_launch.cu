@@ -111,8 +111,8 @@ cudaError_t launch_max_unpool(int unit, const MaxUnpoolMeta& m, const void* x, c
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
   return by_unit(unit, [&](auto tag) {
     using U = typename decltype(tag)::type;
-    unpool_write_kernel<U><<<grid_for(m.n), kBlock, 0, stream>>>(m, static_cast<const U*>(x), indices, claims,
-                                                                 static_cast<U*>(y));
+    unpool_write_kernel<U>
+        <<<grid_for(m.n), kBlock, 0, stream>>>(m, static_cast<const U*>(x), indices, claims, static_cast<U*>(y));
     return cudaGetLastError();
   });
 }

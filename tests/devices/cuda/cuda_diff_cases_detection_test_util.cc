@@ -28,7 +28,8 @@ void add_detection_cases(std::vector<DiffCase>& cs) {
   cs.push_back(roi_align("RoiAlign_avg_ratio2", {f32({2, 3, 20, 24}), f32({6, 4}, 0, 40), i64({6}, 0, 1)},
                          {attr_int("output_height", 5), attr_int("output_width", 4), attr_int("sampling_ratio", 2),
                           attr_float("spatial_scale", 0.5f)}));
-  cs.push_back(roi_align("RoiAlign_adaptive_output_half_pixel", {f32({1, 4, 16, 16}), f32({5, 4}, 0, 15), i64({5}, 0, 0)},
+  cs.push_back(roi_align("RoiAlign_adaptive_output_half_pixel",
+                         {f32({1, 4, 16, 16}), f32({5, 4}, 0, 15), i64({5}, 0, 0)},
                          {attr_int("output_height", 3), attr_int("output_width", 3),
                           attr_string("coordinate_transformation_mode", "output_half_pixel")}));
   cs.push_back(roi_align("RoiAlign_opset10_default", {f32({1, 2, 10, 12}), f32({4, 4}, 0, 11), i64({4}, 0, 0)},
@@ -51,17 +52,19 @@ void add_fold_cases(std::vector<DiffCase>& cs) {
   cs.push_back(col2im("Col2Im_dilated_padded_strided", {f32({1, 12, 32}), ints({9, 7}), ints({3, 2})},
                       {attr_ints("dilations", {2, 1}), attr_ints("pads", {1, 0, 1, 2}), attr_ints("strides", {2, 1})}));
   cs.push_back(tol(col2im("Col2Im_3d_f64", {f64({1, 16, 60}), ints({4, 5, 6}), ints({2, 2, 2})}), 1e-12, 1e-12));
-  cs.push_back(tol(col2im("Col2Im_f16_many_planes", {in(kF16, {8, 36, 64}), ints({10, 10}), ints({3, 3})}), 1e-2, 1e-2));
+  cs.push_back(
+      tol(col2im("Col2Im_f16_many_planes", {in(kF16, {8, 36, 64}), ints({10, 10}), ints({3, 3})}), 1e-2, 1e-2));
   const auto unpool = [](std::string name, std::vector<DiffInput> in, std::vector<Attribute> attrs) {
     return opset(make(std::move(name), "MaxUnpool", std::move(in), std::move(attrs)), 11);
   };
   const auto k2s2 = std::vector<Attribute>{attr_ints("kernel_shape", {2, 2}), attr_ints("strides", {2, 2})};
   cs.push_back(unpool("MaxUnpool_2d_random_indices", {f32({2, 3, 4, 5}), i64({2, 3, 4, 5}, 0, 479)}, k2s2));
-  cs.push_back(unpool("MaxUnpool_output_shape", {f32({2, 3, 4, 5}), i64({2, 3, 4, 5}, 0, 479), ints({2, 3, 9, 11})},
-                      k2s2));
+  cs.push_back(
+      unpool("MaxUnpool_output_shape", {f32({2, 3, 4, 5}), i64({2, 3, 4, 5}, 0, 479), ints({2, 3, 9, 11})}, k2s2));
   cs.push_back(unpool("MaxUnpool_1d_pads_f16", {in(kF16, {1, 4, 50}), i64({1, 4, 50}, 0, 4 * 101 - 1)},
                       {attr_ints("kernel_shape", {3}), attr_ints("strides", {2}), attr_ints("pads", {0, 0})}));
-  cs.push_back(unpool("MaxUnpool_contended_i8", {in(DataType::kInt8, {1, 1, 2000}, -100, 100), i64({1, 1, 2000}, 0, 99)},
+  cs.push_back(unpool("MaxUnpool_contended_i8",
+                      {in(DataType::kInt8, {1, 1, 2000}, -100, 100), i64({1, 1, 2000}, 0, 99)},
                       {attr_ints("kernel_shape", {2})}));
 }
 

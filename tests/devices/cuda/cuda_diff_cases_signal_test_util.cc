@@ -55,7 +55,8 @@ void add_signal_generator_cases(std::vector<DiffCase>& cs) {
   };
   const auto type = [](DataType t) { return attr_int("output_datatype", static_cast<int64_t>(t)); };
   cs.push_back(window("HannWindow_periodic_1000", "HannWindow", 1000, {}));
-  cs.push_back(window("HannWindow_symmetric_f64", "HannWindow", 257, {attr_int("periodic", 0), type(DataType::kDouble)}));
+  cs.push_back(
+      window("HannWindow_symmetric_f64", "HannWindow", 257, {attr_int("periodic", 0), type(DataType::kDouble)}));
   cs.push_back(tol(window("HammingWindow_f16", "HammingWindow", 400, {type(kF16)}), 1e-3, 1e-3));
   cs.push_back(window("HammingWindow_symmetric", "HammingWindow", 31, {attr_int("periodic", 0)}));
   cs.push_back(window("BlackmanWindow_periodic_f64", "BlackmanWindow", 1024, {type(DataType::kDouble)}));

@@ -166,19 +166,22 @@ void add_movement(std::vector<DiffCase>& cs) {
   // Compress: along an axis (rows of several widths), flattened with a
   // condition shorter than the input, and one that keeps nothing.
   cs.push_back(make("Compress_rows", "Compress", {f32({500, 64}), boolean({500})}, {attr_int("axis", 0)}));
-  cs.push_back(make("Compress_last_axis_f16", "Compress", {in(kF16, {8, 30, 13}), boolean({13})}, {attr_int("axis", -1)}));
-  cs.push_back(make("Compress_middle_axis_i64", "Compress", {i64({6, 300, 5}, -9, 9), boolean({300})},
-                    {attr_int("axis", 1)}));
+  cs.push_back(
+      make("Compress_last_axis_f16", "Compress", {in(kF16, {8, 30, 13}), boolean({13})}, {attr_int("axis", -1)}));
+  cs.push_back(
+      make("Compress_middle_axis_i64", "Compress", {i64({6, 300, 5}, -9, 9), boolean({300})}, {attr_int("axis", 1)}));
   cs.push_back(make("Compress_flattened", "Compress", {f32({40, 50}), boolean({1500})}));
   cs.push_back(make("Compress_keeps_nothing", "Compress", {f32({4, 5}), values(DataType::kBool, {0, 0, 0, 0})},
                     {attr_int("axis", 0)}));
   // ReverseSequence: time-major and batch-major, lengths from 0 to the
   // whole sequence, int32 lengths, rank 2 (rows of one element).
   cs.push_back(opset(make("ReverseSequence_time_major", "ReverseSequence", {f32({20, 6, 33}), i64({6}, 0, 20)}), 10));
-  cs.push_back(opset(make("ReverseSequence_batch_major_f16", "ReverseSequence", {in(kF16, {5, 100, 3, 4}), i32({5}, 0, 100)},
-                          {attr_int("batch_axis", 0), attr_int("time_axis", 1)}),
-                     10));
-  cs.push_back(opset(make("ReverseSequence_rank2_bool", "ReverseSequence", {boolean({300, 4}), ints({300, 0, 1, 150})}), 10));
+  cs.push_back(
+      opset(make("ReverseSequence_batch_major_f16", "ReverseSequence", {in(kF16, {5, 100, 3, 4}), i32({5}, 0, 100)},
+                 {attr_int("batch_axis", 0), attr_int("time_axis", 1)}),
+            10));
+  cs.push_back(
+      opset(make("ReverseSequence_rank2_bool", "ReverseSequence", {boolean({300, 4}), ints({300, 0, 1, 150})}), 10));
   cs.push_back(make("GatherElements_axis1", "GatherElements", {f32({50, 400, 7}), i64({50, 123, 7}, -400, 399)},
                     {attr_int("axis", 1)}));
   cs.push_back(make("Pad_constant", "Pad", {f32({3, 64, 65}), ints({0, 3, 2, 1, 4, 5}), scalar(DataType::kFloat, 1.5)}));
@@ -515,26 +518,28 @@ void add_dnn(std::vector<DiffCase>& cs) {
                      std::vector<Attribute> attrs = {}) {
     return opset(make(std::move(name), "BatchNormalization", std::move(in), std::move(attrs), outputs), version);
   };
-  cs.push_back(tol(bn("BatchNormalization_training", {f32({4, 64, 17, 19}), f32({64}), f32({64}), f32({64}), f32({64}, 0.5, 2)},
-                      15, 3, {attr_int("training_mode", 1), attr_float("momentum", 0.8f)}),
-                   1e-4, 1e-4));
-  cs.push_back(tol(bn("BatchNormalization_training_rows", {f32({256, 40}), f32({40}), f32({40}), f32({40}), f32({40}, 0.5, 2)},
-                      15, 3, {attr_int("training_mode", 1)}),
-                   1e-4, 1e-4));
-  cs.push_back(tol(bn("BatchNormalization_training_f64_float_params",
-                      {f64({3, 5, 7}), f32({5}), f32({5}), f32({5}), f32({5}, 0.5, 2)}, 15, 3,
-                      {attr_int("training_mode", 1)}),
-                   1e-6, 1e-6));
-  cs.push_back(tol(bn("BatchNormalization_training_f16", {in(kF16, {2, 16, 30}), in(kF16, {16}), in(kF16, {16}),
-                                                          in(kF16, {16}), in(kF16, {16}, 0.5, 2)},
+  cs.push_back(
+      tol(bn("BatchNormalization_training", {f32({4, 64, 17, 19}), f32({64}), f32({64}), f32({64}), f32({64}, 0.5, 2)},
+             15, 3, {attr_int("training_mode", 1), attr_float("momentum", 0.8f)}),
+          1e-4, 1e-4));
+  cs.push_back(
+      tol(bn("BatchNormalization_training_rows", {f32({256, 40}), f32({40}), f32({40}), f32({40}), f32({40}, 0.5, 2)},
+             15, 3, {attr_int("training_mode", 1)}),
+          1e-4, 1e-4));
+  cs.push_back(
+      tol(bn("BatchNormalization_training_f64_float_params",
+             {f64({3, 5, 7}), f32({5}), f32({5}), f32({5}), f32({5}, 0.5, 2)}, 15, 3, {attr_int("training_mode", 1)}),
+          1e-6, 1e-6));
+  cs.push_back(tol(bn("BatchNormalization_training_f16",
+                      {in(kF16, {2, 16, 30}), in(kF16, {16}), in(kF16, {16}), in(kF16, {16}), in(kF16, {16}, 0.5, 2)},
                       15, 3, {attr_int("training_mode", 1)}),
                    3e-3, 3e-3));
-  cs.push_back(tol(bn("BatchNormalization_opset9_saved_stats", {f32({2, 8, 9, 9}), f32({8}), f32({8}), f32({8}), f32({8}, 0.5, 2)},
-                      9, 5),
+  cs.push_back(tol(bn("BatchNormalization_opset9_saved_stats",
+                      {f32({2, 8, 9, 9}), f32({8}), f32({8}), f32({8}), f32({8}, 0.5, 2)}, 9, 5),
                    1e-4, 1e-4));
-  cs.push_back(tol(bn("BatchNormalization_bf16", {in(kBF16, {2, 6, 40}), f32({6}), f32({6}), f32({6}), f32({6}, 0.5, 2)},
-                      15, 1),
-                   1e-2, 1e-2));
+  cs.push_back(
+      tol(bn("BatchNormalization_bf16", {in(kBF16, {2, 6, 40}), f32({6}), f32({6}), f32({6}), f32({6}, 0.5, 2)}, 15, 1),
+          1e-2, 1e-2));
   // 16-bit rows, computed in float: Softmax and LogSoftmax a block a row
   // (64 and 256 threads) and a thread a line (axis not innermost); Layer-
   // and RMSNormalization on both block sizes.

@@ -174,7 +174,8 @@ TEST(EmulatedGpu, HostIndexedGathers_RefuseWhatTheCpuRefuses) {
     return opset(make(std::move(name), "Compress", std::move(in), std::move(attrs)), 11);
   };
   expect_refused_alike({
-      {compress("compress_selects_past_axis", {f32({3, 4}), values(DataType::kBool, {0, 0, 0, 1})}, {attr_int("axis", 0)}),
+      {compress("compress_selects_past_axis", {f32({3, 4}), values(DataType::kBool, {0, 0, 0, 1})},
+                {attr_int("axis", 0)}),
        StatusCode::kOutOfRange},
       {compress("compress_int_condition", {f32({3, 4}), ints({1, 0, 1})}, {attr_int("axis", 0)}),
        StatusCode::kInvalidArgument},
@@ -202,8 +203,10 @@ TEST(EmulatedGpu, DetectionKernels_RefuseWhatTheCpuRefuses) {
       {roi("roi_three_coordinates", {f32({1, 1, 4, 4}), f32({1, 3}, 0, 3), ints({0})}), kBad},
       {roi("roi_type_not_x", {f32({1, 1, 4, 4}), f64({1, 4}, 0, 3), ints({0})}), kBad},
       {roi("roi_indices_count", {f32({1, 1, 4, 4}), f32({2, 4}, 0, 3), ints({0})}), kBad},
-      {roi("roi_infinite", {f32({1, 1, 4, 4}), values(DataType::kFloat, {0, 0, kInf, 2}, Dims{1, 4}), ints({0})}), kBad},
-      {roi("roi_too_large_to_sample", {f32({1, 1, 4, 4}), values(DataType::kFloat, {0, 0, 1e5, 1e5}, Dims{1, 4}), ints({0})}),
+      {roi("roi_infinite", {f32({1, 1, 4, 4}), values(DataType::kFloat, {0, 0, kInf, 2}, Dims{1, 4}), ints({0})}),
+       kBad},
+      {roi("roi_too_large_to_sample",
+           {f32({1, 1, 4, 4}), values(DataType::kFloat, {0, 0, 1e5, 1e5}, Dims{1, 4}), ints({0})}),
        kBad},
       {roi("roi_unknown_mode", {f32({1, 1, 4, 4}), f32({1, 4}, 0, 3), ints({0})}, {attr_string("mode", "min")}), kBad},
   });
@@ -242,11 +245,16 @@ TEST(EmulatedGpu, FoldKernels_RefuseWhatTheCpuRefuses) {
       {col2im("col2im_wrong_block_count", {f32({1, 4, 15}), ints({5, 5}), ints({2, 2})}), kBad},
       {col2im("col2im_channels_not_multiple", {f32({1, 5, 16}), ints({5, 5}), ints({2, 2})}), kBad},
       {col2im("col2im_block_past_image", {f32({1, 4, 1}), ints({2, 2}), ints({3, 3})}), kBad},
-      {col2im("col2im_huge_shapes", {f32({1, 4, 1}), ints({4e18, 4e18}), ints({2, 2})}, {attr_ints("pads", {int64_t{4000000000000000000}, 0, 0, 0})}),
+      {col2im("col2im_huge_shapes", {f32({1, 4, 1}), ints({4e18, 4e18}), ints({2, 2})},
+              {attr_ints("pads", {int64_t{4000000000000000000}, 0, 0, 0})}),
        kBad},
-      {unpool("unpool_index_past_output", {f32({1, 1, 3}), values(DataType::kInt64, {0, 1, 4}, Dims{1, 1, 3})}), StatusCode::kOutOfRange},
-      {unpool("unpool_negative_index", {f32({1, 1, 3}), values(DataType::kInt64, {0, -1, 2}, Dims{1, 1, 3})}), StatusCode::kOutOfRange},
-      {unpool("unpool_output_shape_too_small", {f32({1, 1, 3}), values(DataType::kInt64, {0, 1, 2}, Dims{1, 1, 3}), ints({1, 1, 3})}), kBad},
+      {unpool("unpool_index_past_output", {f32({1, 1, 3}), values(DataType::kInt64, {0, 1, 4}, Dims{1, 1, 3})}),
+       StatusCode::kOutOfRange},
+      {unpool("unpool_negative_index", {f32({1, 1, 3}), values(DataType::kInt64, {0, -1, 2}, Dims{1, 1, 3})}),
+       StatusCode::kOutOfRange},
+      {unpool("unpool_output_shape_too_small",
+              {f32({1, 1, 3}), values(DataType::kInt64, {0, 1, 2}, Dims{1, 1, 3}), ints({1, 1, 3})}),
+       kBad},
   });
 }
 
