@@ -23,7 +23,8 @@ using tensor_ops::kBit3;
 using tensor_ops::check_index_tensor;
 
 // out = x viewed as [outer, axis_dim, inner] gathered along its axis at
-// the m.nidx `indices`, inner in elements; shared by Gather and Compress.
+// the m.nidx `indices`, inner in elements. Gather calls it directly;
+// Compress and ReverseSequence through gather_by_host_indices.
 Status gather_rows(const Launch& l, const Tensor& x, const void* indices, bool indices64, GatherMeta m, Tensor& out) {
   const size_t es = dtype_size(x.dtype());
   // Whole inner rows move together, so they can go in wider units.
