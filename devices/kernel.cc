@@ -29,4 +29,17 @@ void KernelContext::set_output(size_t i, RuntimeValue v) {
   if (output_wanted(i)) *outputs_[i] = std::move(v);
 }
 
+Status KernelContext::resume_after(std::vector<Tensor> carry) {
+  if (!resume_) return FailedPrecondition(node_.describe(), ": this caller cannot resume a kernel");
+  if (resume_->resumed) return FailedPrecondition(node_.describe(), ": a resumed kernel asked to resume again");
+  resume_->requested = true;
+  resume_->carry = std::move(carry);
+  return OkStatus();
+}
+
+const std::vector<Tensor>& KernelContext::carried() const {
+  static const std::vector<Tensor> kNone;
+  return resume_ ? resume_->carry : kNone;
+}
+
 }  // namespace sy

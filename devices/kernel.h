@@ -18,6 +18,15 @@
 
 namespace sy {
 
+// What a kernel whose output size depends on data it computes on an
+// asynchronous device carries from its first launch to its second (see
+// KernelContext::resume_after). Owned by the caller of compute().
+struct KernelResume {
+  bool resumed = false;       // set by the caller for the second launch
+  bool requested = false;     // set by resume_after() in the first
+  std::vector<Tensor> carry;  // from the first launch to the second
+};
+
 class KernelContext {
  public:
   // Bit i of `constant_inputs` set: input i is constant (see input_constant).
@@ -50,12 +59,28 @@ class KernelContext {
   // Sets output i to an existing value (e.g. a reshaped view of an input).
   void set_output(size_t i, RuntimeValue v);
 
+  // Output sizes found on the device (NonZero's count). The run loop never
+  // waits for a device, so such a kernel launches in two steps: the first
+  // compute() queues the work that finds the sizes, a copy of them into
+  // host memory included, and hands the tensors the second will need to
+  // resume_after(); the task then completes without outputs. Once the
+  // device has finished that work, the caller calls compute() again with
+  // resumed() true and those tensors in carried(), the host copies now
+  // readable, and that call fills the outputs. FailedPrecondition where the
+  // caller cannot resume (set_resume() not called).
+  Status resume_after(std::vector<Tensor> carry);
+  bool resumed() const { return resume_ && resume_->resumed; }
+  const std::vector<Tensor>& carried() const;
+  // Called by the executor (and test harnesses) that support resume_after.
+  void set_resume(KernelResume* r) { resume_ = r; }
+
  private:
   const Node& node_;
   Device& device_;
   std::span<const RuntimeValue* const> inputs_;
   std::span<RuntimeValue* const> outputs_;
   uint64_t constant_inputs_ = 0;
+  KernelResume* resume_ = nullptr;
   std::vector<Tensor> scratch_;  // only grows when a kernel fills an omitted output
 };
 
@@ -90,8 +115,10 @@ struct KernelDef {
   // Bit i set: the kernel reads only input i's type and dims, never its
   // data (Shape, Size), so the input is used wherever it lives, not copied.
   uint64_t shape_only_inputs = 0;
-  // Output size depends on input data (NonZero, Unique...): the device must
-  // finish preceding work before the kernel computes its output shape.
+  // Output size depends on input data (NonZero, Unique...). A host kernel
+  // sizes its outputs as it runs; an asynchronous device's kernel finds the
+  // size in a first launch and fills the outputs in a second
+  // (KernelContext::resume_after).
   bool data_dependent_shape = false;
   KernelFactory factory = nullptr;
 };

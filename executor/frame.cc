@@ -120,6 +120,7 @@ Status NodeTask::execute(Device& device) {
     out[i] = n.outputs[i] == kNoValue ? nullptr : &frame->value(n.outputs[i]);
   KernelContext ctx(n, device, {in, n.inputs.size()}, {out, n.outputs.size()},
                     frame->plan().node(node).constant_inputs);
+  ctx.set_resume(&resume);
   return kernel->compute(ctx);
 }
 

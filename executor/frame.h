@@ -55,6 +55,11 @@ class NodeTask final : public LoopTask {
   // With several memory spaces: each input as staged for this device (the
   // value itself or its copy in the device's space). Empty otherwise.
   std::vector<const RuntimeValue*> staged;
+  // A kernel that sizes its outputs on the device runs twice
+  // (KernelContext::resume_after): the first launch's state, start and
+  // device time.
+  KernelResume resume;
+  int64_t first_start_ns = 0, first_ns = 0;
 };
 
 // Copies one value into one memory space; pooled per frame.

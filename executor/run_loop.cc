@@ -211,6 +211,7 @@ void RunLoop::start_on(Frame& frame, NodeId n, size_t ci, bool costs) {
   if (track_placement_)
     frame.plan().last_space(n)->store(env_.topology->space_of_device(dev), std::memory_order_relaxed);
   task.staging = 0;
+  task.resume = {};  // left over by a run that stopped between the launches
   if (num_spaces_ > 1) stage(frame, n, task);
   if (task.staging == 0) launch(task);
 }
@@ -438,6 +439,20 @@ std::string RunLoop::on_device(std::string what, int device_index) const {
 
 Status RunLoop::kernel_done(NodeTask& task) {
   Frame& frame = *task.frame;
+  if (task.status.ok() && task.resume.requested) {
+    // The first of a data-dependent kernel's two launches: the sizes it
+    // found are in host memory now. Launch the second at once; the
+    // prediction stays on the backlog until it completes.
+    task.resume.requested = false;
+    task.resume.resumed = true;
+    task.first_start_ns = task.start_ns;
+    task.first_ns = task.end_ns - task.start_ns;
+    task.may_run_inline = true;
+    issue(task);
+    return OkStatus();
+  }
+  const bool resumed = task.resume.resumed;
+  task.resume = {};  // the carried tensors' work is done
   if (task.predicted_ns && env_.backlog_ns)
     env_.backlog_ns[task.device_index].fetch_sub(task.predicted_ns, std::memory_order_relaxed);
   const Node& node = frame.graph().node(task.node);
@@ -449,7 +464,10 @@ Status RunLoop::kernel_done(NodeTask& task) {
     for (ValueId v : node.outputs)
       if (v != kNoValue && frame.value(v).is_tensor())
         frame.plan().last_bytes(v)->store(frame.value(v).tensor().nbytes(), std::memory_order_relaxed);
-  const int64_t ns = task.end_ns - task.start_ns;
+  // A resumed kernel's time is both launches' (not the hop between them),
+  // and its event spans both.
+  const int64_t ns = task.end_ns - task.start_ns + (resumed ? task.first_ns : 0);
+  if (resumed) task.start_ns = task.first_start_ns;
   stats_.busy_ns_per_device[static_cast<size_t>(task.device_index)] += ns;
   const double us = static_cast<double>(ns) * 1e-3;
   if (env_.learn && task.cost_slot >= 0) env_.cost->record(task.cost_slot, task.work, us);

@@ -3,8 +3,11 @@
 // placed by the policy; inputs missing from the chosen device's memory are
 // copied on a device copy queue (once per value and space); the kernel is
 // enqueued when its copies land; its completion (an event from the device)
-// releases its inputs and readies its successors. Control-flow nodes open
-// child frames in this same loop.
+// releases its inputs and readies its successors. A kernel whose output
+// size only the device knows completes twice (KernelContext::resume_after):
+// the first completion re-issues it, with the sizes now on the host, so the
+// loop never waits for a device. Control-flow nodes open child frames in
+// this same loop.
 //
 // One RunLoop serves one run on one thread; concurrent runs use separate
 // loops over the same plan, devices, policy and cost model.

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 
 #include "devices/cpu/cpu_device.h"
@@ -172,6 +173,100 @@ TEST(RunLoop, OtherAcceleratorFailures_StillFailTheRun) {
   auto r = (*s)->run({{"x", ramp({2})}});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("device fault"), std::string::npos) << r.status().message();
+}
+
+// NonZero of a 1-D float as an asynchronous device runs it: the first
+// launch leaves the count in a carried host tensor, the second sizes and
+// fills the output from it. Counts its launches.
+std::atomic<int> g_launches{0};
+class TwoStepNonZero final : public Kernel {
+ public:
+  Status compute(KernelContext& ctx) const override {
+    ++g_launches;
+    const Tensor& x = ctx.input(0);
+    if (!ctx.resumed()) {
+      ASSIGN_OR_RETURN(Tensor count, Tensor::host(DataType::kInt64, Dims{1}));
+      count.data<int64_t>()[0] =
+          std::count_if(x.data<float>(), x.data<float>() + x.numel(), [](float v) { return v != 0; });
+      return ctx.resume_after({std::move(count)});
+    }
+    const int64_t n = ctx.carried().at(0).data<int64_t>()[0];
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kInt64, Dims{1, n}));
+    int64_t at = 0;
+    for (int64_t i = 0; i < x.numel(); ++i)
+      if (x.data<float>()[i] != 0) y->data<int64_t>()[at++] = i;
+    return OkStatus();
+  }
+};
+
+KernelRegistry nonzero_registry() {
+  KernelRegistry r;
+  for (const char* op : {"NonZero", "Identity"}) r.add(*KernelRegistry::builtin().find("", op, 17, DeviceKind::kCpu));
+  KernelDef nz;
+  nz.op = "NonZero";
+  nz.since_version = 9;
+  nz.device = DeviceKind::kCuda;
+  nz.data_dependent_shape = true;
+  nz.factory = make_kernel<TwoStepNonZero>;
+  r.add(nz);
+  return r;
+}
+
+// ramp({n}) is zero where i % 3 == 1.
+void expect_nonzero_of_ramp(const Tensor& t, int64_t n) {
+  std::vector<int64_t> want;
+  for (int64_t i = 0; i < n; ++i)
+    if (i % 3 != 1) want.push_back(i);
+  ASSERT_EQ(t.dims(), (Dims{1, static_cast<int64_t>(want.size())}));
+  EXPECT_EQ(std::vector<int64_t>(t.data<int64_t>(), t.data<int64_t>() + t.numel()), want);
+}
+
+TEST(RunLoop, DataDependentKernel_IsResumedOnceItsSizesAreKnown) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", onnx::TensorProto::FLOAT, {7}).output("y", onnx::TensorProto::INT64, {1, -1});
+  g.node("NonZero", {"x"}, {"y"});
+  auto model = testing::load_model(m);
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  KernelRegistry registry = nonzero_registry();
+  auto s = gpu_session(std::move(model).value(), registry);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  for (int run = 0; run < 2; ++run) {
+    g_launches = 0;
+    auto r = (*s)->run({{"x", ramp({7})}});
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+    EXPECT_EQ(g_launches, 2);
+    EXPECT_EQ(r->stats.nodes_per_device, (std::vector<int64_t>{0, 1}));  // one node, launched twice
+    expect_nonzero_of_ramp(r->outputs[0].tensor(), 7);
+  }
+}
+
+// In a Loop body the node's task is reused every iteration: each one
+// starts from the first launch again.
+TEST(RunLoop, DataDependentKernel_ResumesInEveryLoopIteration) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("M", onnx::TensorProto::INT64, {}).input("x", onnx::TensorProto::FLOAT, {5});
+  g.input("z", onnx::TensorProto::INT64, {1, -1}).output("z_final", onnx::TensorProto::INT64, {1, -1});
+  auto* loop = g.node("Loop", {"M", "", "z"}, {"z_final"});
+  auto body = GraphBuilder::subgraph(loop, "body", "body");
+  body.input("i", onnx::TensorProto::INT64, {}).input("cond", onnx::TensorProto::BOOL, {});
+  body.input("z_in", onnx::TensorProto::INT64, {1, -1});
+  body.node("Identity", {"cond"}, {"cond_out"});
+  body.node("NonZero", {"x"}, {"z_out"});
+  body.output("cond_out", onnx::TensorProto::BOOL, {}).output("z_out", onnx::TensorProto::INT64, {1, -1});
+  auto model = testing::load_model(m);
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  KernelRegistry registry = nonzero_registry();
+  auto s = gpu_session(std::move(model).value(), registry);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  Tensor trips = *Tensor::host(DataType::kInt64, Dims{});
+  trips.data<int64_t>()[0] = 4;
+  g_launches = 0;
+  auto r = (*s)->run({{"M", trips}, {"x", ramp({5})}, {"z", *Tensor::host(DataType::kInt64, Dims{1, 0})}});
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(g_launches, 8);
+  expect_nonzero_of_ramp(r->outputs[0].tensor(), 5);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Differential cases for the CUDA index kernels (see kernel_diff_test_util.h):
-// ScatterND, ScatterElements, Scatter, GatherND, Trilu, Range, EyeLike and
-// OneHot. Every index is in range, half of them in their negative form.
+// ScatterND, ScatterElements, Scatter, GatherND, Trilu, Range, EyeLike,
+// OneHot and NonZero. Every index is in range, half of them in their negative form.
 // Scatters without a reduction get unique targets (duplicates are undefined
 // in ONNX), generated below from fixed seeds; reducing scatters get many
 // duplicates, and whole-number values, so that sums and products are exact
@@ -368,6 +368,27 @@ void add_one_hot(std::vector<DiffCase>& cs) {
                     {values(I64, {}, Dims{0, 3}), scalar(I64, 4), values(DataType::kFloat, {0, 1})}));
 }
 
+// NonZero runs in two launches (the count, then the coordinates): chunks
+// of 2048 elements, so the cases span one partial chunk, several, and
+// more than one 256-chunk tile of the count scan; rounded floats include
+// -0 (zero) and NaN (non-zero).
+void add_nonzero(std::vector<DiffCase>& cs) {
+  cs.push_back(make("NonZero_bool_many_chunks", "NonZero", {boolean({3, 700, 300})}));
+  cs.push_back(make("NonZero_f32_signed_zeros", "NonZero", {whole(f32({64, 65}, -1, 1))}));
+  cs.push_back(make("NonZero_f32_nan_and_negative_zero", "NonZero",
+                    {values(DataType::kFloat, {kNaN, -0.0, 0, 1, -kInf, 0}, Dims{2, 3})}));
+  cs.push_back(make("NonZero_f16_3d", "NonZero", {whole(in(kF16, {5, 40, 33}, -1, 1))}));
+  cs.push_back(make("NonZero_bf16_1d", "NonZero", {whole(in(kBF16, {5000}, -1, 1))}));
+  cs.push_back(make("NonZero_f64_2d", "NonZero", {whole(f64({30, 200}, -1, 1))}));
+  cs.push_back(make("NonZero_i64_sparse", "NonZero", {i64({9000}, -1, 30)}));
+  cs.push_back(make("NonZero_u8_rank8", "NonZero", {in(DataType::kUInt8, {2, 3, 2, 3, 2, 3, 2, 5}, 0, 2)}));
+  cs.push_back(make("NonZero_i16_all_zero", "NonZero", {in(DataType::kInt16, {100, 100}, 0, 0)}));
+  cs.push_back(make("NonZero_scalar", "NonZero", {scalar(DataType::kInt32, 7)}));
+  cs.push_back(make("NonZero_scalar_zero", "NonZero", {scalar(DataType::kFloat, 0)}));
+  cs.push_back(make("NonZero_empty", "NonZero", {f32({0, 5})}));
+  cs.push_back(declined(make("NonZero_rank9_declines", "NonZero", {boolean({2, 2, 2, 2, 2, 2, 2, 2, 2})})));
+}
+
 }  // namespace
 
 void add_index_cases(std::vector<DiffCase>& cs) {
@@ -378,6 +399,7 @@ void add_index_cases(std::vector<DiffCase>& cs) {
   add_range(cs);
   add_eye_like(cs);
   add_one_hot(cs);
+  add_nonzero(cs);
 }
 
 }  // namespace sy::testing

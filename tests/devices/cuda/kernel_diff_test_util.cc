@@ -56,7 +56,8 @@ StatusOr<Tensor> make_input(const DiffInput& in, std::mt19937_64& rng) {
   return std::move(t).value();
 }
 
-// Runs one kernel's compute() on a device's queue, as the executor does.
+// Runs one kernel's compute() on a device's queue, as the executor does,
+// including the second launch of a kernel that asks to resume.
 class KernelTask final : public DeviceTask, public CompletionSink {
  public:
   KernelTask(const Node& node, const Kernel& kernel, std::vector<const RuntimeValue*> in,
@@ -64,6 +65,7 @@ class KernelTask final : public DeviceTask, public CompletionSink {
       : node_(node), kernel_(kernel), in_(std::move(in)), out_(std::move(out)) {}
   Status execute(Device& device) override {
     KernelContext ctx(node_, device, in_, out_);
+    ctx.set_resume(&resume_);
     return kernel_.compute(ctx);
   }
   void on_complete(DeviceTask*) override {
@@ -71,16 +73,35 @@ class KernelTask final : public DeviceTask, public CompletionSink {
     done_ = true;
     cv_.notify_all();
   }
+  // Enqueues the task on `device` and waits for it, twice if it asks to
+  // resume. False if a launch did not complete within 60 s.
+  bool run(Device& device) {
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        done_ = false;
+      }
+      device.enqueue(this, this);
+      if (!wait()) return false;
+      if (!status.ok() || !resume_.requested) break;
+      resume_.requested = false;
+      resume_.resumed = true;
+    }
+    resume_ = {};
+    return true;
+  }
+
+ private:
   bool wait() {
     std::unique_lock<std::mutex> lock(mu_);
     return cv_.wait_for(lock, std::chrono::seconds(60), [&] { return done_; });
   }
 
- private:
   const Node& node_;
   const Kernel& kernel_;
   std::vector<const RuntimeValue*> in_;
   std::vector<RuntimeValue*> out_;
+  KernelResume resume_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool done_ = false;
@@ -129,8 +150,7 @@ DiffRun run_diff_case(const DiffCase& c, Device& device, DeviceKind kernel_kind,
   for (RuntimeValue& v : outputs) out.push_back(&v);
   KernelTask task(node, *kernel, std::move(in), std::move(out));
   task.op = &node;
-  device.enqueue(&task, &task);
-  if (!task.wait()) {
+  if (!task.run(device)) {
     // The device may still run the task and write its outputs, and a hung
     // GPU would hang every later case and the device's destructor too: stop
     // the whole binary, naming the case, so the failures already printed
