@@ -12,31 +12,32 @@ namespace {
 
 using namespace sy::cli_test;
 
-// y = NonZero(Relu(x + W)): NonZero's output size depends on the data, so
-// no GPU kernel takes it.
-onnx::ModelProto relu_nonzero_model() {
+// y = Relu(x + W), and NonMaxSuppression of two fixed boxes, which no
+// GPU kernel takes.
+onnx::ModelProto relu_nms_model() {
   onnx::ModelProto m = relu_model();
   auto* g = m.mutable_graph();
-  g->mutable_output(0)->set_name("t_relu");
-  g->mutable_node(1)->set_output(0, "t_relu");
-  add_node(g, "NonZero", {"t_relu"}, {"nz"});
-  add_output(g, "nz", onnx::TensorProto::INT64, {2, -1});
+  add_float_initializer(g, "boxes", {1, 2, 4}, {0, 0, 1, 1, 0, 0.1f, 1, 1.1f});
+  add_float_initializer(g, "scores", {1, 1, 2}, {0.9f, 0.8f});
+  add_node(g, "NonMaxSuppression", {"boxes", "scores"}, {"selected"});
+  add_output(g, "selected", onnx::TensorProto::INT64, {-1, 3});
   return m;
 }
 
 TEST(InfoCommand, CountsOps_AndSaysWhichNodesAGpuCouldRun) {
   TempDir tmp;
-  write_model(relu_nonzero_model(), tmp.file("m.onnx"));
+  write_model(relu_nms_model(), tmp.file("m.onnx"));
   auto r = run_switchyard({"info", tmp.file("m.onnx")});
   ASSERT_TRUE(r.exited && r.exit_code == 0) << r.describe();
   EXPECT_NE(r.out.find("  Add: 1\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("  NonZero: 1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  NonMaxSuppression: 1\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("kernels: every op has a CPU kernel"), std::string::npos) << r.out;
   if (!cuda_compiled()) {
     EXPECT_NE(r.out.find("CUDA kernels: none in this build"), std::string::npos) << r.out;
     return;
   }
-  EXPECT_NE(r.out.find("CUDA kernels: 2 of 3 kernel nodes (66%); on a CPU: NonZero x1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("CUDA kernels: 2 of 3 kernel nodes (66%); on a CPU: NonMaxSuppression x1"), std::string::npos)
+      << r.out;
 }
 
 TEST(InfoCommand, ControlFlowBodies_AreCounted) {

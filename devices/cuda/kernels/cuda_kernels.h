@@ -48,6 +48,6 @@ void register_cuda_int_matmul_kernels(KernelRegistry& r);   // int_matmul_kernel
 void register_cuda_signal_kernels(KernelRegistry& r);       // signal_kernels.cc
 void register_cuda_detection_kernels(KernelRegistry& r);    // detection_kernels.cc
 void register_cuda_fold_kernels(KernelRegistry& r);         // fold_kernels.cc (Col2Im, MaxUnpool)
-void register_cuda_select_kernels(KernelRegistry& r);       // select_kernels.cc (NonZero)
+void register_cuda_select_kernels(KernelRegistry& r);       // select_kernels.cc (NonZero, Unique)
 
 }  // namespace sy::cuda

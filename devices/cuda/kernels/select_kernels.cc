@@ -1,15 +1,18 @@
-// CUDA kernels whose output size depends on the data: NonZero. Only the
-// device knows how many elements are non-zero, and the run loop never
-// waits for a device, so the kernel runs in two launches
+// CUDA kernels whose output size depends on the data: NonZero and Unique.
+// Only the device knows how many elements are non-zero, or distinct, and
+// the run loop never waits for a device, so each kernel runs in two
+// launches
 // (KernelContext::resume_after): the first counts and copies the count to
 // pinned host memory, and the loop goes on with other nodes; once the copy
 // has landed, the second allocates [rank, count] and writes the
 // coordinates. Only the count (8 bytes) crosses to the host, where a CPU
-// NonZero would need the whole input.
+// NonZero would need the whole input. Unique likewise: the first launch
+// sorts and counts the groups of equal elements, the second writes them.
 //
 // Thread-safety: compute() is const and keeps no state; what passes from
 // one launch to the other is in the context's carried tensors.
 #include <algorithm>
+#include <cstdint>
 
 #include "devices/cuda/cuda_launch.h"
 #include "devices/cuda/kernels/cuda_kernels.h"
@@ -34,11 +37,31 @@ uint64_t nonzero_mask(DataType t) {
   }
 }
 
+// The element types both kernels take: every numeric one of 1 to 8 bytes
+// and bool (not complex, not strings).
+const std::vector<DataType>& select_types() {
+  static const std::vector<DataType> kTypes = {
+      DataType::kFloat,  DataType::kDouble, DataType::kFloat16, DataType::kBFloat16, DataType::kBool,
+      DataType::kInt8,   DataType::kInt16,  DataType::kInt32,   DataType::kInt64,    DataType::kUInt8,
+      DataType::kUInt16, DataType::kUInt32, DataType::kUInt64};
+  return kTypes;
+}
+
+// Unimplemented (so the node runs on the CPU) for a type reaching the
+// kernel untyped that it does not take.
+Status check_type(const char* op, DataType t) {
+  const auto& types = select_types();
+  if (std::find(types.begin(), types.end(), t) == types.end())
+    return Unimplemented("CUDA ", op, ": no kernel for ", dtype_name(t));
+  return OkStatus();
+}
+
 class NonZeroKernel final : public Kernel {
  public:
   Status compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     if (!x.defined()) return InvalidArgument("NonZero: input is missing");
+    RETURN_IF_ERROR(check_type("NonZero", x.dtype()));
     // A scalar reports one coordinate row, like the CPU kernel.
     const int64_t rows = std::max<int64_t>(static_cast<int64_t>(x.rank()), 1);
     if (x.numel() == 0) return ctx.allocate_output(0, DataType::kInt64, Dims{rows, 0}).status();
@@ -69,19 +92,99 @@ class NonZeroKernel final : public Kernel {
   }
 };
 
+// Unique without an axis; the axis form (unique slices) runs on the CPU.
+class UniqueKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    // Declined at planning, so placement sends the node to the CPU.
+    if (node.has_attr("axis")) return Unimplemented("CUDA Unique: the axis form runs on the CPU");
+    sorted_ = node.attr_int("sorted", 1) != 0;
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    if (!x.defined()) return InvalidArgument("Unique: input is missing");
+    RETURN_IF_ERROR(check_type("Unique", x.dtype()));
+    const int64_t n = x.numel();
+    if (n > INT32_MAX) return Unimplemented("CUDA Unique: ", n, " elements, past CUB's sort");
+    UniqueMeta m;
+    m.unit = static_cast<int>(dtype_size(x.dtype()));
+    m.kind = dtype_is_float(x.dtype()) ? 2 : dtype_is_signed(x.dtype()) ? 1 : 0;
+    m.inf = x.dtype() == DataType::kFloat     ? 0x7f800000u
+            : x.dtype() == DataType::kDouble  ? 0x7ff0000000000000u
+            : x.dtype() == DataType::kFloat16 ? 0x7c00u
+                                              : 0x7f80u;  // bfloat16
+    m.n = n;
+    m.chunks = (n + kNonZeroChunk - 1) / kNonZeroChunk;
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    Device& d = ctx.device();
+    if (n == 0) return allocate_outputs(ctx, x.dtype(), 0, 0).status();
+    if (!ctx.resumed()) {
+      size_t bytes = 0;
+      CUDA_RETURN_IF_ERROR(unique_group_workspace_bytes(m, &bytes));
+      ASSIGN_OR_RETURN(Tensor work, d.allocate(DataType::kUInt8, Dims{static_cast<int64_t>(bytes)}));
+      ASSIGN_OR_RETURN(Tensor sorted_pos, d.allocate(DataType::kInt64, Dims{n}));
+      ASSIGN_OR_RETURN(Tensor heads, d.allocate(DataType::kUInt8, Dims{n}));
+      ASSIGN_OR_RETURN(Tensor offsets, d.allocate(DataType::kInt64, Dims{m.chunks}));
+      ASSIGN_OR_RETURN(Tensor total, d.allocate(DataType::kInt64, Dims{1}));
+      CUDA_RETURN_IF_ERROR(launch_unique_group(m, x.raw(), work.raw(), bytes, sorted_pos.data<int64_t>(),
+                                               heads.data<uint8_t>(), offsets.data<int64_t>(), total.data<int64_t>(),
+                                               l.stream));
+      ASSIGN_OR_RETURN(Tensor count, d.copy(total, kHostSpace));
+      return ctx.resume_after({std::move(sorted_pos), std::move(heads), std::move(offsets), std::move(count)});
+    }
+    const std::vector<Tensor>& carried = ctx.carried();
+    if (carried.size() != 4) return Internal("CUDA Unique resumed without its first launch's results");
+    const int64_t u = carried[3].data<int64_t>()[0];
+    if (u < 1 || u > n) return Internal("CUDA Unique found ", u, " groups in ", n, " elements");
+    ASSIGN_OR_RETURN(Outputs o, allocate_outputs(ctx, x.dtype(), u, n));
+    size_t bytes = 0;
+    CUDA_RETURN_IF_ERROR(unique_write_workspace_bytes(u, sorted_, &bytes));
+    ASSIGN_OR_RETURN(Tensor work, d.allocate(DataType::kUInt8, Dims{static_cast<int64_t>(bytes)}));
+    CUDA_RETURN_IF_ERROR(launch_unique_write(m, x.raw(), carried[0].data<int64_t>(), carried[1].data<uint8_t>(),
+                                             carried[2].data<int64_t>(), u, sorted_, work.raw(), bytes, o.y->raw(),
+                                             o.indices, o.inverse, o.counts, l.stream));
+    return OkStatus();
+  }
+
+ private:
+  struct Outputs {
+    Tensor* y = nullptr;
+    int64_t *indices = nullptr, *inverse = nullptr, *counts = nullptr;
+  };
+  // y [u], and as the node names them indices [u], inverse [n], counts [u].
+  static StatusOr<Outputs> allocate_outputs(KernelContext& ctx, DataType type, int64_t u, int64_t n) {
+    Outputs o;
+    ASSIGN_OR_RETURN(o.y, ctx.allocate_output(0, type, Dims{u}));
+    int64_t** rest[] = {&o.indices, &o.inverse, &o.counts};
+    for (size_t i = 1; i < 4 && i < ctx.num_outputs(); ++i) {
+      if (!ctx.output_wanted(i)) continue;
+      ASSIGN_OR_RETURN(Tensor * t, ctx.allocate_output(i, DataType::kInt64, Dims{i == 2 ? n : u}));
+      *rest[i - 1] = t->data<int64_t>();
+    }
+    return o;
+  }
+
+  bool sorted_ = true;
+};
+
+void add_select_kernel(KernelRegistry& r, const char* op, int since, KernelFactory factory) {
+  KernelDef d;
+  d.op = op;
+  d.since_version = since;
+  d.device = DeviceKind::kCuda;
+  d.types = select_types();
+  d.data_dependent_shape = true;
+  d.factory = factory;
+  r.add(std::move(d));
+}
+
 }  // namespace
 
 void register_cuda_select_kernels(KernelRegistry& r) {
-  KernelDef d;
-  d.op = "NonZero";
-  d.since_version = 9;
-  d.device = DeviceKind::kCuda;
-  d.types = {DataType::kFloat,  DataType::kDouble, DataType::kFloat16, DataType::kBFloat16, DataType::kBool,
-             DataType::kInt8,   DataType::kInt16,  DataType::kInt32,   DataType::kInt64,    DataType::kUInt8,
-             DataType::kUInt16, DataType::kUInt32, DataType::kUInt64};
-  d.data_dependent_shape = true;
-  d.factory = &make_kernel<NonZeroKernel>;
-  r.add(std::move(d));
+  add_select_kernel(r, "NonZero", 9, &make_kernel<NonZeroKernel>);
+  add_select_kernel(r, "Unique", 11, &make_kernel<UniqueKernel>);
 }
 
 }  // namespace sy::cuda

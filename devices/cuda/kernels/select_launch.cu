@@ -1,10 +1,18 @@
-// CUDA NonZero in two launches. The first counts each chunk's non-zero
+// CUDA NonZero and Unique, each in two launches.
+//
+// NonZero: The first counts each chunk's non-zero
 // elements (coalesced reads, a block reduction) and scans the counts into
 // chunk offsets in one block, leaving the total for the host. The second
 // gives each thread of a chunk's block kItems consecutive elements, so a
 // block scan of its hits puts every hit at its row-major place after the
 // chunk's offset, and writes its coordinates there. No atomics: the
 // output is the CPU's, element for element.
+//
+// Unique sorts x's positions by value (CUB's radix sort, which is stable)
+// and marks where each group of equal values starts; counting those marks
+// is NonZero's first launch, and finding them NonZero's second. A group's
+// first sorted position is its first occurrence. For sorted=0 the groups
+// are sorted once more, by first occurrence.
 #include <cub/cub.cuh>
 
 #include "devices/cuda/kernels/elementwise_device.cuh"
@@ -117,6 +125,155 @@ cudaError_t by_width(int unit, F&& f) {
   }
 }
 
+// ------------------------------------------------------------------ Unique
+
+using ew::first_index;
+using ew::grid_stride;
+
+constexpr size_t align_up(size_t n) { return (n + 255) & ~size_t{255}; }
+
+// A sort key whose unsigned order is the CPU's value order: every NaN one
+// +NaN above +inf, -0 as +0, then a float's or a signed integer's bits
+// flipped into unsigned order.
+template <typename U>
+__device__ __forceinline__ U unique_key(U b, int kind, U inf) {
+  constexpr U kSign = U(U(1) << (sizeof(U) * 8 - 1));
+  if (kind == 2) {
+    const U mag = U(b & U(~kSign));
+    b = mag > inf ? U(inf + 1) : mag == 0 ? U(0) : b;
+    return (b & kSign) ? U(~b) : U(b | kSign);
+  }
+  return kind == 1 ? U(b ^ kSign) : b;
+}
+
+template <typename U>
+__global__ void unique_keys_kernel(const U* __restrict__ x, UniqueMeta m, U* __restrict__ keys,
+                                   int64_t* __restrict__ pos, int* __restrict__ segment) {
+  for (int64_t i = first_index(); i < m.n; i += grid_stride()) {
+    keys[i] = unique_key(x[i], m.kind, static_cast<U>(m.inf));
+    pos[i] = i;
+  }
+  if (first_index() == 0) {
+    segment[0] = 0;
+    segment[1] = static_cast<int>(m.n);
+  }
+}
+
+template <typename U>
+__global__ void unique_heads_kernel(const U* __restrict__ keys, int64_t n, uint8_t* __restrict__ heads) {
+  for (int64_t i = first_index(); i < n; i += grid_stride()) heads[i] = i == 0 || keys[i] != keys[i - 1];
+}
+
+// Group g starts at sorted position starts[g]: its first occurrence and
+// size; for sorted=0 also g itself, the value its first occurrence sorts.
+__global__ void unique_groups_kernel(const int64_t* __restrict__ sorted_pos, const int64_t* __restrict__ starts,
+                                     int64_t u, int64_t n, int64_t* __restrict__ firsts, int64_t* __restrict__ sizes,
+                                     int64_t* __restrict__ ids, int* __restrict__ segment) {
+  for (int64_t g = first_index(); g < u; g += grid_stride()) {
+    firsts[g] = sorted_pos[starts[g]];
+    sizes[g] = (g + 1 < u ? starts[g + 1] : n) - starts[g];
+    if (ids) ids[g] = g;
+  }
+  if (segment && first_index() == 0) {
+    segment[0] = 0;
+    segment[1] = static_cast<int>(u);
+  }
+}
+
+// place[g] = group g's row in y, from the groups in first-occurrence order.
+__global__ void unique_place_kernel(const int64_t* __restrict__ by_first, int64_t u, int64_t* __restrict__ place) {
+  for (int64_t j = first_index(); j < u; j += grid_stride()) place[by_first[j]] = j;
+}
+
+template <typename U>
+__global__ void unique_write_kernel(const U* __restrict__ x, const int64_t* __restrict__ firsts,
+                                    const int64_t* __restrict__ sizes, const int64_t* __restrict__ place, int64_t u,
+                                    U* __restrict__ y, int64_t* __restrict__ indices, int64_t* __restrict__ counts) {
+  for (int64_t g = first_index(); g < u; g += grid_stride()) {
+    const int64_t row = place ? place[g] : g;
+    y[row] = x[firsts[g]];
+    if (indices) indices[row] = firsts[g];
+    if (counts) counts[row] = sizes[g];
+  }
+}
+
+// Each element's group: the last start at or before its sorted position.
+__global__ void unique_inverse_kernel(const int64_t* __restrict__ sorted_pos, const int64_t* __restrict__ starts,
+                                      const int64_t* __restrict__ place, int64_t u, int64_t n,
+                                      int64_t* __restrict__ inverse) {
+  for (int64_t i = first_index(); i < n; i += grid_stride()) {
+    int64_t lo = 0, hi = u;  // starts[lo] <= i < starts[hi]
+    while (hi - lo > 1) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (starts[mid] <= i)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    inverse[sorted_pos[i]] = place ? place[lo] : lo;
+  }
+}
+
+template <typename K>
+cudaError_t sort_pairs(void* temp, size_t& temp_bytes, const K* keys_in, K* keys_out, const int64_t* vals_in,
+                       int64_t* vals_out, int64_t n, const int* segment, cudaStream_t stream) {
+  return cub::DeviceSegmentedRadixSort::SortPairs(temp, temp_bytes, keys_in, keys_out, vals_in, vals_out,
+                                                  static_cast<int>(n), 1, segment, segment + 1, 0,
+                                                  static_cast<int>(sizeof(K) * 8), stream);
+}
+
+// Workspace of the first launch: keys in and out, positions in, the sort's
+// segment and CUB's temporary storage.
+struct GroupLayout {
+  size_t keys_out = 0, pos_in = 0, segment = 0, temp = 0, temp_bytes = 0, total = 0;
+};
+
+cudaError_t group_layout(const UniqueMeta& m, GroupLayout* L) {
+  if (m.n < 1 || m.n > 0x7fffffff) return cudaErrorInvalidValue;
+  const size_t keys = align_up(static_cast<size_t>(m.n) * static_cast<size_t>(m.unit));
+  L->keys_out = keys;
+  L->pos_in = 2 * keys;
+  L->segment = L->pos_in + align_up(static_cast<size_t>(m.n) * sizeof(int64_t));
+  L->temp = L->segment + align_up(2 * sizeof(int));
+  cudaError_t e = by_width(m.unit, [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    return sort_pairs<U>(nullptr, L->temp_bytes, nullptr, nullptr, nullptr, nullptr, m.n, nullptr, nullptr);
+  });
+  L->total = L->temp + align_up(L->temp_bytes);
+  return e;
+}
+
+// Workspace of the second launch: each group's start, first occurrence,
+// size and row; for sorted=0 also the sort of the groups by first
+// occurrence (keys out, ids in and out, segment, CUB's storage).
+struct WriteLayout {
+  size_t firsts = 0, sizes = 0, place = 0, by_first_keys = 0, ids = 0, by_first = 0, segment = 0, temp = 0,
+         temp_bytes = 0, total = 0;
+};
+
+cudaError_t write_layout(int64_t u, bool sorted, WriteLayout* L) {
+  if (u < 1 || u > 0x7fffffff) return cudaErrorInvalidValue;
+  const size_t a = align_up(static_cast<size_t>(u) * sizeof(int64_t));
+  L->firsts = a;  // the starts at 0
+  L->sizes = 2 * a;
+  L->total = 3 * a;
+  if (sorted) return cudaSuccess;
+  L->place = 3 * a;
+  L->by_first_keys = 4 * a;
+  L->ids = 5 * a;
+  L->by_first = 6 * a;
+  L->segment = 7 * a;
+  L->temp = L->segment + align_up(2 * sizeof(int));
+  cudaError_t e = sort_pairs<int64_t>(nullptr, L->temp_bytes, nullptr, nullptr, nullptr, nullptr, u, nullptr, nullptr);
+  L->total = L->temp + align_up(L->temp_bytes);
+  return e;
+}
+
+template <typename T>
+T* at(void* base, size_t offset) {
+  return reinterpret_cast<T*>(static_cast<char*>(base) + offset);
+}
+
 }  // namespace
 
 cudaError_t launch_nonzero_count(const NonZeroMeta& m, const void* x, int64_t* offsets, int64_t* total,
@@ -143,6 +300,89 @@ cudaError_t launch_nonzero_write(const NonZeroMeta& m, const void* x, const int6
         static_cast<const U*>(x), static_cast<U>(m.mask), m, offsets, nnz, y);
     return cudaGetLastError();
   });
+}
+
+cudaError_t unique_group_workspace_bytes(const UniqueMeta& m, size_t* bytes) {
+  GroupLayout L;
+  const cudaError_t e = group_layout(m, &L);
+  *bytes = L.total;
+  return e;
+}
+
+cudaError_t launch_unique_group(const UniqueMeta& m, const void* x, void* workspace, size_t workspace_bytes,
+                                int64_t* sorted_pos, uint8_t* heads, int64_t* offsets, int64_t* total,
+                                cudaStream_t stream) {
+  GroupLayout L;
+  cudaError_t e = group_layout(m, &L);
+  if (e != cudaSuccess) return e;
+  if (workspace_bytes < L.total) return cudaErrorInvalidValue;
+  int* segment = at<int>(workspace, L.segment);
+  e = by_width(m.unit, [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    U* keys = at<U>(workspace, 0);
+    U* sorted = at<U>(workspace, L.keys_out);
+    int64_t* pos = at<int64_t>(workspace, L.pos_in);
+    unique_keys_kernel<U><<<grid_for(m.n), kBlock, 0, stream>>>(static_cast<const U*>(x), m, keys, pos, segment);
+    cudaError_t r = cudaGetLastError();
+    if (r == cudaSuccess)
+      r = sort_pairs<U>(at<void>(workspace, L.temp), L.temp_bytes, keys, sorted, pos, sorted_pos, m.n, segment, stream);
+    if (r != cudaSuccess) return r;
+    unique_heads_kernel<U><<<grid_for(m.n), kBlock, 0, stream>>>(sorted, m.n, heads);
+    return cudaGetLastError();
+  });
+  if (e != cudaSuccess) return e;
+  NonZeroMeta h;
+  h.n = m.n;
+  h.chunks = m.chunks;
+  h.dims[0] = m.n;
+  return launch_nonzero_count(h, heads, offsets, total, stream);
+}
+
+cudaError_t unique_write_workspace_bytes(int64_t u, bool sorted, size_t* bytes) {
+  WriteLayout L;
+  const cudaError_t e = write_layout(u, sorted, &L);
+  *bytes = L.total;
+  return e;
+}
+
+cudaError_t launch_unique_write(const UniqueMeta& m, const void* x, const int64_t* sorted_pos, const uint8_t* heads,
+                                const int64_t* offsets, int64_t u, bool sorted, void* workspace, size_t workspace_bytes,
+                                void* y, int64_t* indices, int64_t* inverse, int64_t* counts, cudaStream_t stream) {
+  WriteLayout L;
+  cudaError_t e = write_layout(u, sorted, &L);
+  if (e != cudaSuccess) return e;
+  if (workspace_bytes < L.total || m.n < u) return cudaErrorInvalidValue;
+  int64_t* starts = at<int64_t>(workspace, 0);
+  int64_t* firsts = at<int64_t>(workspace, L.firsts);
+  int64_t* sizes = at<int64_t>(workspace, L.sizes);
+  int64_t* place = sorted ? nullptr : at<int64_t>(workspace, L.place);
+  int64_t* ids = sorted ? nullptr : at<int64_t>(workspace, L.ids);
+  int* segment = sorted ? nullptr : at<int>(workspace, L.segment);
+  NonZeroMeta h;
+  h.n = m.n;
+  h.chunks = m.chunks;
+  h.dims[0] = m.n;
+  if ((e = launch_nonzero_write(h, heads, offsets, u, starts, stream)) != cudaSuccess) return e;
+  unique_groups_kernel<<<grid_for(u), kBlock, 0, stream>>>(sorted_pos, starts, u, m.n, firsts, sizes, ids, segment);
+  if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  if (!sorted) {
+    int64_t* by_first_keys = at<int64_t>(workspace, L.by_first_keys);
+    int64_t* by_first = at<int64_t>(workspace, L.by_first);
+    e = sort_pairs<int64_t>(at<void>(workspace, L.temp), L.temp_bytes, firsts, by_first_keys, ids, by_first, u, segment,
+                            stream);
+    if (e != cudaSuccess) return e;
+    unique_place_kernel<<<grid_for(u), kBlock, 0, stream>>>(by_first, u, place);
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  }
+  e = by_width(m.unit, [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    unique_write_kernel<U><<<grid_for(u), kBlock, 0, stream>>>(static_cast<const U*>(x), firsts, sizes, place, u,
+                                                               static_cast<U*>(y), indices, counts);
+    return cudaGetLastError();
+  });
+  if (e != cudaSuccess || !inverse) return e;
+  unique_inverse_kernel<<<grid_for(m.n), kBlock, 0, stream>>>(sorted_pos, starts, place, u, m.n, inverse);
+  return cudaGetLastError();
 }
 
 }  // namespace sy::cuda

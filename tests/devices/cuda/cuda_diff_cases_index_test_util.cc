@@ -1,6 +1,6 @@
 // Differential cases for the CUDA index kernels (see kernel_diff_test_util.h):
 // ScatterND, ScatterElements, Scatter, GatherND, Trilu, Range, EyeLike,
-// OneHot and NonZero. Every index is in range, half of them in their negative form.
+// OneHot, NonZero and Unique. Every index is in range, half of them in their negative form.
 // Scatters without a reduction get unique targets (duplicates are undefined
 // in ONNX), generated below from fixed seeds; reducing scatters get many
 // duplicates, and whole-number values, so that sums and products are exact
@@ -389,6 +389,37 @@ void add_nonzero(std::vector<DiffCase>& cs) {
   cs.push_back(declined(make("NonZero_rank9_declines", "NonZero", {boolean({2, 2, 2, 2, 2, 2, 2, 2, 2})})));
 }
 
+// Unique (no axis) with all four outputs: many repeats, all distinct,
+// every NaN one group and -0 with +0, in value order and in order of first
+// occurrence; more than 256 chunks of group starts; one output; a scalar;
+// nothing. The axis form declines.
+void add_unique(std::vector<DiffCase>& cs) {
+  auto unique = [](std::string name, DiffInput x, bool sorted = true, size_t outputs = 4) {
+    return opset(make(std::move(name), "Unique", {std::move(x)}, {attr_int("sorted", sorted)}, outputs), 11);
+  };
+  const std::vector<double> odd = {kNaN, 0, -0.0, 1, kNaN, -0.0, 1, -kInf, 3, kInf, -kNaN, 0};
+  cs.push_back(unique("Unique_f32_repeats", whole(f32({5000}, -50, 50))));
+  cs.push_back(unique("Unique_f32_repeats_unsorted", whole(f32({5000}, -50, 50)), false));
+  cs.push_back(unique("Unique_f32_nan_and_zeros", values(DataType::kFloat, odd)));
+  cs.push_back(unique("Unique_f64_nan_and_zeros_unsorted", values(DataType::kDouble, odd), false));
+  cs.push_back(unique("Unique_f16_2d", whole(in(kF16, {40, 50}, -30, 30))));
+  cs.push_back(unique("Unique_bf16_unsorted", whole(in(kBF16, {3000}, -20, 20)), false));
+  cs.push_back(unique("Unique_f32_distinct", f32({3000})));
+  cs.push_back(unique("Unique_i32_many_chunks", i32({600000}, -100000, 100000)));
+  cs.push_back(unique("Unique_i64_unsorted", i64({7000}, -1e12, 1e12), false));
+  cs.push_back(unique("Unique_i8_3d", in(DataType::kInt8, {4, 30, 20}, -128, 127)));
+  cs.push_back(unique("Unique_u8_unsorted", in(DataType::kUInt8, {3000}, 0, 255), false));
+  cs.push_back(unique("Unique_i16", in(DataType::kInt16, {2000}, -300, 300)));
+  cs.push_back(unique("Unique_u64", in(DataType::kUInt64, {2000}, 0, 1e15)));
+  cs.push_back(unique("Unique_bool_unsorted", boolean({100}), false));
+  cs.push_back(unique("Unique_values_only", whole(f32({1000}, -9, 9)), true, 1));
+  cs.push_back(unique("Unique_scalar", scalar(DataType::kInt64, 4)));
+  cs.push_back(unique("Unique_empty", f32({0, 3})));
+  DiffCase axis = unique("Unique_axis_declines", i64({30, 4}, 0, 2));
+  axis.attrs.push_back(attr_int("axis", 0));
+  cs.push_back(declined(std::move(axis)));
+}
+
 }  // namespace
 
 void add_index_cases(std::vector<DiffCase>& cs) {
@@ -400,6 +431,7 @@ void add_index_cases(std::vector<DiffCase>& cs) {
   add_eye_like(cs);
   add_one_hot(cs);
   add_nonzero(cs);
+  add_unique(cs);
 }
 
 }  // namespace sy::testing
