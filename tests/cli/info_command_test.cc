@@ -12,31 +12,30 @@ namespace {
 
 using namespace sy::cli_test;
 
-// y = Relu(x + W), and NonMaxSuppression of two fixed boxes, which no
-// GPU kernel takes.
-onnx::ModelProto relu_nms_model() {
+// y = Relu(x + W), and StringNormalizer of a string input, which no GPU
+// kernel takes (strings live on the host).
+onnx::ModelProto relu_strings_model() {
   onnx::ModelProto m = relu_model();
   auto* g = m.mutable_graph();
-  add_float_initializer(g, "boxes", {1, 2, 4}, {0, 0, 1, 1, 0, 0.1f, 1, 1.1f});
-  add_float_initializer(g, "scores", {1, 1, 2}, {0.9f, 0.8f});
-  add_node(g, "NonMaxSuppression", {"boxes", "scores"}, {"selected"});
-  add_output(g, "selected", onnx::TensorProto::INT64, {-1, 3});
+  add_input(g, "words", onnx::TensorProto::STRING, {2});
+  add_node(g, "StringNormalizer", {"words"}, {"normalized"});
+  add_output(g, "normalized", onnx::TensorProto::STRING, {2});
   return m;
 }
 
 TEST(InfoCommand, CountsOps_AndSaysWhichNodesAGpuCouldRun) {
   TempDir tmp;
-  write_model(relu_nms_model(), tmp.file("m.onnx"));
+  write_model(relu_strings_model(), tmp.file("m.onnx"));
   auto r = run_switchyard({"info", tmp.file("m.onnx")});
   ASSERT_TRUE(r.exited && r.exit_code == 0) << r.describe();
   EXPECT_NE(r.out.find("  Add: 1\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("  NonMaxSuppression: 1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  StringNormalizer: 1\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("kernels: every op has a CPU kernel"), std::string::npos) << r.out;
   if (!cuda_compiled()) {
     EXPECT_NE(r.out.find("CUDA kernels: none in this build"), std::string::npos) << r.out;
     return;
   }
-  EXPECT_NE(r.out.find("CUDA kernels: 2 of 3 kernel nodes (66%); on a CPU: NonMaxSuppression x1"), std::string::npos)
+  EXPECT_NE(r.out.find("CUDA kernels: 2 of 3 kernel nodes (66%); on a CPU: StringNormalizer x1"), std::string::npos)
       << r.out;
 }
 

@@ -59,6 +59,21 @@ struct MaxUnpoolPlan {
 };
 StatusOr<MaxUnpoolPlan> plan_max_unpool(const KernelContext& ctx, const WindowAttrs& a);
 
+// NonMaxSuppression's checks, shared by the CPU and CUDA kernels
+// (nn_detection.cc): boxes [B, N, 4] and scores [B, C, N] of floating
+// types, and the optional scalars max_output_boxes_per_class (0 if absent:
+// nothing selected), iou_threshold (in [0, 1]) and score_threshold (kept:
+// above it). InvalidArgument otherwise.
+struct NmsPlan {
+  int64_t batches = 0, boxes = 0, classes = 0, max_out = 0;
+  double iou_th = 0, score_th = 0;
+  bool has_score_th = false;
+};
+StatusOr<NmsPlan> plan_nms(const KernelContext& ctx);
+// center_point_box: 0 (corners) or 1 (centre and size); InvalidArgument
+// otherwise.
+StatusOr<int> nms_center(const Node& node);
+
 // Geometry resolved for one call.
 struct Window {
   int nsp = 0;  // spatial rank of the tensors

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "devices/cpu/kernels/nms_overlap.h"
 #include "devices/cpu/kernels/nn_common.h"
 #include "devices/cpu/kernels/roi_align_plan.h"
 
@@ -66,34 +67,17 @@ class RoiAlignKernel final : public Kernel {
 class NonMaxSuppressionKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    center_ = node.attr_int("center_point_box", 0);
-    if (center_ != 0 && center_ != 1) return InvalidArgument(node.describe(), ": center_point_box must be 0 or 1");
+    ASSIGN_OR_RETURN(center_, nms_center(node));
     return OkStatus();
   }
 
   Status compute(KernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(const NmsPlan p, plan_nms(ctx));
     const Tensor& boxes = ctx.input(0);
     const Tensor& scores = ctx.input(1);
-    if (!boxes.defined() || !scores.defined()) return InvalidArgument("NonMaxSuppression: boxes and scores are required");
-    if (!dtype_is_float(boxes.dtype()) || !dtype_is_float(scores.dtype()))
-      return InvalidArgument("NonMaxSuppression: boxes and scores must be floating point");
-    if (boxes.rank() != 3 || boxes.dim(2) != 4 || scores.rank() != 3 || scores.dim(0) != boxes.dim(0) ||
-        scores.dim(2) != boxes.dim(1))
-      return InvalidArgument("NonMaxSuppression: boxes ", boxes.describe(), " and scores ", scores.describe(),
-                             " must be [B,N,4] and [B,C,N]");
-    int64_t max_out = 0;
-    double iou_th = 0, score_th = 0;
-    bool has_score_th = false;
-    if (ctx.has_input(2) && ctx.input(2).numel() > 0) max_out = ctx.input(2).int_at(0);
-    if (ctx.has_input(3) && ctx.input(3).numel() > 0) iou_th = ctx.input(3).double_at(0);
-    if (ctx.has_input(4) && ctx.input(4).numel() > 0) {
-      score_th = ctx.input(4).double_at(0);
-      has_score_th = true;
-    }
-    if (iou_th < 0 || iou_th > 1) return InvalidArgument("NonMaxSuppression: iou_threshold must be in [0, 1]");
-    const int64_t B = boxes.dim(0), N = boxes.dim(1), C = scores.dim(1);
+    const int64_t B = p.batches, N = p.boxes, C = p.classes;
     std::vector<int64_t> sel;
-    if (max_out > 0) {
+    if (p.max_out > 0) {
       std::vector<double> bx(static_cast<size_t>(boxes.numel())), sc(static_cast<size_t>(scores.numel()));
       for (int64_t i = 0; i < boxes.numel(); ++i) bx[i] = boxes.double_at(i);
       for (int64_t i = 0; i < scores.numel(); ++i) sc[i] = scores.double_at(i);
@@ -104,14 +88,14 @@ class NonMaxSuppressionKernel final : public Kernel {
           const double* s = sc.data() + (b * C + c) * N;
           order.clear();
           for (int64_t i = 0; i < N; ++i)
-            if (!has_score_th || s[i] > score_th) order.push_back(i);
+            if (!p.has_score_th || s[i] > p.score_th) order.push_back(i);
           std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t q) { return s[a] > s[q]; });
           picked.clear();
           for (int64_t i : order) {
-            if (static_cast<int64_t>(picked.size()) >= max_out) break;
+            if (static_cast<int64_t>(picked.size()) >= p.max_out) break;
             bool keep = true;
             for (int64_t j : picked)
-              if (suppress(bx.data() + (b * N + i) * 4, bx.data() + (b * N + j) * 4, iou_th)) {
+              if (nms_suppresses(bx.data() + (b * N + i) * 4, bx.data() + (b * N + j) * 4, p.iou_th, center_)) {
                 keep = false;
                 break;
               }
@@ -128,36 +112,7 @@ class NonMaxSuppressionKernel final : public Kernel {
   }
 
  private:
-  // Corners (y1, x1, y2, x2) with y1 <= y2 and x1 <= x2.
-  void corners(const double* b, double* o) const {
-    if (center_ == 0) {
-      o[0] = std::min(b[0], b[2]);
-      o[2] = std::max(b[0], b[2]);
-      o[1] = std::min(b[1], b[3]);
-      o[3] = std::max(b[1], b[3]);
-    } else {
-      o[1] = b[0] - b[2] / 2;
-      o[3] = b[0] + b[2] / 2;
-      o[0] = b[1] - b[3] / 2;
-      o[2] = b[1] + b[3] / 2;
-    }
-  }
-
-  bool suppress(const double* a, const double* b, double th) const {
-    double p[4], q[4];
-    corners(a, p);
-    corners(b, q);
-    const double iy1 = std::max(p[0], q[0]), ix1 = std::max(p[1], q[1]);
-    const double iy2 = std::min(p[2], q[2]), ix2 = std::min(p[3], q[3]);
-    const double inter = std::max(0.0, iy2 - iy1) * std::max(0.0, ix2 - ix1);
-    if (inter <= 0) return false;
-    const double area1 = (p[2] - p[0]) * (p[3] - p[1]), area2 = (q[2] - q[0]) * (q[3] - q[1]);
-    if (area1 <= 0 || area2 <= 0) return false;
-    const double iou = inter / (area1 + area2 - inter);
-    return iou > th;
-  }
-
-  int64_t center_ = 0;
+  int center_ = 0;
 };
 
 }  // namespace
@@ -233,6 +188,36 @@ StatusOr<RoiAlignPlan> plan_roi_align(const KernelContext& ctx, const RoiAlignAt
     g.gw = a.sampling_ratio > 0 ? a.sampling_ratio : static_cast<int64_t>(std::ceil(rw / double(a.out_w)));
     g.n = bi.int_at(r);
   }
+  return p;
+}
+
+StatusOr<int> nms_center(const Node& node) {
+  const int64_t center = node.attr_int("center_point_box", 0);
+  if (center != 0 && center != 1) return InvalidArgument(node.describe(), ": center_point_box must be 0 or 1");
+  return static_cast<int>(center);
+}
+
+StatusOr<NmsPlan> plan_nms(const KernelContext& ctx) {
+  const Tensor& boxes = ctx.input(0);
+  const Tensor& scores = ctx.input(1);
+  if (!boxes.defined() || !scores.defined()) return InvalidArgument("NonMaxSuppression: boxes and scores are required");
+  if (!dtype_is_float(boxes.dtype()) || !dtype_is_float(scores.dtype()))
+    return InvalidArgument("NonMaxSuppression: boxes and scores must be floating point");
+  if (boxes.rank() != 3 || boxes.dim(2) != 4 || scores.rank() != 3 || scores.dim(0) != boxes.dim(0) ||
+      scores.dim(2) != boxes.dim(1))
+    return InvalidArgument("NonMaxSuppression: boxes ", boxes.describe(), " and scores ", scores.describe(),
+                           " must be [B,N,4] and [B,C,N]");
+  NmsPlan p;
+  if (ctx.has_input(2) && ctx.input(2).numel() > 0) p.max_out = ctx.input(2).int_at(0);
+  if (ctx.has_input(3) && ctx.input(3).numel() > 0) p.iou_th = ctx.input(3).double_at(0);
+  if (ctx.has_input(4) && ctx.input(4).numel() > 0) {
+    p.score_th = ctx.input(4).double_at(0);
+    p.has_score_th = true;
+  }
+  if (!(p.iou_th >= 0 && p.iou_th <= 1)) return InvalidArgument("NonMaxSuppression: iou_threshold must be in [0, 1]");
+  p.batches = boxes.dim(0);
+  p.boxes = boxes.dim(1);
+  p.classes = scores.dim(1);
   return p;
 }
 

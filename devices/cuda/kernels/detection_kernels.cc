@@ -5,10 +5,16 @@
 // samples the feature map, which stays where it is. Before, a detection
 // head sent its whole feature map to the CPU for this one node.
 //
+// CUDA NonMaxSuppression, the other node a detection head used to send to
+// the CPU with all its boxes and scores (see below).
+//
 // Thread-safety: compute() is const and keeps no state beyond attributes
 // parsed in init().
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 
+#include "devices/cpu/kernels/nn_common.h"
 #include "devices/cpu/kernels/roi_align_plan.h"
 #include "devices/cuda/cuda_launch.h"
 #include "devices/cuda/kernels/cuda_kernels.h"
@@ -53,12 +59,82 @@ class RoiAlignKernel final : public Kernel {
   nn::RoiAlignAttrs a_;
 };
 
+// NonMaxSuppression: the number of boxes kept is found on the device, so
+// the kernel runs in two launches (KernelContext::resume_after): the first
+// sorts, selects and counts, the second writes the [kept, 3] output. The
+// scalars (max boxes, thresholds) are host inputs, as on the CPU, whose
+// checks (nn::plan_nms) and overlap rule (nms_overlap.h) this shares.
+class NonMaxSuppressionKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    ASSIGN_OR_RETURN(center_, nn::nms_center(node));
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(const nn::NmsPlan p, nn::plan_nms(ctx));
+    const Tensor& boxes = ctx.input(0);
+    const Tensor& scores = ctx.input(1);
+    if (boxes.dtype() != scores.dtype() || (boxes.dtype() != DataType::kFloat && boxes.dtype() != DataType::kDouble))
+      return Unimplemented("CUDA NonMaxSuppression: boxes ", dtype_name(boxes.dtype()), " and scores ",
+                           dtype_name(scores.dtype()), "; only both float or both double");
+    NmsMeta m;
+    m.batches = p.batches;
+    m.boxes = p.boxes;
+    m.classes = p.classes;
+    m.cap = std::min(p.max_out, p.boxes);
+    m.iou_th = p.iou_th;
+    m.score_th = p.score_th;
+    m.has_score_th = p.has_score_th;
+    m.center = center_;
+    const int64_t segs = m.batches * m.classes;
+    if (m.cap <= 0 || segs == 0) return ctx.allocate_output(0, DataType::kInt64, Dims{0, 3}).status();
+    if (segs * m.boxes > INT32_MAX)
+      return Unimplemented("CUDA NonMaxSuppression: ", segs * m.boxes, " scores, past CUB's sort");
+    ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    Device& d = ctx.device();
+    if (!ctx.resumed()) {
+      size_t bytes = 0;
+      CUDA_RETURN_IF_ERROR(nms_workspace_bytes(static_cast<int>(boxes.dtype()), m, &bytes));
+      ASSIGN_OR_RETURN(Tensor work, d.allocate(DataType::kUInt8, Dims{static_cast<int64_t>(bytes)}));
+      ASSIGN_OR_RETURN(Tensor picked, d.allocate(DataType::kInt64, Dims{segs, m.cap}));
+      ASSIGN_OR_RETURN(Tensor offsets, d.allocate(DataType::kInt64, Dims{segs}));
+      ASSIGN_OR_RETURN(Tensor total, d.allocate(DataType::kInt64, Dims{1}));
+      CUDA_RETURN_IF_ERROR(launch_nms_select(static_cast<int>(boxes.dtype()), m, boxes.raw(), scores.raw(), work.raw(),
+                                             bytes, picked.data<int64_t>(), offsets.data<int64_t>(),
+                                             total.data<int64_t>(), l.stream));
+      ASSIGN_OR_RETURN(Tensor count, d.copy(total, kHostSpace));
+      return ctx.resume_after({std::move(picked), std::move(offsets), std::move(count)});
+    }
+    const std::vector<Tensor>& carried = ctx.carried();
+    if (carried.size() != 3) return Internal("CUDA NonMaxSuppression resumed without its first launch's results");
+    const int64_t kept = carried[2].data<int64_t>()[0];
+    if (kept < 0 || kept > segs * m.cap) return Internal("CUDA NonMaxSuppression kept ", kept, " boxes");
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kInt64, Dims{kept, 3}));
+    CUDA_RETURN_IF_ERROR(launch_nms_write(m, carried[0].data<int64_t>(), carried[1].data<int64_t>(), kept,
+                                          y->data<int64_t>(), l.stream));
+    return OkStatus();
+  }
+
+ private:
+  int center_ = 0;
+};
+
 }  // namespace
 
 void register_cuda_detection_kernels(KernelRegistry& r) {
   // rois and batch_indices (inputs 1 and 2) are read by the checks.
   add_cuda_kernel<RoiAlignKernel>(r, "RoiAlign", 10, {DataType::kFloat, DataType::kDouble},
                                   (uint64_t{1} << 1) | (uint64_t{1} << 2));
+  KernelDef nms;
+  nms.op = "NonMaxSuppression";
+  nms.since_version = 10;
+  nms.device = DeviceKind::kCuda;
+  nms.types = {DataType::kFloat, DataType::kDouble};
+  nms.host_inputs = (uint64_t{1} << 2) | (uint64_t{1} << 3) | (uint64_t{1} << 4);
+  nms.data_dependent_shape = true;
+  nms.factory = &make_kernel<NonMaxSuppressionKernel>;
+  r.add(std::move(nms));
 }
 
 }  // namespace sy::cuda

@@ -188,6 +188,17 @@ __device__ __forceinline__ C wrap_neg(C a) {
     return -a;
 }
 
+// ---- workspaces ---------------------------------------------------------------
+
+// Scratch carved out of one workspace allocation: each piece starts on a
+// 256-byte boundary, as CUB wants its temporary storage.
+constexpr size_t align_up(size_t n) { return (n + 255) & ~size_t{255}; }
+
+template <typename T>
+T* at(void* base, size_t offset) {
+  return reinterpret_cast<T*>(static_cast<char*>(base) + offset);
+}
+
 // ---- launch geometry and broadcast offsets ------------------------------------
 
 constexpr unsigned kBlock = 256;

@@ -56,7 +56,7 @@ struct RunningTotal {
 
 // One block: counts[0, chunks) become exclusive offsets in place.
 __global__ void __launch_bounds__(kBlock)
-    nonzero_scan_kernel(int64_t* __restrict__ counts, int64_t chunks, int64_t* __restrict__ total) {
+    count_scan_kernel(int64_t* __restrict__ counts, int64_t chunks, int64_t* __restrict__ total) {
   using BlockScan = cub::BlockScan<int64_t, kBlock>;
   __shared__ typename BlockScan::TempStorage tmp;
   RunningTotal prefix{0};
@@ -130,8 +130,8 @@ cudaError_t by_width(int unit, F&& f) {
 using ew::first_index;
 using ew::grid_stride;
 
-constexpr size_t align_up(size_t n) { return (n + 255) & ~size_t{255}; }
-
+using ew::align_up;
+using ew::at;
 // A sort key whose unsigned order is the CPU's value order: every NaN one
 // +NaN above +inf, -0 as +0, then a float's or a signed integer's bits
 // flipped into unsigned order.
@@ -269,11 +269,6 @@ cudaError_t write_layout(int64_t u, bool sorted, WriteLayout* L) {
   return e;
 }
 
-template <typename T>
-T* at(void* base, size_t offset) {
-  return reinterpret_cast<T*>(static_cast<char*>(base) + offset);
-}
-
 }  // namespace
 
 cudaError_t launch_nonzero_count(const NonZeroMeta& m, const void* x, int64_t* offsets, int64_t* total,
@@ -286,7 +281,11 @@ cudaError_t launch_nonzero_count(const NonZeroMeta& m, const void* x, int64_t* o
     return cudaGetLastError();
   });
   if (e != cudaSuccess) return e;
-  nonzero_scan_kernel<<<1, kBlock, 0, stream>>>(offsets, m.chunks, total);
+  return launch_count_scan(offsets, m.chunks, total, stream);
+}
+
+cudaError_t launch_count_scan(int64_t* counts, int64_t n, int64_t* total, cudaStream_t stream) {
+  count_scan_kernel<<<1, kBlock, 0, stream>>>(counts, n, total);
   return cudaGetLastError();
 }
 

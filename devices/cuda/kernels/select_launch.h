@@ -39,6 +39,11 @@ cudaError_t launch_nonzero_count(const NonZeroMeta& m, const void* x, int64_t* o
 cudaError_t launch_nonzero_write(const NonZeroMeta& m, const void* x, const int64_t* offsets, int64_t nnz, int64_t* y,
                                  cudaStream_t stream);
 
+// counts[0, n) become exclusive offsets in place and *total their sum, in
+// one block: the second half of launch_nonzero_count, for other kernels
+// that count per segment (NonMaxSuppression per class).
+cudaError_t launch_count_scan(int64_t* counts, int64_t n, int64_t* total, cudaStream_t stream);
+
 // Unique over all of x's elements (no axis). Elements are equal as the
 // CPU kernel compares them: every NaN equals every other, -0 equals +0.
 struct UniqueMeta {

@@ -63,7 +63,7 @@ TEST(CudaBackend, Kernels_RegisteredExactlyWhenCompiled) {
   }
   // Ops whose output size depends on the data have kernels that say so
   // (they run in two launches); string ops stay on the CPU.
-  for (const char* op : {"NonZero", "Unique"}) {
+  for (const char* op : {"NonZero", "Unique", "NonMaxSuppression"}) {
     const KernelDef* d = KernelRegistry::builtin().find("", op, 17, DeviceKind::kCuda, DataType::kFloat);
     ASSERT_NE(d, nullptr) << op;
     EXPECT_TRUE(d->data_dependent_shape) << op;

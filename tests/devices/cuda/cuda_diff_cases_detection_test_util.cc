@@ -10,6 +10,12 @@
 // - MaxUnpool: random indices, so several elements often name one position
 //   (the last must win, as on the CPU), an output_shape larger than the
 //   inferred one, 1-D with pads, other element types.
+// - NonMaxSuppression: corner boxes drawn with either corner first and
+//   centre boxes, with and without a score threshold (one that leaves
+//   fewer boxes than the maximum), tied scores (the
+//   lower box first), more classes than the emulator's blocks, as many
+//   kept boxes as boxes, an IoU threshold of 1, double, nothing selected;
+//   mixed types decline.
 #include "tests/devices/cuda/kernel_diff_test_util.h"
 
 namespace sy::testing {
@@ -66,6 +72,26 @@ void add_fold_cases(std::vector<DiffCase>& cs) {
   cs.push_back(unpool("MaxUnpool_contended_i8",
                       {in(DataType::kInt8, {1, 1, 2000}, -100, 100), i64({1, 1, 2000}, 0, 99)},
                       {attr_ints("kernel_shape", {2})}));
+  const auto nms = [](std::string name, std::vector<DiffInput> in, int center = 0) {
+    return opset(make(std::move(name), "NonMaxSuppression", std::move(in), {attr_int("center_point_box", center)}), 11);
+  };
+  const DataType F = DataType::kFloat, I = DataType::kInt64;
+  cs.push_back(nms("NMS_corners_score_threshold",
+                   {f32({2, 300, 4}, 0, 20), f32({2, 3, 300}, 0, 1), scalar(I, 50), scalar(F, 0.5), scalar(F, 0.2)}));
+  cs.push_back(nms("NMS_high_score_threshold",
+                   {f32({1, 200, 4}, 0, 20), f32({1, 2, 200}, 0, 1), scalar(I, 1000), scalar(F, 0.5), scalar(F, 0.9)}));
+  cs.push_back(nms("NMS_centers_keep_all",
+                   {f32({1, 200, 4}, 1, 10), f32({1, 2, 200}, 0, 1), scalar(I, 1000), scalar(F, 0.3)}, 1));
+  DiffInput tied = f32({1, 2, 400}, 0, 3);
+  tied.whole = true;
+  cs.push_back(nms("NMS_tied_scores", {f32({1, 400, 4}, 0, 30), tied, scalar(I, 400), scalar(F, 0.4)}));
+  cs.push_back(nms("NMS_many_classes",
+                   {f32({1, 50, 4}, 0, 10), f32({1, 100, 50}), scalar(I, 7), scalar(F, 0.5), scalar(F, -1)}));
+  cs.push_back(nms("NMS_iou_threshold_one", {f32({1, 100, 4}, 0, 5), f32({1, 1, 100}), scalar(I, 30), scalar(F, 1)}));
+  cs.push_back(nms("NMS_f64", {f64({3, 120, 4}, 0, 15), f64({3, 2, 120}), scalar(I, 20), scalar(F, 0.25)}));
+  cs.push_back(nms("NMS_max_zero", {f32({1, 10, 4}), f32({1, 1, 10}), scalar(I, 0)}));
+  cs.push_back(nms("NMS_no_optional_inputs", {f32({1, 10, 4}), f32({1, 1, 10})}));
+  cs.push_back(declined(nms("NMS_mixed_types_declines", {f32({1, 10, 4}), f64({1, 1, 10}), scalar(I, 5)})));
 }
 
 }  // namespace sy::testing

@@ -21,10 +21,10 @@ struct Config {
   bool three_d = false;
   int64_t batch = 2, q_heads = 4, kv_heads = 2, q_len = 3, kv_len = 5, past = 0, head = 4, v_head = 3;
   bool causal = false;
-  std::optional<float> scale;
+  std::optional<float> scale = std::nullopt;
   float softcap = 0;
   int qk_mode = -1;  // -1: no qk_matmul_output
-  std::optional<Dims> mask_dims;
+  std::optional<Dims> mask_dims = std::nullopt;
   bool bool_mask = false;
 };
 

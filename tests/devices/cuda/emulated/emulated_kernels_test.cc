@@ -198,6 +198,10 @@ TEST(EmulatedGpu, DetectionKernels_RefuseWhatTheCpuRefuses) {
   const auto roi = [](std::string name, std::vector<DiffInput> in, std::vector<Attribute> attrs = {}) {
     return opset(make(std::move(name), "RoiAlign", std::move(in), std::move(attrs)), 16);
   };
+  const auto nms = [](std::string name, std::vector<DiffInput> in, std::vector<Attribute> attrs = {}) {
+    return opset(make(std::move(name), "NonMaxSuppression", std::move(in), std::move(attrs)), 11);
+  };
+  constexpr DataType F = DataType::kFloat;
   expect_refused_alike({
       {roi("roi_batch_index_past_n", {f32({2, 1, 4, 4}), f32({1, 4}, 0, 3), ints({2})}), kBad},
       {roi("roi_three_coordinates", {f32({1, 1, 4, 4}), f32({1, 3}, 0, 3), ints({0})}), kBad},
@@ -209,6 +213,13 @@ TEST(EmulatedGpu, DetectionKernels_RefuseWhatTheCpuRefuses) {
            {f32({1, 1, 4, 4}), values(DataType::kFloat, {0, 0, 1e5, 1e5}, Dims{1, 4}), ints({0})}),
        kBad},
       {roi("roi_unknown_mode", {f32({1, 1, 4, 4}), f32({1, 4}, 0, 3), ints({0})}, {attr_string("mode", "min")}), kBad},
+      {nms("nms_iou_past_one", {f32({1, 5, 4}), f32({1, 1, 5}), scalar(DataType::kInt64, 3), scalar(F, 1.5)}), kBad},
+      {nms("nms_iou_nan", {f32({1, 5, 4}), f32({1, 1, 5}), scalar(DataType::kInt64, 3), scalar(F, kNaN)}), kBad},
+      {nms("nms_three_coordinates", {f32({1, 5, 3}), f32({1, 1, 5}), scalar(DataType::kInt64, 3)}), kBad},
+      {nms("nms_scores_count", {f32({1, 5, 4}), f32({1, 1, 6}), scalar(DataType::kInt64, 3)}), kBad},
+      {nms("nms_center_two", {f32({1, 5, 4}), f32({1, 1, 5}), scalar(DataType::kInt64, 3)},
+           {attr_int("center_point_box", 2)}),
+       kBad},
   });
 }
 

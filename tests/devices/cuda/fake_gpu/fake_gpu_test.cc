@@ -231,9 +231,8 @@ TEST_F(FakeGpu, HalfPrecisionCnn_StaysOnTheGpu) {
 TEST_F(FakeGpu, CpuOnlyOp_WithoutCpuDevice_SaysToAddOne) {
   auto m = testing::new_model();
   testing::GraphBuilder g(m.mutable_graph());
-  g.input("boxes", onnx::TensorProto::FLOAT, {1, 2, 4}).input("scores", onnx::TensorProto::FLOAT, {1, 1, 2});
-  g.output("y", onnx::TensorProto::INT64, {-1, 3});
-  g.node("NonMaxSuppression", {"boxes", "scores"}, {"y"});
+  g.input("x", onnx::TensorProto::STRING, {2}).output("y", onnx::TensorProto::STRING, {2});
+  g.node("StringNormalizer", {"x"}, {"y"});
   auto loaded = testing::load_model(m);
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   std::shared_ptr<const Model> model = std::move(*loaded);
