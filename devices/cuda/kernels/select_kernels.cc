@@ -1,13 +1,13 @@
 // CUDA kernels whose output size depends on the data: NonZero and Unique.
 // Only the device knows how many elements are non-zero, or distinct, and
 // the run loop never waits for a device, so each kernel runs in two
-// launches
-// (KernelContext::resume_after): the first counts and copies the count to
-// pinned host memory, and the loop goes on with other nodes; once the copy
-// has landed, the second allocates [rank, count] and writes the
-// coordinates. Only the count (8 bytes) crosses to the host, where a CPU
-// NonZero would need the whole input. Unique likewise: the first launch
-// sorts and counts the groups of equal elements, the second writes them.
+// launches (KernelContext::resume_after). NonZero's first launch counts
+// and copies the count to pinned host memory, and the loop goes on with
+// other nodes; once the copy has landed, the second allocates
+// [rank, count] and writes the coordinates. Only the count (8 bytes)
+// crosses to the host, where a CPU NonZero would need the whole input.
+// Unique likewise: the first launch sorts and counts the groups of equal
+// elements, the second writes them.
 //
 // Thread-safety: compute() is const and keeps no state; what passes from
 // one launch to the other is in the context's carried tensors.

@@ -1,12 +1,12 @@
 // CUDA NonZero and Unique, each in two launches.
 //
-// NonZero: The first counts each chunk's non-zero
-// elements (coalesced reads, a block reduction) and scans the counts into
-// chunk offsets in one block, leaving the total for the host. The second
-// gives each thread of a chunk's block kItems consecutive elements, so a
-// block scan of its hits puts every hit at its row-major place after the
-// chunk's offset, and writes its coordinates there. No atomics: the
-// output is the CPU's, element for element.
+// NonZero: the first launch counts each chunk's non-zero elements
+// (coalesced reads, a block reduction) and scans the counts into chunk
+// offsets in one block, leaving the total for the host. The second gives
+// each thread of a chunk's block kItems consecutive elements, so a block
+// scan of its hits puts every hit at its row-major place after the chunk's
+// offset, and writes its coordinates there. No atomics: the output is the
+// CPU's, element for element.
 //
 // Unique sorts x's positions by value (CUB's radix sort, which is stable)
 // and marks where each group of equal values starts; counting those marks
