@@ -35,6 +35,12 @@ dnnl::engine& cpu_engine() {
   return eng;
 }
 
+Status WindowAttrs::parse_pool(const Node& node) {
+  RETURN_IF_ERROR(parse(node));
+  if (kernel_shape.empty()) return InvalidArgument(node.describe(), ": kernel_shape is required");
+  return OkStatus();
+}
+
 Status WindowAttrs::parse(const Node& node) {
   auto_pad = node.attr_string("auto_pad", "NOTSET");
   if (auto_pad.empty()) auto_pad = "NOTSET";

@@ -48,6 +48,9 @@ struct WindowAttrs {
   std::vector<int64_t> kernel_shape, pads, strides, dilations;
   bool ceil_mode = false;
   Status parse(const Node& node);
+  // parse(), and kernel_shape is required: the pools and MaxUnpool have no
+  // weights to infer it from, unlike the convolutions.
+  Status parse_pool(const Node& node);
 };
 
 // MaxUnpool: the shape X's pooling indices address (inferred from X and

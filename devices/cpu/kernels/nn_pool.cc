@@ -64,8 +64,7 @@ class PoolKernel : public Kernel {
   explicit PoolKernel(PoolKind kind) : kind_(kind) {}
 
   Status init(const Node& node) override {
-    RETURN_IF_ERROR(attrs_.parse(node));
-    if (attrs_.kernel_shape.empty()) return InvalidArgument(node.describe(), ": kernel_shape is required");
+    RETURN_IF_ERROR(attrs_.parse_pool(node));
     count_include_pad_ = node.attr_int("count_include_pad", 0) != 0;
     storage_order_ = node.attr_int("storage_order", 0);
     lp_.p = static_cast<double>(node.attr_int("p", 2));
@@ -378,11 +377,7 @@ struct GlobalLpPoolKernel final : GlobalPoolKernel {
 // then place that block at the origin of output_shape when one is given.
 class MaxUnpoolKernel final : public Kernel {
  public:
-  Status init(const Node& node) override {
-    RETURN_IF_ERROR(attrs_.parse(node));
-    if (attrs_.kernel_shape.empty()) return InvalidArgument(node.describe(), ": kernel_shape is required");
-    return OkStatus();
-  }
+  Status init(const Node& node) override { return attrs_.parse_pool(node); }
 
   Status compute(KernelContext& ctx) const override {
     ASSIGN_OR_RETURN(const MaxUnpoolPlan p, plan_max_unpool(ctx, attrs_));

@@ -10,12 +10,12 @@
 
 namespace sy::cuda {
 
-// Adds a CUDA KernelDef for ai.onnx `op`, opsets [since, end]. `types`
+// A CUDA KernelDef for ai.onnx `op`, opsets [since, end]. `types`
 // restricts the first input's element type (empty: any); `host_inputs` has
 // bit i set when input i must be in host memory (shape tensors, axes, K).
 template <typename K>
-void add_cuda_kernel(KernelRegistry& r, const char* op, int since, std::vector<DataType> types,
-                     uint64_t host_inputs = 0, int end = INT_MAX) {
+KernelDef cuda_kernel_def(const char* op, int since, std::vector<DataType> types, uint64_t host_inputs = 0,
+                          int end = INT_MAX) {
   KernelDef d;
   d.domain = "";
   d.op = op;
@@ -25,6 +25,23 @@ void add_cuda_kernel(KernelRegistry& r, const char* op, int since, std::vector<D
   d.types = std::move(types);
   d.host_inputs = host_inputs;
   d.factory = &make_kernel<K>;
+  return d;
+}
+
+// Adds cuda_kernel_def(...) to `r`.
+template <typename K>
+void add_cuda_kernel(KernelRegistry& r, const char* op, int since, std::vector<DataType> types,
+                     uint64_t host_inputs = 0, int end = INT_MAX) {
+  r.add(cuda_kernel_def<K>(op, since, std::move(types), host_inputs, end));
+}
+
+// Adds a kernel whose output size it finds on the device, so it runs in two
+// launches (KernelDef::data_dependent_shape, KernelContext::resume_after).
+template <typename K>
+void add_cuda_data_dependent_kernel(KernelRegistry& r, const char* op, int since, std::vector<DataType> types,
+                                    uint64_t host_inputs = 0) {
+  KernelDef d = cuda_kernel_def<K>(op, since, std::move(types), host_inputs);
+  d.data_dependent_shape = true;
   r.add(std::move(d));
 }
 

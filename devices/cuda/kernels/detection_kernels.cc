@@ -126,15 +126,10 @@ void register_cuda_detection_kernels(KernelRegistry& r) {
   // rois and batch_indices (inputs 1 and 2) are read by the checks.
   add_cuda_kernel<RoiAlignKernel>(r, "RoiAlign", 10, {DataType::kFloat, DataType::kDouble},
                                   (uint64_t{1} << 1) | (uint64_t{1} << 2));
-  KernelDef nms;
-  nms.op = "NonMaxSuppression";
-  nms.since_version = 10;
-  nms.device = DeviceKind::kCuda;
-  nms.types = {DataType::kFloat, DataType::kDouble};
-  nms.host_inputs = (uint64_t{1} << 2) | (uint64_t{1} << 3) | (uint64_t{1} << 4);
-  nms.data_dependent_shape = true;
-  nms.factory = &make_kernel<NonMaxSuppressionKernel>;
-  r.add(std::move(nms));
+  // The scalars (inputs 2 to 4) are read by the checks, as on the CPU.
+  add_cuda_data_dependent_kernel<NonMaxSuppressionKernel>(r, "NonMaxSuppression", 10,
+                                                          {DataType::kFloat, DataType::kDouble},
+                                                          (uint64_t{1} << 2) | (uint64_t{1} << 3) | (uint64_t{1} << 4));
 }
 
 }  // namespace sy::cuda

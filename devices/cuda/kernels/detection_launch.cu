@@ -43,7 +43,7 @@ __global__ void nms_prepare_kernel(NmsMeta m, const T* __restrict__ boxes, const
                                    double* __restrict__ bx, double* __restrict__ keys, int64_t* __restrict__ ids,
                                    int* __restrict__ segments) {
   const int64_t segs = m.batches * m.classes, nb = m.batches * m.boxes * 4, ns = segs * m.boxes;
-  const int64_t total = nb > ns ? (nb > segs + 1 ? nb : segs + 1) : (ns > segs + 1 ? ns : segs + 1);
+  const int64_t total = s_max(s_max(nb, ns), segs + 1);
   for (int64_t e = first_index(); e < total; e += grid_stride()) {
     if (e < nb) bx[e] = static_cast<double>(boxes[e]);
     if (e < ns) {

@@ -70,8 +70,7 @@ class PoolKernel : public Kernel {
   explicit PoolKernel(PoolKind kind) : kind_(kind) {}
 
   Status init(const Node& node) override {
-    RETURN_IF_ERROR(attrs_.parse(node));
-    if (attrs_.kernel_shape.empty()) return InvalidArgument(node.describe(), ": kernel_shape is required");
+    RETURN_IF_ERROR(attrs_.parse_pool(node));
     count_include_pad_ = node.attr_int("count_include_pad", 0) != 0;
     const int64_t storage_order = node.attr_int("storage_order", 0);
     if (storage_order != 0 && storage_order != 1)

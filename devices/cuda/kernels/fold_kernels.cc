@@ -57,11 +57,7 @@ class Col2ImKernel final : public Kernel {
 
 class MaxUnpoolKernel final : public Kernel {
  public:
-  Status init(const Node& node) override {
-    RETURN_IF_ERROR(attrs_.parse(node));
-    if (attrs_.kernel_shape.empty()) return InvalidArgument(node.describe(), ": kernel_shape is required");
-    return OkStatus();
-  }
+  Status init(const Node& node) override { return attrs_.parse_pool(node); }
 
   Status compute(KernelContext& ctx) const override {
     ASSIGN_OR_RETURN(const nn::MaxUnpoolPlan p, nn::plan_max_unpool(ctx, attrs_));

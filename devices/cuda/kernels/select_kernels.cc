@@ -169,22 +169,11 @@ class UniqueKernel final : public Kernel {
   bool sorted_ = true;
 };
 
-void add_select_kernel(KernelRegistry& r, const char* op, int since, KernelFactory factory) {
-  KernelDef d;
-  d.op = op;
-  d.since_version = since;
-  d.device = DeviceKind::kCuda;
-  d.types = select_types();
-  d.data_dependent_shape = true;
-  d.factory = factory;
-  r.add(std::move(d));
-}
-
 }  // namespace
 
 void register_cuda_select_kernels(KernelRegistry& r) {
-  add_select_kernel(r, "NonZero", 9, &make_kernel<NonZeroKernel>);
-  add_select_kernel(r, "Unique", 11, &make_kernel<UniqueKernel>);
+  add_cuda_data_dependent_kernel<NonZeroKernel>(r, "NonZero", 9, select_types());
+  add_cuda_data_dependent_kernel<UniqueKernel>(r, "Unique", 11, select_types());
 }
 
 }  // namespace sy::cuda

@@ -269,6 +269,15 @@ cudaError_t write_layout(int64_t u, bool sorted, WriteLayout* L) {
   return e;
 }
 
+// Unique's group starts, as NonZero over its 1-D heads (bytes, 0 or 1).
+NonZeroMeta heads_meta(const UniqueMeta& m) {
+  NonZeroMeta h;
+  h.n = m.n;
+  h.chunks = m.chunks;
+  h.dims[0] = m.n;
+  return h;
+}
+
 }  // namespace
 
 cudaError_t launch_nonzero_count(const NonZeroMeta& m, const void* x, int64_t* offsets, int64_t* total,
@@ -330,11 +339,7 @@ cudaError_t launch_unique_group(const UniqueMeta& m, const void* x, void* worksp
     return cudaGetLastError();
   });
   if (e != cudaSuccess) return e;
-  NonZeroMeta h;
-  h.n = m.n;
-  h.chunks = m.chunks;
-  h.dims[0] = m.n;
-  return launch_nonzero_count(h, heads, offsets, total, stream);
+  return launch_nonzero_count(heads_meta(m), heads, offsets, total, stream);
 }
 
 cudaError_t unique_write_workspace_bytes(int64_t u, bool sorted, size_t* bytes) {
@@ -357,11 +362,7 @@ cudaError_t launch_unique_write(const UniqueMeta& m, const void* x, const int64_
   int64_t* place = sorted ? nullptr : at<int64_t>(workspace, L.place);
   int64_t* ids = sorted ? nullptr : at<int64_t>(workspace, L.ids);
   int* segment = sorted ? nullptr : at<int>(workspace, L.segment);
-  NonZeroMeta h;
-  h.n = m.n;
-  h.chunks = m.chunks;
-  h.dims[0] = m.n;
-  if ((e = launch_nonzero_write(h, heads, offsets, u, starts, stream)) != cudaSuccess) return e;
+  if ((e = launch_nonzero_write(heads_meta(m), heads, offsets, u, starts, stream)) != cudaSuccess) return e;
   unique_groups_kernel<<<grid_for(u), kBlock, 0, stream>>>(sorted_pos, starts, u, m.n, firsts, sizes, ids, segment);
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
   if (!sorted) {
