@@ -114,6 +114,7 @@ void register_cuda_kernels(KernelRegistry& r) {
   cuda::register_cuda_detection_kernels(r);
   cuda::register_cuda_fold_kernels(r);
   cuda::register_cuda_select_kernels(r);
+  cuda::register_cuda_deform_conv_kernels(r);
 }
 
 namespace cuda {

@@ -142,6 +142,25 @@ struct IntConvPlan {
 };
 StatusOr<IntConvPlan> plan_int_conv(const KernelContext& ctx, const WindowAttrs& a, int64_t group, bool qlinear);
 
+// DeformConv's attributes and inputs, checked alike by the CPU and CUDA
+// kernels (nn_deform_conv.cc): X and W of one type, shaped as conv_shape()
+// wants, with C a multiple of offset_group; offset (required)
+// [N, offset_group * kernel size * spatial rank, out...], mask
+// [N, offset_group * kernel size, out...] and B [M] of X's type.
+// InvalidArgument otherwise.
+struct DeformConvAttrs {
+  WindowAttrs window;
+  int64_t group = 1, offset_groups = 1;
+  Status parse(const Node& node);
+};
+struct DeformConvPlan {
+  ConvShape s;
+  const Tensor* offset = nullptr;
+  const Tensor* mask = nullptr;  // null: every tap weighs 1
+  const Tensor* bias = nullptr;  // null: none
+};
+StatusOr<DeformConvPlan> plan_deform_conv(const KernelContext& ctx, const DeformConvAttrs& a);
+
 // Clamps v to [lo, hi] in place, a NaN kept (it fails both comparisons).
 // V may be a GCC vector of floats: by reference, since a vector passed by
 // value between a target_clones clone and a default-target function

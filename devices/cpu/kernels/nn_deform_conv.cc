@@ -141,51 +141,18 @@ Status gemm(int64_t M, int64_t tile, int64_t KC, const double* W, const double* 
 
 class DeformConvKernel final : public Kernel {
  public:
-  Status init(const Node& node) override {
-    RETURN_IF_ERROR(attrs_.parse(node));
-    group_ = node.attr_int("group", 1);
-    offset_groups_ = node.attr_int("offset_group", 1);
-    if (offset_groups_ < 1)
-      return InvalidArgument(node.describe(), ": offset_group must be positive, got ", offset_groups_);
-    return OkStatus();
-  }
+  Status init(const Node& node) override { return attrs_.parse(node); }
 
   Status compute(KernelContext& ctx) const override {
-    const Node& node = ctx.node();
+    ASSIGN_OR_RETURN(const DeformConvPlan p, plan_deform_conv(ctx, attrs_));
     const Tensor& x = ctx.input(0);
-    const Tensor& wt = ctx.input(1);
-    ASSIGN_OR_RETURN(ConvShape s, conv_shape(attrs_, group_, x, wt, node.describe()));
-    if (wt.dtype() != x.dtype())
-      return InvalidArgument(node.describe(), ": W must have X's type ", dtype_name(x.dtype()), ", got ",
-                             wt.describe());
-    if (s.C % offset_groups_ != 0)
-      return InvalidArgument(node.describe(), ": ", s.C, " input channels do not divide into ", offset_groups_,
-                             " offset groups");
-    const int64_t K = s.w.k_size();
-    // offset is [N, offset_group * K * nsp, out...], mask the same with 1 for nsp.
-    auto check_map = [&](size_t i, const char* what, int64_t per_tap) -> StatusOr<const Tensor*> {
-      if (!ctx.has_input(i)) return nullptr;
-      const Tensor& t = ctx.input(i);
-      Dims want = s.out;
-      want[1] = offset_groups_ * K * per_tap;
-      if (t.dtype() != x.dtype() || t.dims() != want)
-        return InvalidArgument(node.describe(), ": ", what, " must be ", dtype_name(x.dtype()), want.to_string(),
-                               " for this input, kernel, padding, strides and offset_group, got ", t.describe());
-      return &t;
-    };
-    ASSIGN_OR_RETURN(const Tensor* offset, check_map(2, "offset", s.w.nsp));
-    if (!offset) return InvalidArgument(node.describe(), ": input offset is required");
-    ASSIGN_OR_RETURN(const Tensor* mask, check_map(4, "mask", 1));
-    const Tensor* b = ctx.has_input(3) ? &ctx.input(3) : nullptr;
-    if (b && (b->rank() != 1 || b->numel() != s.M || b->dtype() != x.dtype()))
-      return InvalidArgument(node.describe(), ": B must be ", dtype_name(x.dtype()), " [", s.M, "], got ",
-                             b->describe());
-    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), s.out));
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), p.s.out));
     if (y->numel() == 0) return OkStatus();
     Status st;
     visit_float(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
-      st = run<T>(x.data<T>(), wt, offset->data<T>(), mask ? mask->data<T>() : nullptr, b, s, y->data<T>());
+      st = run<T>(x.data<T>(), ctx.input(1), p.offset->data<T>(), p.mask ? p.mask->data<T>() : nullptr, p.bias, p.s,
+                  y->data<T>());
     });
     return st;
   }
@@ -197,8 +164,9 @@ class DeformConvKernel final : public Kernel {
     using C = ComputeT<T>;
     const Window& w = s.w;
     const int64_t K = w.k_size(), O = w.out_size(), in_size = w.in_size(), corners = int64_t{1} << w.nsp;
-    const int64_t Cg = s.C / group_, Mg = s.M / group_, KC = Cg * K, per_offset_group = s.C / offset_groups_;
-    const int64_t per_position = std::max<int64_t>({KC, offset_groups_ * K * corners, 1});
+    const int64_t Cg = s.C / attrs_.group, Mg = s.M / attrs_.group, KC = Cg * K,
+                  per_offset_group = s.C / attrs_.offset_groups;
+    const int64_t per_position = std::max<int64_t>({KC, attrs_.offset_groups * K * corners, 1});
     const int64_t tile = std::clamp<int64_t>(kColumnBudget / per_position, 1, O);
     const std::vector<C> weights = reduce_detail::read_floats<C>(wt);
     const std::vector<C> bias = b ? reduce_detail::read_floats<C>(*b) : std::vector<C>(static_cast<size_t>(s.M));
@@ -208,7 +176,7 @@ class DeformConvKernel final : public Kernel {
     // 7% of a call).
     const auto col = std::make_unique_for_overwrite<C[]>(static_cast<size_t>(KC * tile));
     const auto table =
-        std::make_unique_for_overwrite<Corner<C>[]>(static_cast<size_t>(offset_groups_ * K * tile * corners));
+        std::make_unique_for_overwrite<Corner<C>[]>(static_cast<size_t>(attrs_.offset_groups * K * tile * corners));
     for (int64_t n = 0; n < s.N; ++n) {
       C* yn = acc.data();
       if constexpr (!kIsHalf<T>) yn = y + n * s.M * O;
@@ -218,8 +186,8 @@ class DeformConvKernel final : public Kernel {
       if (KC > 0 && in_size > 0) {
         for (int64_t o0 = 0; o0 < O; o0 += tile) {
           const int64_t o1 = std::min(O, o0 + tile), t = o1 - o0;
-          sampling_corners<T, C>(offset, mask, n, offset_groups_, w, o0, o1, table.get());
-          for (int64_t g = 0; g < group_; ++g) {
+          sampling_corners<T, C>(offset, mask, n, attrs_.offset_groups, w, o0, o1, table.get());
+          for (int64_t g = 0; g < attrs_.group; ++g) {
             tbb::parallel_for(int64_t{0}, (Cg + kChannelBlock - 1) / kChannelBlock, [&](int64_t block) {
               const int64_t end = std::min(Cg, (block + 1) * kChannelBlock);
               // A block's channels, a run of one offset group at a time.
@@ -247,12 +215,52 @@ class DeformConvKernel final : public Kernel {
     return OkStatus();
   }
 
-  WindowAttrs attrs_;
-  int64_t group_ = 1;
-  int64_t offset_groups_ = 1;
+  DeformConvAttrs attrs_;
 };
 
 }  // namespace
+
+Status DeformConvAttrs::parse(const Node& node) {
+  RETURN_IF_ERROR(window.parse(node));
+  group = node.attr_int("group", 1);
+  offset_groups = node.attr_int("offset_group", 1);
+  if (offset_groups < 1)
+    return InvalidArgument(node.describe(), ": offset_group must be positive, got ", offset_groups);
+  return OkStatus();
+}
+
+StatusOr<DeformConvPlan> plan_deform_conv(const KernelContext& ctx, const DeformConvAttrs& a) {
+  const Node& node = ctx.node();
+  const Tensor& x = ctx.input(0);
+  const Tensor& wt = ctx.input(1);
+  DeformConvPlan p;
+  ASSIGN_OR_RETURN(p.s, conv_shape(a.window, a.group, x, wt, node.describe()));
+  const ConvShape& s = p.s;
+  if (wt.dtype() != x.dtype())
+    return InvalidArgument(node.describe(), ": W must have X's type ", dtype_name(x.dtype()), ", got ", wt.describe());
+  if (s.C % a.offset_groups != 0)
+    return InvalidArgument(node.describe(), ": ", s.C, " input channels do not divide into ", a.offset_groups,
+                           " offset groups");
+  const int64_t K = s.w.k_size();
+  auto check_map = [&](size_t i, const char* what, int64_t per_tap) -> StatusOr<const Tensor*> {
+    if (!ctx.has_input(i)) return nullptr;
+    const Tensor& t = ctx.input(i);
+    Dims want = s.out;
+    want[1] = a.offset_groups * K * per_tap;
+    if (t.dtype() != x.dtype() || t.dims() != want)
+      return InvalidArgument(node.describe(), ": ", what, " must be ", dtype_name(x.dtype()), want.to_string(),
+                             " for this input, kernel, padding, strides and offset_group, got ", t.describe());
+    return &t;
+  };
+  ASSIGN_OR_RETURN(p.offset, check_map(2, "offset", s.w.nsp));
+  if (!p.offset) return InvalidArgument(node.describe(), ": input offset is required");
+  ASSIGN_OR_RETURN(p.mask, check_map(4, "mask", 1));
+  p.bias = ctx.has_input(3) ? &ctx.input(3) : nullptr;
+  if (p.bias && (p.bias->rank() != 1 || p.bias->numel() != s.M || p.bias->dtype() != x.dtype()))
+    return InvalidArgument(node.describe(), ": B must be ", dtype_name(x.dtype()), " [", s.M, "], got ",
+                           p.bias->describe());
+  return p;
+}
 
 void register_deform_conv_kernels(KernelRegistry& r) {
   add_kernel(r, "DeformConv", 19, make_kernel<DeformConvKernel>, reduce_detail::float_types());

@@ -66,5 +66,6 @@ void register_cuda_signal_kernels(KernelRegistry& r);       // signal_kernels.cc
 void register_cuda_detection_kernels(KernelRegistry& r);    // detection_kernels.cc
 void register_cuda_fold_kernels(KernelRegistry& r);         // fold_kernels.cc (Col2Im, MaxUnpool)
 void register_cuda_select_kernels(KernelRegistry& r);       // select_kernels.cc (NonZero, Unique)
+void register_cuda_deform_conv_kernels(KernelRegistry& r);  // deform_conv_kernels.cc
 
 }  // namespace sy::cuda

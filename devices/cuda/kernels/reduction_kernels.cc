@@ -1,14 +1,17 @@
 // CUDA Reduce* (Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp,
 // SumSquare) and ArgMax/ArgMin, plus the area's registration entry point.
-// They take cuda_reduce_types(), float16 and bfloat16.
+// They take cuda_reduce_types(), float16 and bfloat16; ReduceMax and
+// ReduceMin also bool (opset 20).
 // Attribute parsing and output shapes are the CPU kernels' own
 // (reduction_common.h), so both backends accept the same nodes.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "devices/cpu/kernels/reduction_common.h"
 #include "devices/cuda/cuda_launch.h"
 #include "devices/cuda/kernels/cuda_kernels.h"
+#include "devices/cuda/kernels/elementwise_launch.h"
 #include "devices/cuda/kernels/reduction_cuda_common.h"
 #include "devices/cuda/kernels/reduction_launch.h"
 
@@ -47,7 +50,8 @@ class ReduceKernel final : public Kernel {
       return OkStatus();
     }
     const bool half = is_16bit_float(x.dtype());
-    if (!half) RETURN_IF_ERROR(check_cuda_reduce_type(node, x));
+    const bool any_all = x.dtype() == DataType::kBool && (op_ == ReduceOp::kMax || op_ == ReduceOp::kMin);
+    if (!half && !any_all) RETURN_IF_ERROR(check_cuda_reduce_type(node, x));
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), shape.out_dims));
     if (y->numel() == 0) return OkStatus();
     ASSIGN_OR_RETURN(ReduceGroups g, to_reduce_groups(node, make_reduce_plan(x.dims(), shape.reduced)));
@@ -56,6 +60,7 @@ class ReduceKernel final : public Kernel {
     if (size_t bytes = reduce_workspace_bytes(g); bytes > 0) {
       ASSIGN_OR_RETURN(workspace, ctx.device().allocate(DataType::kUInt8, Dims{static_cast<int64_t>(bytes)}));
     }
+    if (any_all) return any_or_all(ctx, l, x, *y, g, workspace.raw());
     cudaError_t err = cudaSuccess;
     if (half) {
       err = launch_reduce_16(static_cast<int>(x.dtype()), op_, x.raw(), y->raw(), g, workspace.raw(), l.stream);
@@ -71,6 +76,24 @@ class ReduceKernel final : public Kernel {
   }
 
  private:
+  // Opset 20's bool ReduceMax (any) and ReduceMin (all): the int32 max or
+  // min of the values as 0 and 1, cast back. Bool reductions are rare
+  // enough that the two casts cost less than launchers for another type.
+  Status any_or_all(KernelContext& ctx, const Launch& l, const Tensor& x, Tensor& y, const ReduceGroups& g,
+                    void* workspace) const {
+    constexpr int kBool = static_cast<int>(DataType::kBool), kInt32 = static_cast<int>(DataType::kInt32);
+    if (g.red_numel == 0) {  // the max of nothing is false, the min true
+      CUDA_RETURN_IF_ERROR(cudaMemsetAsync(y.raw(), op_ == ReduceOp::kMin ? 1 : 0, y.nbytes(), l.stream));
+      return OkStatus();
+    }
+    ASSIGN_OR_RETURN(Tensor in, ctx.device().allocate(DataType::kInt32, x.dims()));
+    ASSIGN_OR_RETURN(Tensor out, ctx.device().allocate(DataType::kInt32, y.dims()));
+    CUDA_RETURN_IF_ERROR(launch_cast(kBool, kInt32, x.raw(), in.raw(), x.numel(), l.stream));
+    CUDA_RETURN_IF_ERROR(launch_reduce<int32_t>(op_, in.data<int32_t>(), out.data<int32_t>(), g, workspace, l.stream));
+    CUDA_RETURN_IF_ERROR(launch_cast(kInt32, kBool, out.raw(), y.raw(), y.numel(), l.stream));
+    return OkStatus();
+  }
+
   ReduceOp op_ = ReduceOp::kSum;
   ReduceAttrs attrs_;
 };
@@ -153,10 +176,18 @@ void register_cuda_reduction_kernels(KernelRegistry& r) {
   types.push_back(DataType::kBFloat16);
   const char* reduce_ops[] = {"ReduceSum", "ReduceMean",   "ReduceMax",       "ReduceMin",      "ReduceProd",
                               "ReduceL1",  "ReduceL2",     "ReduceLogSum",    "ReduceLogSumExp", "ReduceSumSquare"};
+  std::vector<DataType> with_bool = types;
+  with_bool.push_back(DataType::kBool);
+  constexpr uint64_t kAxes = uint64_t{1} << 1;
   for (const char* op : reduce_ops) {
     const int split = reduce_axes_input_since(op);
     add_cuda_kernel<ReduceKernel>(r, op, 1, types, 0, split - 1);
-    add_cuda_kernel<ReduceKernel>(r, op, split, types, /*axes*/ uint64_t{1} << 1);
+    if (std::string_view(op) == "ReduceMax" || std::string_view(op) == "ReduceMin") {
+      add_cuda_kernel<ReduceKernel>(r, op, split, types, kAxes, 19);
+      add_cuda_kernel<ReduceKernel>(r, op, 20, with_bool, kAxes);  // bool since opset 20
+      continue;
+    }
+    add_cuda_kernel<ReduceKernel>(r, op, split, types, kAxes);
   }
   for (const char* op : {"ArgMax", "ArgMin"}) add_cuda_kernel<ArgKernel>(r, op, 1, types);
   register_cuda_sort_scan_kernels(r);

@@ -16,6 +16,10 @@
 //   lower box first), more classes than the emulator's blocks, as many
 //   kept boxes as boxes, an IoU threshold of 1, double, nothing selected;
 //   mixed types decline.
+// - DeformConv: 1-D, 2-D and 3-D; groups and offset groups with a mask,
+//   a bias, pads, strides and dilations; offsets that reach past the
+//   input (zeros) and NaN and infinite ones; double and the half types;
+//   enough images, channels and positions to need several blocks.
 #include "tests/devices/cuda/kernel_diff_test_util.h"
 
 namespace sy::testing {
@@ -92,6 +96,45 @@ void add_fold_cases(std::vector<DiffCase>& cs) {
   cs.push_back(nms("NMS_max_zero", {f32({1, 10, 4}), f32({1, 1, 10}), scalar(I, 0)}));
   cs.push_back(nms("NMS_no_optional_inputs", {f32({1, 10, 4}), f32({1, 1, 10})}));
   cs.push_back(declined(nms("NMS_mixed_types_declines", {f32({1, 10, 4}), f64({1, 1, 10}), scalar(I, 5)})));
+}
+
+void add_deform_conv_cases(std::vector<DiffCase>& cs) {
+  const auto deform = [](std::string name, std::vector<DiffInput> in, std::vector<Attribute> attrs = {}) {
+    return opset(make(std::move(name), "DeformConv", std::move(in), std::move(attrs)), 19);
+  };
+  cs.push_back(deform("DeformConv_2d", {f32({2, 4, 7, 8}), f32({6, 4, 3, 3}), f32({2, 18, 5, 6}, -3, 3)}));
+  cs.push_back(
+      deform("DeformConv_groups_mask_bias_pads_strides",
+             {f32({2, 4, 9, 9}), f32({6, 2, 3, 3}), f32({2, 36, 5, 5}, -2, 2), f32({6}), f32({2, 18, 5, 5}, 0, 1)},
+             {attr_int("group", 2), attr_int("offset_group", 2), attr_ints("pads", {1, 1, 1, 1}),
+              attr_ints("strides", {2, 2})}));
+  cs.push_back(deform(
+      "DeformConv_offset_groups_dilated_uneven_pads",
+      {f32({1, 6, 8, 7}), f32({4, 6, 2, 3}), f32({1, 36, 9, 6}, -1.5, 1.5), omitted(), f32({1, 18, 9, 6}, -1, 1)},
+      {attr_int("offset_group", 3), attr_ints("dilations", {2, 1}), attr_ints("pads", {1, 0, 2, 1})}));
+  cs.push_back(deform("DeformConv_1d", {f32({2, 3, 20}), f32({4, 3, 3}), f32({2, 3, 18}, -4, 4), f32({4})}));
+  cs.push_back(deform("DeformConv_3d", {f32({1, 2, 4, 5, 6}), f32({3, 2, 2, 2, 2}), f32({1, 24, 3, 4, 5}, -1, 1)}));
+  cs.push_back(deform("DeformConv_far_outside", {f32({1, 2, 5, 5}), f32({2, 2, 3, 3}), f32({1, 18, 3, 3}, -20, 20)}));
+  std::vector<double> odd(2 * 3 * 3, 0.25);
+  odd[1] = kNaN;
+  odd[5] = kInf;
+  odd[12] = -kInf;
+  cs.push_back(deform("DeformConv_nan_and_infinite_offsets",
+                      {f32({1, 1, 3, 3}), f32({1, 1, 1, 1}), values(DataType::kFloat, odd, Dims{1, 2, 3, 3})}));
+  // 144 products a sum: cuBLAS adds them in another order than the CPU's GEMM.
+  cs.push_back(tol(deform("DeformConv_many_blocks", {f32({3, 16, 12, 12}), f32({8, 16, 3, 3}), f32({3, 18, 10, 10}),
+                                                     f32({8}), f32({3, 9, 10, 10}, 0, 1)}),
+                   1e-4, 1e-4));
+  cs.push_back(
+      tol(deform("DeformConv_f64", {f64({2, 3, 6, 6}), f64({4, 3, 3, 3}), f64({2, 18, 4, 4}, -2, 2), f64({4})}), 1e-12,
+          1e-12));
+  cs.push_back(tol(deform("DeformConv_f16", {in(kF16, {1, 4, 6, 6}), in(kF16, {4, 4, 3, 3}),
+                                             in(kF16, {1, 18, 4, 4}, -2, 2), in(kF16, {4})}),
+                   1e-2, 1e-2));
+  cs.push_back(
+      tol(deform("DeformConv_bf16_mask", {in(kBF16, {1, 2, 5, 5}), in(kBF16, {2, 2, 3, 3}),
+                                          in(kBF16, {1, 18, 3, 3}, -1, 1), omitted(), in(kBF16, {1, 9, 3, 3}, 0, 1)}),
+          2e-2, 2e-2));
 }
 
 }  // namespace sy::testing

@@ -230,6 +230,15 @@ void add_reductions(std::vector<DiffCase>& cs) {
   cs.push_back(make("ReduceMax_i64_axis0", "ReduceMax", {i64({5000, 13}, -1e12, 1e12)}, {attr_ints("axes", {0})}));
   cs.push_back(make("ReduceMin_f64", "ReduceMin", {f64({33, 44, 55})},
                     {attr_ints("axes", {1}), attr_int("keepdims", 0)}));
+  // Opset 20's bool any (max) and all (min): reduced axes of 3, so that
+  // both answers come up; an empty reduced axis gives false and true.
+  cs.push_back(opset(make("ReduceMax_bool_any", "ReduceMax", {boolean({400, 3, 5}), ints({1})}), 20));
+  cs.push_back(opset(
+      make("ReduceMin_bool_all_keepdims0", "ReduceMin", {boolean({3, 700}), ints({0})}, {attr_int("keepdims", 0)}),
+      20));
+  cs.push_back(opset(make("ReduceMin_bool_everything", "ReduceMin", {boolean({2, 2})}), 20));
+  cs.push_back(opset(make("ReduceMax_bool_empty_axis", "ReduceMax", {boolean({6, 0}), ints({1})}), 20));
+  cs.push_back(opset(make("ReduceMin_bool_empty_axis", "ReduceMin", {boolean({6, 0}), ints({-1})}), 20));
   cs.push_back(tol(make("ReduceProd", "ReduceProd", {f32({100, 20}, 0.8, 1.2)}, {attr_ints("axes", {1})}), 1e-5, 1e-6));
   cs.push_back(tol(make("ReduceL1", "ReduceL1", {f32({64, 3000})}, {attr_ints("axes", {1})}), 1e-4, 1e-3));
   cs.push_back(tol(make("ReduceL2", "ReduceL2", {f32({64, 3000})}, {attr_ints("axes", {0})}), 1e-4, 1e-4));
@@ -659,6 +668,7 @@ const std::vector<DiffCase>& cuda_diff_cases() {
     add_signal_generator_cases(cs);
     add_detection_cases(cs);
     add_fold_cases(cs);
+    add_deform_conv_cases(cs);
     return cs;
   }();
   return cases;

@@ -96,6 +96,7 @@ void add_signal_cases(std::vector<DiffCase>& cases);      // DFT, STFT
 void add_signal_generator_cases(std::vector<DiffCase>& cases);  // windows, MelWeightMatrix
 void add_detection_cases(std::vector<DiffCase>& cases);   // RoiAlign
 void add_fold_cases(std::vector<DiffCase>& cases);        // Col2Im, MaxUnpool
+void add_deform_conv_cases(std::vector<DiffCase>& cases);  // DeformConv
 
 // Builders that keep the case tables short.
 namespace diff {

@@ -223,6 +223,25 @@ TEST(EmulatedGpu, DetectionKernels_RefuseWhatTheCpuRefuses) {
   });
 }
 
+TEST(EmulatedGpu, DeformConv_RefusesWhatTheCpuRefuses) {
+  using namespace diff;
+  constexpr StatusCode kBad = StatusCode::kInvalidArgument;
+  const auto deform = [](std::string name, std::vector<DiffInput> in, std::vector<Attribute> attrs = {}) {
+    return opset(make(std::move(name), "DeformConv", std::move(in), std::move(attrs)), 19);
+  };
+  const DiffInput x = f32({1, 4, 5, 5}), w = f32({2, 4, 3, 3}), offset = f32({1, 18, 3, 3});
+  expect_refused_alike({
+      {deform("deform_offset_missing", {x, w}), kBad},
+      {deform("deform_offset_shape", {x, w, f32({1, 18, 3, 4})}), kBad},
+      {deform("deform_offset_type", {x, w, f64({1, 18, 3, 3})}), kBad},
+      {deform("deform_offset_groups_do_not_divide", {x, w, f32({1, 54, 3, 3})}, {attr_int("offset_group", 3)}), kBad},
+      {deform("deform_offset_group_zero", {x, w, offset}, {attr_int("offset_group", 0)}), kBad},
+      {deform("deform_bias_count", {x, w, offset, f32({3})}), kBad},
+      {deform("deform_mask_shape", {x, w, offset, omitted(), f32({1, 18, 3, 3})}), kBad},
+      {deform("deform_w_channels", {x, f32({2, 3, 3, 3}), offset}), kBad},
+  });
+}
+
 TEST(EmulatedGpu, Det_RefusesWhatTheCpuRefuses) {
   using namespace diff;
   expect_refused_alike({
