@@ -182,4 +182,16 @@ StatusOr<DataType> eye_like_output_type(const Tensor& x, DataType dtype_attr) {
   return dt;
 }
 
+StatusOr<UniqueShape> unique_shape(const Tensor& x, bool has_axis, int64_t axis_attr) {
+  UniqueShape s;
+  s.items = x.numel();
+  if (!has_axis) return s;
+  if (x.rank() == 0) return InvalidArgument("Unique: cannot use axis on a scalar");
+  ASSIGN_OR_RETURN(s.axis, normalize_axis(axis_attr, static_cast<int64_t>(x.rank()), "Unique axis"));
+  s.items = x.dim(static_cast<size_t>(s.axis));
+  for (int64_t k = 0; k < s.axis; ++k) s.outer *= x.dim(static_cast<size_t>(k));
+  for (size_t k = static_cast<size_t>(s.axis) + 1; k < x.rank(); ++k) s.inner *= x.dim(k);
+  return s;
+}
+
 }  // namespace sy::tensor_ops

@@ -1,5 +1,5 @@
 // Validation and shape logic of the index-style ops (ScatterElements,
-// ScatterND, GatherND, GatherElements, OneHot, Range, EyeLike), shared by the
+// ScatterND, GatherND, GatherElements, OneHot, Range, EyeLike, Unique), shared by the
 // CPU kernels and the accelerator kernels so that a node is accepted or
 // rejected identically, with the same message, wherever it is placed. The
 // functions read only attributes, dims, dtypes and host-memory scalars, never
@@ -83,5 +83,13 @@ StatusOr<RangeSpec> range_spec(const Tensor& start, const Tensor& limit, const T
 // EyeLike: validates the input and returns the output type (dtype_attr, or
 // the input's type when kUndefined).
 StatusOr<DataType> eye_like_output_type(const Tensor& x, DataType dtype_attr);
+
+// Unique: x as `items` slices [outer, inner] along the normalised axis;
+// without an axis every element is an item (outer = inner = 1).
+struct UniqueShape {
+  int64_t axis = -1;  // -1: no axis
+  int64_t outer = 1, items = 0, inner = 1;
+};
+StatusOr<UniqueShape> unique_shape(const Tensor& x, bool has_axis, int64_t axis_attr);
 
 }  // namespace sy::tensor_ops

@@ -516,14 +516,8 @@ class UniqueKernel final : public Kernel {
 Status UniqueKernel::compute(KernelContext& ctx) const {
   const Tensor& x = ctx.input(0);
   if (!x.defined()) return InvalidArgument("Unique: input is missing");
-  int64_t axis = 0, outer = 1, items = x.numel(), inner = 1;
-  if (has_axis_) {
-    if (x.rank() == 0) return InvalidArgument("Unique: cannot use axis on a scalar");
-    ASSIGN_OR_RETURN(axis, normalize_axis(axis_, x.rank(), "Unique axis"));
-    items = x.dim(axis);
-    for (int64_t k = 0; k < axis; ++k) outer *= x.dim(k);
-    for (size_t k = axis + 1; k < x.rank(); ++k) inner *= x.dim(k);
-  }
+  ASSIGN_OR_RETURN(const tensor_ops::UniqueShape shape, tensor_ops::unique_shape(x, has_axis_, axis_));
+  const int64_t axis = shape.axis, outer = shape.outer, items = shape.items, inner = shape.inner;
   std::vector<int64_t> order(static_cast<size_t>(items));
   std::iota(order.begin(), order.end(), 0);
   // Group ids per item after sorting; first occurrence per group.

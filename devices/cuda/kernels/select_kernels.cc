@@ -7,13 +7,14 @@
 // [rank, count] and writes the coordinates. Only the count (8 bytes)
 // crosses to the host, where a CPU NonZero would need the whole input.
 // Unique likewise: the first launch sorts and counts the groups of equal
-// elements, the second writes them.
+// elements (or slices, with an axis), the second writes them.
 //
 // Thread-safety: compute() is const and keeps no state; what passes from
 // one launch to the other is in the context's carried tensors.
 #include <algorithm>
 #include <cstdint>
 
+#include "devices/cpu/kernels/index_checks.h"
 #include "devices/cuda/cuda_launch.h"
 #include "devices/cuda/kernels/cuda_kernels.h"
 #include "devices/cuda/kernels/select_launch.h"
@@ -92,12 +93,13 @@ class NonZeroKernel final : public Kernel {
   }
 };
 
-// Unique without an axis; the axis form (unique slices) runs on the CPU.
+// Unique of elements, or with an axis of slices of up to kUniqueMaxSlice
+// elements; longer slices run on the CPU.
 class UniqueKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    // Declined at planning, so placement sends the node to the CPU.
-    if (node.has_attr("axis")) return Unimplemented("CUDA Unique: the axis form runs on the CPU");
+    has_axis_ = node.has_attr("axis");
+    axis_ = node.attr_int("axis", 0);
     sorted_ = node.attr_int("sorted", 1) != 0;
     return OkStatus();
   }
@@ -106,8 +108,12 @@ class UniqueKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     if (!x.defined()) return InvalidArgument("Unique: input is missing");
     RETURN_IF_ERROR(check_type("Unique", x.dtype()));
-    const int64_t n = x.numel();
-    if (n > INT32_MAX) return Unimplemented("CUDA Unique: ", n, " elements, past CUB's sort");
+    ASSIGN_OR_RETURN(const tensor_ops::UniqueShape shape, tensor_ops::unique_shape(x, has_axis_, axis_));
+    const int64_t n = shape.items;
+    if (n > INT32_MAX) return Unimplemented("CUDA Unique: ", n, " items, past CUB's sort");
+    if (shape.outer * shape.inner > kUniqueMaxSlice)
+      return Unimplemented("CUDA Unique: slices of ", shape.outer * shape.inner, " elements (more than ",
+                           kUniqueMaxSlice, ") run on the CPU");
     UniqueMeta m;
     m.unit = static_cast<int>(dtype_size(x.dtype()));
     m.kind = dtype_is_float(x.dtype()) ? 2 : dtype_is_signed(x.dtype()) ? 1 : 0;
@@ -117,9 +123,11 @@ class UniqueKernel final : public Kernel {
                                               : 0x7f80u;  // bfloat16
     m.n = n;
     m.chunks = (n + kNonZeroChunk - 1) / kNonZeroChunk;
+    m.outer = shape.outer;
+    m.inner = shape.inner;
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     Device& d = ctx.device();
-    if (n == 0) return allocate_outputs(ctx, x.dtype(), 0, 0).status();
+    if (n == 0) return allocate_outputs(ctx, x, shape, 0).status();
     if (!ctx.resumed()) {
       size_t bytes = 0;
       CUDA_RETURN_IF_ERROR(unique_group_workspace_bytes(m, &bytes));
@@ -138,7 +146,7 @@ class UniqueKernel final : public Kernel {
     if (carried.size() != 4) return Internal("CUDA Unique resumed without its first launch's results");
     const int64_t u = carried[3].data<int64_t>()[0];
     if (u < 1 || u > n) return Internal("CUDA Unique found ", u, " groups in ", n, " elements");
-    ASSIGN_OR_RETURN(Outputs o, allocate_outputs(ctx, x.dtype(), u, n));
+    ASSIGN_OR_RETURN(Outputs o, allocate_outputs(ctx, x, shape, u));
     size_t bytes = 0;
     CUDA_RETURN_IF_ERROR(unique_write_workspace_bytes(u, sorted_, &bytes));
     ASSIGN_OR_RETURN(Tensor work, d.allocate(DataType::kUInt8, Dims{static_cast<int64_t>(bytes)}));
@@ -153,19 +161,28 @@ class UniqueKernel final : public Kernel {
     Tensor* y = nullptr;
     int64_t *indices = nullptr, *inverse = nullptr, *counts = nullptr;
   };
-  // y [u], and as the node names them indices [u], inverse [n], counts [u].
-  static StatusOr<Outputs> allocate_outputs(KernelContext& ctx, DataType type, int64_t u, int64_t n) {
+  // y (x's dims with u along the axis, or [u]), and as the node names them
+  // indices [u], inverse [items], counts [u].
+  static StatusOr<Outputs> allocate_outputs(KernelContext& ctx, const Tensor& x, const tensor_ops::UniqueShape& s,
+                                            int64_t u) {
     Outputs o;
-    ASSIGN_OR_RETURN(o.y, ctx.allocate_output(0, type, Dims{u}));
+    Dims y_dims{u};
+    if (s.axis >= 0) {
+      y_dims = x.dims();
+      y_dims[static_cast<size_t>(s.axis)] = u;
+    }
+    ASSIGN_OR_RETURN(o.y, ctx.allocate_output(0, x.dtype(), y_dims));
     int64_t** rest[] = {&o.indices, &o.inverse, &o.counts};
     for (size_t i = 1; i < 4 && i < ctx.num_outputs(); ++i) {
       if (!ctx.output_wanted(i)) continue;
-      ASSIGN_OR_RETURN(Tensor * t, ctx.allocate_output(i, DataType::kInt64, Dims{i == 2 ? n : u}));
+      ASSIGN_OR_RETURN(Tensor * t, ctx.allocate_output(i, DataType::kInt64, Dims{i == 2 ? s.items : u}));
       *rest[i - 1] = t->data<int64_t>();
     }
     return o;
   }
 
+  bool has_axis_ = false;
+  int64_t axis_ = 0;
   bool sorted_ = true;
 };
 

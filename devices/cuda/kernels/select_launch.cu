@@ -8,12 +8,17 @@
 // offset, and writes its coordinates there. No atomics: the output is the
 // CPU's, element for element.
 //
-// Unique sorts x's positions by value (CUB's radix sort, which is stable)
-// and marks where each group of equal values starts; counting those marks
-// is NonZero's first launch, and finding them NonZero's second. A group's
-// first sorted position is its first occurrence. For sorted=0 the groups
-// are sorted once more, by first occurrence.
+// Unique sorts the items by value (CUB's radix sort, which is stable) and
+// marks where each group of equal items starts; counting those marks is
+// NonZero's first launch, and finding them NonZero's second. A group's
+// first sorted position is its first occurrence. Slices (the axis form)
+// sort once per element, last element first: each stable pass keeps the
+// order of the later elements among equal earlier ones, so the result is
+// the CPU's lexicographic order. For sorted=0 the groups are sorted once
+// more, by first occurrence.
 #include <cub/cub.cuh>
+
+#include <utility>
 
 #include "devices/cuda/kernels/elementwise_device.cuh"
 #include "devices/cuda/kernels/select_launch.h"
@@ -146,22 +151,42 @@ __device__ __forceinline__ U unique_key(U b, int kind, U inf) {
   return kind == 1 ? U(b ^ kSign) : b;
 }
 
-template <typename U>
-__global__ void unique_keys_kernel(const U* __restrict__ x, UniqueMeta m, U* __restrict__ keys,
-                                   int64_t* __restrict__ pos, int* __restrict__ segment) {
-  for (int64_t i = first_index(); i < m.n; i += grid_stride()) {
-    keys[i] = unique_key(x[i], m.kind, static_cast<U>(m.inf));
-    pos[i] = i;
-  }
+__global__ void unique_init_kernel(int64_t n, int64_t* __restrict__ pos, int* __restrict__ segment) {
+  for (int64_t i = first_index(); i < n; i += grid_stride()) pos[i] = i;
   if (first_index() == 0) {
     segment[0] = 0;
-    segment[1] = static_cast<int>(m.n);
+    segment[1] = static_cast<int>(n);
   }
 }
 
+// Element j (row-major over [outer, inner]) of item `item`.
+__device__ __forceinline__ int64_t slice_at(const UniqueMeta& m, int64_t item, int64_t j) {
+  return ((j / m.inner) * m.n + item) * m.inner + j % m.inner;
+}
+
+// keys[r] = the key of element j of the item sorted r-th so far.
 template <typename U>
-__global__ void unique_heads_kernel(const U* __restrict__ keys, int64_t n, uint8_t* __restrict__ heads) {
-  for (int64_t i = first_index(); i < n; i += grid_stride()) heads[i] = i == 0 || keys[i] != keys[i - 1];
+__global__ void unique_keys_kernel(const U* __restrict__ x, UniqueMeta m, int64_t j, const int64_t* __restrict__ pos,
+                                   U* __restrict__ keys) {
+  for (int64_t r = first_index(); r < m.n; r += grid_stride())
+    keys[r] = unique_key(x[slice_at(m, pos[r], j)], m.kind, static_cast<U>(m.inf));
+}
+
+// heads[r] = 1 where the r-th sorted item differs from the one before;
+// an item of one element by its sorted key, which the last pass left.
+template <typename U>
+__global__ void unique_heads_kernel(const U* __restrict__ x, UniqueMeta m, const int64_t* __restrict__ sorted_pos,
+                                    const U* __restrict__ sorted_keys, uint8_t* __restrict__ heads) {
+  const U inf = static_cast<U>(m.inf);
+  const int64_t len = m.outer * m.inner;
+  for (int64_t r = first_index(); r < m.n; r += grid_stride()) {
+    bool head = r == 0;
+    if (len == 1 && !head) head = sorted_keys[r] != sorted_keys[r - 1];
+    for (int64_t j = 0; j < len && len > 1 && !head; ++j)
+      head = unique_key(x[slice_at(m, sorted_pos[r], j)], m.kind, inf) !=
+             unique_key(x[slice_at(m, sorted_pos[r - 1], j)], m.kind, inf);
+    heads[r] = head;
+  }
 }
 
 // Group g starts at sorted position starts[g]: its first occurrence and
@@ -185,15 +210,24 @@ __global__ void unique_place_kernel(const int64_t* __restrict__ by_first, int64_
   for (int64_t j = first_index(); j < u; j += grid_stride()) place[by_first[j]] = j;
 }
 
-template <typename U>
-__global__ void unique_write_kernel(const U* __restrict__ x, const int64_t* __restrict__ firsts,
-                                    const int64_t* __restrict__ sizes, const int64_t* __restrict__ place, int64_t u,
-                                    U* __restrict__ y, int64_t* __restrict__ indices, int64_t* __restrict__ counts) {
+__global__ void unique_write_kernel(const int64_t* __restrict__ firsts, const int64_t* __restrict__ sizes,
+                                    const int64_t* __restrict__ place, int64_t u, int64_t* __restrict__ indices,
+                                    int64_t* __restrict__ counts) {
   for (int64_t g = first_index(); g < u; g += grid_stride()) {
     const int64_t row = place ? place[g] : g;
-    y[row] = x[firsts[g]];
     if (indices) indices[row] = firsts[g];
     if (counts) counts[row] = sizes[g];
+  }
+}
+
+// y [outer, u, inner]: each group's first occurrence at its row.
+template <typename U>
+__global__ void unique_slices_kernel(const U* __restrict__ x, UniqueMeta m, const int64_t* __restrict__ firsts,
+                                     const int64_t* __restrict__ place, int64_t u, U* __restrict__ y) {
+  const int64_t len = m.outer * m.inner;
+  for (int64_t q = first_index(); q < u * len; q += grid_stride()) {
+    const int64_t g = q / len, j = q % len, row = place ? place[g] : g;
+    y[((j / m.inner) * u + row) * m.inner + j % m.inner] = x[slice_at(m, firsts[g], j)];
   }
 }
 
@@ -229,7 +263,8 @@ struct GroupLayout {
 };
 
 cudaError_t group_layout(const UniqueMeta& m, GroupLayout* L) {
-  if (m.n < 1 || m.n > 0x7fffffff) return cudaErrorInvalidValue;
+  if (m.n < 1 || m.n > 0x7fffffff || m.outer < 0 || m.inner < 0 || m.outer * m.inner > kUniqueMaxSlice)
+    return cudaErrorInvalidValue;
   const size_t keys = align_up(static_cast<size_t>(m.n) * static_cast<size_t>(m.unit));
   L->keys_out = keys;
   L->pos_in = 2 * keys;
@@ -325,17 +360,31 @@ cudaError_t launch_unique_group(const UniqueMeta& m, const void* x, void* worksp
   if (e != cudaSuccess) return e;
   if (workspace_bytes < L.total) return cudaErrorInvalidValue;
   int* segment = at<int>(workspace, L.segment);
+  int64_t* cur = at<int64_t>(workspace, L.pos_in);
+  unique_init_kernel<<<grid_for(m.n), kBlock, 0, stream>>>(m.n, cur, segment);
+  if ((e = cudaGetLastError()) != cudaSuccess) return e;
   e = by_width(m.unit, [&](auto tag) {
     using U = typename decltype(tag)::type;
+    const U* xu = static_cast<const U*>(x);
     U* keys = at<U>(workspace, 0);
     U* sorted = at<U>(workspace, L.keys_out);
-    int64_t* pos = at<int64_t>(workspace, L.pos_in);
-    unique_keys_kernel<U><<<grid_for(m.n), kBlock, 0, stream>>>(static_cast<const U*>(x), m, keys, pos, segment);
-    cudaError_t r = cudaGetLastError();
-    if (r == cudaSuccess)
-      r = sort_pairs<U>(at<void>(workspace, L.temp), L.temp_bytes, keys, sorted, pos, sorted_pos, m.n, segment, stream);
-    if (r != cudaSuccess) return r;
-    unique_heads_kernel<U><<<grid_for(m.n), kBlock, 0, stream>>>(sorted, m.n, heads);
+    // One stable pass per slice element, the last first; the positions
+    // alternate between the workspace and sorted_pos.
+    int64_t* other = sorted_pos;
+    for (int64_t j = m.outer * m.inner - 1; j >= 0; --j) {
+      unique_keys_kernel<U><<<grid_for(m.n), kBlock, 0, stream>>>(xu, m, j, cur, keys);
+      cudaError_t r = cudaGetLastError();
+      if (r == cudaSuccess)
+        r = sort_pairs<U>(at<void>(workspace, L.temp), L.temp_bytes, keys, sorted, cur, other, m.n, segment, stream);
+      if (r != cudaSuccess) return r;
+      std::swap(cur, other);
+    }
+    if (cur != sorted_pos) {
+      const cudaError_t r = cudaMemcpyAsync(sorted_pos, cur, static_cast<size_t>(m.n) * sizeof(int64_t),
+                                            cudaMemcpyDeviceToDevice, stream);
+      if (r != cudaSuccess) return r;
+    }
+    unique_heads_kernel<U><<<grid_for(m.n), kBlock, 0, stream>>>(xu, m, sorted_pos, sorted, heads);
     return cudaGetLastError();
   });
   if (e != cudaSuccess) return e;
@@ -374,13 +423,18 @@ cudaError_t launch_unique_write(const UniqueMeta& m, const void* x, const int64_
     unique_place_kernel<<<grid_for(u), kBlock, 0, stream>>>(by_first, u, place);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
   }
-  e = by_width(m.unit, [&](auto tag) {
-    using U = typename decltype(tag)::type;
-    unique_write_kernel<U><<<grid_for(u), kBlock, 0, stream>>>(static_cast<const U*>(x), firsts, sizes, place, u,
-                                                               static_cast<U*>(y), indices, counts);
-    return cudaGetLastError();
-  });
-  if (e != cudaSuccess || !inverse) return e;
+  unique_write_kernel<<<grid_for(u), kBlock, 0, stream>>>(firsts, sizes, place, u, indices, counts);
+  if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  if (const int64_t len = m.outer * m.inner; len > 0) {
+    e = by_width(m.unit, [&](auto tag) {
+      using U = typename decltype(tag)::type;
+      unique_slices_kernel<U><<<grid_for(u * len), kBlock, 0, stream>>>(static_cast<const U*>(x), m, firsts, place, u,
+                                                                        static_cast<U*>(y));
+      return cudaGetLastError();
+    });
+    if (e != cudaSuccess) return e;
+  }
+  if (!inverse) return cudaSuccess;
   unique_inverse_kernel<<<grid_for(m.n), kBlock, 0, stream>>>(sorted_pos, starts, place, u, m.n, inverse);
   return cudaGetLastError();
 }

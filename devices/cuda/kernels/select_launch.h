@@ -44,34 +44,41 @@ cudaError_t launch_nonzero_write(const NonZeroMeta& m, const void* x, const int6
 // that count per segment (NonMaxSuppression per class).
 cudaError_t launch_count_scan(int64_t* counts, int64_t n, int64_t* total, cudaStream_t stream);
 
-// Unique over all of x's elements (no axis). Elements are equal as the
-// CPU kernel compares them: every NaN equals every other, -0 equals +0.
+// Elements a Unique slice may have on the device: the first launch sorts
+// once per element of a slice, so longer slices run on the CPU.
+constexpr int64_t kUniqueMaxSlice = 64;
+
+// Unique of x's n items: slices x[o, item, i] over o < outer and i < inner
+// (x as [outer, n, inner]), or, without an axis, its elements (outer =
+// inner = 1). Slices compare element by element in row-major order, and
+// elements as the CPU kernel compares them: every NaN equals every other,
+// -0 equals +0.
 struct UniqueMeta {
   int unit = 1;        // bytes per element: 1, 2, 4 or 8
   int kind = 0;        // 0: unsigned or bool, 1: signed integer, 2: IEEE float
   uint64_t inf = 0;    // kind 2: +inf's bits
   int64_t n = 0;       // 1 to INT_MAX (CUB's sort counts in int)
   int64_t chunks = 0;  // ceil(n / kNonZeroChunk)
+  int64_t outer = 1, inner = 1;  // outer * inner <= kUniqueMaxSlice
 };
 
 // Workspace bytes of launch_unique_group for m.
 cudaError_t unique_group_workspace_bytes(const UniqueMeta& m, size_t* bytes);
-// First launch: sorted_pos [n] = x's positions sorted stably by value, so
-// equal elements are together in the order they occur; heads [n] = 1 where
-// a sorted element starts a group of equal ones; offsets [m.chunks] and
-// *total (the number of groups) as launch_nonzero_count leaves them over
-// heads.
+// First launch: sorted_pos [n] = the items sorted stably by value, so
+// equal items are together in the order they occur; heads [n] = 1 where a
+// sorted item starts a group of equal ones; offsets [m.chunks] and *total
+// (the number of groups) as launch_nonzero_count leaves them over heads.
 cudaError_t launch_unique_group(const UniqueMeta& m, const void* x, void* workspace, size_t workspace_bytes,
                                 int64_t* sorted_pos, uint8_t* heads, int64_t* offsets, int64_t* total,
                                 cudaStream_t stream);
 
 // Workspace bytes of launch_unique_write for u groups.
 cudaError_t unique_write_workspace_bytes(int64_t u, bool sorted, size_t* bytes);
-// Second launch, for the u groups the first found: y [u] = one element of
-// each group (its first occurrence), in value order if `sorted`, else in
-// order of first occurrence; indices [u] = that occurrence's position;
-// inverse [n] = each element's group in y; counts [u] = the groups' sizes.
-// indices, inverse and counts may be null.
+// Second launch, for the u groups the first found: y [outer, u, inner] =
+// one item of each group (its first occurrence), in value order if
+// `sorted`, else in order of first occurrence; indices [u] = that
+// occurrence's position; inverse [n] = each item's group in y; counts [u]
+// = the groups' sizes. indices, inverse and counts may be null.
 cudaError_t launch_unique_write(const UniqueMeta& m, const void* x, const int64_t* sorted_pos, const uint8_t* heads,
                                 const int64_t* offsets, int64_t u, bool sorted, void* workspace, size_t workspace_bytes,
                                 void* y, int64_t* indices, int64_t* inverse, int64_t* counts, cudaStream_t stream);

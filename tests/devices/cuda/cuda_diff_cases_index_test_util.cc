@@ -392,7 +392,10 @@ void add_nonzero(std::vector<DiffCase>& cs) {
 // Unique (no axis) with all four outputs: many repeats, all distinct,
 // every NaN one group and -0 with +0, in value order and in order of first
 // occurrence; more than 256 chunks of group starts; one output; a scalar;
-// nothing. The axis form declines.
+// nothing. With an axis: rows, columns and middle slices of few values
+// (so slices repeat, and differ first in their last elements), NaN and
+// signed zeros inside slices, negative axes, empty slices and no slices;
+// slices past kUniqueMaxSlice decline.
 void add_unique(std::vector<DiffCase>& cs) {
   auto unique = [](std::string name, DiffInput x, bool sorted = true, size_t outputs = 4) {
     return opset(make(std::move(name), "Unique", {std::move(x)}, {attr_int("sorted", sorted)}, outputs), 11);
@@ -415,9 +418,22 @@ void add_unique(std::vector<DiffCase>& cs) {
   cs.push_back(unique("Unique_values_only", whole(f32({1000}, -9, 9)), true, 1));
   cs.push_back(unique("Unique_scalar", scalar(DataType::kInt64, 4)));
   cs.push_back(unique("Unique_empty", f32({0, 3})));
-  DiffCase axis = unique("Unique_axis_declines", i64({30, 4}, 0, 2));
-  axis.attrs.push_back(attr_int("axis", 0));
-  cs.push_back(declined(std::move(axis)));
+  auto along = [&](std::string name, DiffInput x, int64_t axis, bool sorted = true) {
+    DiffCase c = unique(std::move(name), std::move(x), sorted);
+    c.attrs.push_back(attr_int("axis", axis));
+    return c;
+  };
+  cs.push_back(along("Unique_axis0_rows", i64({3000, 4}, 0, 2), 0));
+  cs.push_back(along("Unique_axis1_columns_unsorted", in(DataType::kInt8, {3, 500}, -1, 1), 1, false));
+  cs.push_back(along("Unique_axis_middle_f32", whole(f32({2, 400, 3}, -1, 1)), 1));
+  cs.push_back(along("Unique_axis_negative_bool", boolean({5, 2, 300}), -1, false));
+  const std::vector<double> odd_rows = {kNaN, 0, 1, -kNaN, -0.0, 1, 2, kInf, 1, kNaN, 0, 1, 2, kInf, 0};
+  cs.push_back(along("Unique_axis_nan_and_zeros_in_rows", values(DataType::kFloat, odd_rows, Dims{5, 3}), 0));
+  cs.push_back(along("Unique_axis_f16_rows", whole(in(kF16, {800, 2}, -2, 2)), 0));
+  cs.push_back(along("Unique_axis_u16_long_rows", in(DataType::kUInt16, {200, 64}, 0, 1), 0, false));
+  cs.push_back(along("Unique_axis_empty_slices", f32({7, 0}), 0));
+  cs.push_back(along("Unique_axis_no_slices", f32({0, 3}), 0));
+  cs.push_back(declined(along("Unique_axis_long_slices_decline", i64({30, 65}, 0, 2), 0)));
 }
 
 }  // namespace

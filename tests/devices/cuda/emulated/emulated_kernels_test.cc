@@ -242,6 +242,18 @@ TEST(EmulatedGpu, DeformConv_RefusesWhatTheCpuRefuses) {
   });
 }
 
+TEST(EmulatedGpu, Unique_RefusesWhatTheCpuRefuses) {
+  using namespace diff;
+  const auto unique = [](std::string name, DiffInput x, int64_t axis) {
+    return opset(make(std::move(name), "Unique", {std::move(x)}, {attr_int("axis", axis)}, 4), 11);
+  };
+  expect_refused_alike({
+      {unique("unique_axis_on_scalar", scalar(DataType::kInt64, 3), 0), StatusCode::kInvalidArgument},
+      {unique("unique_axis_past_rank", i64({4, 3}, 0, 2), 2), StatusCode::kInvalidArgument},
+      {unique("unique_axis_below_rank", i64({4, 3}, 0, 2), -3), StatusCode::kInvalidArgument},
+  });
+}
+
 TEST(EmulatedGpu, Det_RefusesWhatTheCpuRefuses) {
   using namespace diff;
   expect_refused_alike({
