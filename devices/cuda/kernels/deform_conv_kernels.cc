@@ -40,13 +40,17 @@ class DeformConvKernel final : public Kernel {
       return Unimplemented("CUDA DeformConv: no kernel for ", dtype_name(dt));
     if (w.nsp < 1 || w.nsp > kDeformMaxAxes)
       return Unimplemented("CUDA DeformConv: ", w.nsp, " spatial axes run on the CPU");
+    // The compute type: the half types accumulate in a float copy of Y.
+    const DataType ct = compute_type(dt);
+    ASSIGN_OR_RETURN(const dnn::GemmTypes gt, dnn::gemm_types(ct, "DeformConv"));
+    if (static_cast<double>(s.C) * static_cast<double>(w.k_size() * w.out_size()) * static_cast<double>(gt.elem) >
+        static_cast<double>(kMaxImageColBytes))
+      return Unimplemented("CUDA DeformConv: an image's columns would take more than ", kMaxImageColBytes,
+                           " bytes; the CPU kernel tiles them");
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, dt, s.out));
     if (y->numel() == 0) return OkStatus();
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
 
-    // The compute type: the half types accumulate in a float copy of Y.
-    const DataType ct = dt == DataType::kDouble ? DataType::kDouble : DataType::kFloat;
-    ASSIGN_OR_RETURN(const dnn::GemmTypes gt, dnn::gemm_types(ct, "DeformConv"));
     Tensor acc_keep, w_keep;
     void* acc = y->raw();
     if (ct != dt) {
@@ -72,6 +76,11 @@ class DeformConvKernel final : public Kernel {
   // Chunks of images whose columns fit this many bytes (at least one
   // image at a time).
   static constexpr int64_t kColBytes = int64_t{256} << 20;
+  // One image's columns past this decline: the GPU kernel does not tile
+  // output positions as the CPU kernel does.
+  static constexpr int64_t kMaxImageColBytes = int64_t{2} << 30;
+
+  static DataType compute_type(DataType t) { return t == DataType::kDouble ? DataType::kDouble : DataType::kFloat; }
 
   // acc [N, M, O] += W x the deformable columns of x, chunk by chunk.
   Status accumulate(KernelContext& ctx, const Launch& l, const nn::DeformConvPlan& p, const dnn::GemmTypes& gt,
@@ -97,7 +106,7 @@ class DeformConvKernel final : public Kernel {
     const int64_t O = m.out_size, G = attrs_.group, Mg = s.M / G, KC = s.C / G * m.k_size, rows = s.C * m.k_size;
     const int64_t per_image = rows * O;
     const int64_t chunk = std::clamp<int64_t>(kColBytes / static_cast<int64_t>(gt.elem) / per_image, 1, s.N);
-    const DataType ct = x.dtype() == DataType::kDouble ? DataType::kDouble : DataType::kFloat;
+    const DataType ct = compute_type(x.dtype());
     ASSIGN_OR_RETURN(Tensor col, dnn::scratch(ctx, ct, Dims{chunk * per_image}));
     ASSIGN_OR_RETURN(cublasHandle_t h, l.cublas());
     CUDA_RETURN_IF_ERROR(cublas_api().SetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
