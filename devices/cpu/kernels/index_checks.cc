@@ -189,6 +189,12 @@ StatusOr<UniqueShape> unique_shape(const Tensor& x, bool has_axis, int64_t axis_
   if (x.rank() == 0) return InvalidArgument("Unique: cannot use axis on a scalar");
   ASSIGN_OR_RETURN(s.axis, normalize_axis(axis_attr, static_cast<int64_t>(x.rank()), "Unique axis"));
   s.items = x.dim(static_cast<size_t>(s.axis));
+  // No element is read: the other dims of an empty tensor may multiply past
+  // int64, and [2^60, 5, 0] along axis 1 would loop 2^60 times a slice.
+  if (x.numel() == 0) {
+    s.outer = s.inner = 0;
+    return s;
+  }
   for (int64_t k = 0; k < s.axis; ++k) s.outer *= x.dim(static_cast<size_t>(k));
   for (size_t k = static_cast<size_t>(s.axis) + 1; k < x.rank(); ++k) s.inner *= x.dim(k);
   return s;

@@ -85,7 +85,8 @@ StatusOr<RangeSpec> range_spec(const Tensor& start, const Tensor& limit, const T
 StatusOr<DataType> eye_like_output_type(const Tensor& x, DataType dtype_attr);
 
 // Unique: x as `items` slices [outer, inner] along the normalised axis;
-// without an axis every element is an item (outer = inner = 1).
+// without an axis every element is an item (outer = inner = 1). An empty x
+// with an axis has outer = inner = 0: no slice has an element to read.
 struct UniqueShape {
   int64_t axis = -1;  // -1: no axis
   int64_t outer = 1, items = 0, inner = 1;

@@ -110,6 +110,7 @@ class UniqueKernel final : public Kernel {
     RETURN_IF_ERROR(check_type("Unique", x.dtype()));
     ASSIGN_OR_RETURN(const tensor_ops::UniqueShape shape, tensor_ops::unique_shape(x, has_axis_, axis_));
     const int64_t n = shape.items;
+    if (n == 0) return allocate_outputs(ctx, x, shape, 0).status();
     if (n > INT32_MAX) return Unimplemented("CUDA Unique: ", n, " items, past CUB's sort");
     if (shape.outer * shape.inner > kUniqueMaxSlice)
       return Unimplemented("CUDA Unique: slices of ", shape.outer * shape.inner, " elements (more than ",
@@ -127,7 +128,6 @@ class UniqueKernel final : public Kernel {
     m.inner = shape.inner;
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
     Device& d = ctx.device();
-    if (n == 0) return allocate_outputs(ctx, x, shape, 0).status();
     if (!ctx.resumed()) {
       size_t bytes = 0;
       CUDA_RETURN_IF_ERROR(unique_group_workspace_bytes(m, &bytes));

@@ -485,6 +485,20 @@ TEST(TensorOps, Unique_SortedAndUnsorted) {
   EXPECT_EQ(to_vector<float>(ax.outputs[0].tensor()), (std::vector<float>{0, 1, 1, 0}));
 }
 
+// An empty input whose other dims are huge: 5 empty slices are one group,
+// found without walking the 2^60 "rows" of each slice. The comparison used
+// to loop over them; an optimised build drops that empty loop, but the
+// unoptimised sanitizer build would hang.
+TEST(TensorOps, Unique_EmptySlicesWithHugeDims_AreOneGroup) {
+  const Dims dims{int64_t{1} << 60, 5, 0};
+  auto r = run_kernel("Unique", {f32(dims, {})}, 4, {attr_int("axis", 1)});
+  EXPECT_OK(r);
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{int64_t{1} << 60, 1, 0}));
+  EXPECT_EQ(to_vector<int64_t>(r.outputs[1].tensor()), (std::vector<int64_t>{0}));
+  EXPECT_EQ(to_vector<int64_t>(r.outputs[2].tensor()), (std::vector<int64_t>(5, 0)));
+  EXPECT_EQ(to_vector<int64_t>(r.outputs[3].tensor()), (std::vector<int64_t>{5}));
+}
+
 // --- generators --------------------------------------------------------------
 
 TEST(TensorOps, Range_IntFloatAndErrors) {
