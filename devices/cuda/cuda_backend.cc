@@ -130,6 +130,15 @@ StatusOr<Launch> current_launch(const KernelContext& ctx) {
   return Launch{slot->stream, slot, cuda->ordinal(), cuda};
 }
 
+StatusOr<int64_t> carried_size(const KernelContext& ctx, size_t count, int64_t lo, int64_t hi, const char* op) {
+  const std::vector<Tensor>& carried = ctx.carried();
+  if (carried.size() != count) return Internal("CUDA ", op, " resumed without its first launch's results");
+  const int64_t size = carried.back().data<int64_t>()[0];
+  if (size < lo || size > hi)
+    return Internal("CUDA ", op, ": the first launch found a size of ", size, ", outside [", lo, ", ", hi, "]");
+  return size;
+}
+
 namespace {
 
 // A cuBLAS or cuDNN handle bound to `stream`; destroyed again if binding

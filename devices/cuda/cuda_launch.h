@@ -39,6 +39,13 @@ struct Launch {
 // FailedPrecondition outside one (a kernel called on the wrong device).
 StatusOr<Launch> current_launch(const KernelContext& ctx);
 
+// In the second launch of a kernel that sizes its outputs on the device
+// (KernelContext::resume_after): the size its first launch copied to host
+// memory, the one int64 of the last of its `count` carried tensors.
+// Internal, naming `op`, when the first launch's results are missing or the
+// size is outside [lo, hi]: the first launch miscounted.
+StatusOr<int64_t> carried_size(const KernelContext& ctx, size_t count, int64_t lo, int64_t hi, const char* op);
+
 // A 1-D grid size for n threads of `block` (at least 1 block, capped so the
 // grid fits; kernels use grid-stride loops).
 inline unsigned grid_for(int64_t n, unsigned block = 256) {

@@ -182,12 +182,20 @@ StatusOr<DataType> eye_like_output_type(const Tensor& x, DataType dtype_attr) {
   return dt;
 }
 
-StatusOr<UniqueShape> unique_shape(const Tensor& x, bool has_axis, int64_t axis_attr) {
+UniqueAttrs UniqueAttrs::parse(const Node& node) {
+  UniqueAttrs a;
+  a.has_axis = node.has_attr("axis");
+  a.axis = node.attr_int("axis", 0);
+  a.sorted = node.attr_int("sorted", 1) != 0;
+  return a;
+}
+
+StatusOr<UniqueShape> unique_shape(const Tensor& x, const UniqueAttrs& a) {
   UniqueShape s;
   s.items = x.numel();
-  if (!has_axis) return s;
+  if (!a.has_axis) return s;
   if (x.rank() == 0) return InvalidArgument("Unique: cannot use axis on a scalar");
-  ASSIGN_OR_RETURN(s.axis, normalize_axis(axis_attr, static_cast<int64_t>(x.rank()), "Unique axis"));
+  ASSIGN_OR_RETURN(s.axis, normalize_axis(a.axis, static_cast<int64_t>(x.rank()), "Unique axis"));
   s.items = x.dim(static_cast<size_t>(s.axis));
   // No element is read: the other dims of an empty tensor may multiply past
   // int64, and [2^60, 5, 0] along axis 1 would loop 2^60 times a slice.

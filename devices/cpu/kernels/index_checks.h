@@ -84,6 +84,14 @@ StatusOr<RangeSpec> range_spec(const Tensor& start, const Tensor& limit, const T
 // the input's type when kUndefined).
 StatusOr<DataType> eye_like_output_type(const Tensor& x, DataType dtype_attr);
 
+// Unique's attributes.
+struct UniqueAttrs {
+  bool has_axis = false;
+  int64_t axis = 0;
+  bool sorted = true;
+  static UniqueAttrs parse(const Node& node);
+};
+
 // Unique: x as `items` slices [outer, inner] along the normalised axis;
 // without an axis every element is an item (outer = inner = 1). An empty x
 // with an axis has outer = inner = 0: no slice has an element to read.
@@ -91,6 +99,6 @@ struct UniqueShape {
   int64_t axis = -1;  // -1: no axis
   int64_t outer = 1, items = 0, inner = 1;
 };
-StatusOr<UniqueShape> unique_shape(const Tensor& x, bool has_axis, int64_t axis_attr);
+StatusOr<UniqueShape> unique_shape(const Tensor& x, const UniqueAttrs& a);
 
 }  // namespace sy::tensor_ops

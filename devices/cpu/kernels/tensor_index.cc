@@ -500,23 +500,19 @@ inline bool value_less(const T& a, const T& b) {
 class UniqueKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    has_axis_ = node.has_attr("axis");
-    axis_ = node.attr_int("axis", 0);
-    sorted_ = node.attr_int("sorted", 1) != 0;
+    attrs_ = tensor_ops::UniqueAttrs::parse(node);
     return OkStatus();
   }
   Status compute(KernelContext& ctx) const override;
 
  private:
-  bool has_axis_ = false;
-  int64_t axis_ = 0;
-  bool sorted_ = true;
+  tensor_ops::UniqueAttrs attrs_;
 };
 
 Status UniqueKernel::compute(KernelContext& ctx) const {
   const Tensor& x = ctx.input(0);
   if (!x.defined()) return InvalidArgument("Unique: input is missing");
-  ASSIGN_OR_RETURN(const tensor_ops::UniqueShape shape, tensor_ops::unique_shape(x, has_axis_, axis_));
+  ASSIGN_OR_RETURN(const tensor_ops::UniqueShape shape, tensor_ops::unique_shape(x, attrs_));
   const int64_t axis = shape.axis, outer = shape.outer, items = shape.items, inner = shape.inner;
   std::vector<int64_t> order(static_cast<size_t>(items));
   std::iota(order.begin(), order.end(), 0);
@@ -551,14 +547,14 @@ Status UniqueKernel::compute(KernelContext& ctx) const {
   // Output position of each group: sorted order, or order of first occurrence.
   std::vector<int64_t> pos(static_cast<size_t>(u));
   std::iota(pos.begin(), pos.end(), 0);
-  if (!sorted_) {
+  if (!attrs_.sorted) {
     std::vector<int64_t> by_first(static_cast<size_t>(u));
     std::iota(by_first.begin(), by_first.end(), 0);
     std::sort(by_first.begin(), by_first.end(), [&](int64_t a, int64_t b) { return firsts[a] < firsts[b]; });
     for (int64_t j = 0; j < u; ++j) pos[by_first[j]] = j;
   }
-  Dims y_dims = has_axis_ ? x.dims() : Dims{u};
-  if (has_axis_) y_dims[axis] = u;
+  Dims y_dims = attrs_.has_axis ? x.dims() : Dims{u};
+  if (attrs_.has_axis) y_dims[axis] = u;
   ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), y_dims));
   for (int64_t g = 0; g < u; ++g)
     for (int64_t o = 0; o < outer; ++o)

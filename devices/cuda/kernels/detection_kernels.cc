@@ -106,10 +106,8 @@ class NonMaxSuppressionKernel final : public Kernel {
       ASSIGN_OR_RETURN(Tensor count, d.copy(total, kHostSpace));
       return ctx.resume_after({std::move(picked), std::move(offsets), std::move(count)});
     }
+    ASSIGN_OR_RETURN(const int64_t kept, carried_size(ctx, 3, 0, segs * m.cap, "NonMaxSuppression"));
     const std::vector<Tensor>& carried = ctx.carried();
-    if (carried.size() != 3) return Internal("CUDA NonMaxSuppression resumed without its first launch's results");
-    const int64_t kept = carried[2].data<int64_t>()[0];
-    if (kept < 0 || kept > segs * m.cap) return Internal("CUDA NonMaxSuppression kept ", kept, " boxes");
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kInt64, Dims{kept, 3}));
     CUDA_RETURN_IF_ERROR(launch_nms_write(m, carried[0].data<int64_t>(), carried[1].data<int64_t>(), kept,
                                           y->data<int64_t>(), l.stream));

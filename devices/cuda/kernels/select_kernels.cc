@@ -82,10 +82,8 @@ class NonZeroKernel final : public Kernel {
       ASSIGN_OR_RETURN(Tensor count, ctx.device().copy(total, kHostSpace));
       return ctx.resume_after({std::move(offsets), std::move(count)});
     }
+    ASSIGN_OR_RETURN(const int64_t nnz, carried_size(ctx, 2, 0, m.n, "NonZero"));
     const std::vector<Tensor>& carried = ctx.carried();
-    if (carried.size() != 2) return Internal("CUDA NonZero resumed without its first launch's results");
-    const int64_t nnz = carried[1].data<int64_t>()[0];
-    if (nnz < 0 || nnz > m.n) return Internal("CUDA NonZero counted ", nnz, " non-zero elements of ", m.n);
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kInt64, Dims{rows, nnz}));
     CUDA_RETURN_IF_ERROR(
         launch_nonzero_write(m, x.raw(), carried[0].data<int64_t>(), nnz, y->data<int64_t>(), l.stream));
@@ -98,9 +96,7 @@ class NonZeroKernel final : public Kernel {
 class UniqueKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
-    has_axis_ = node.has_attr("axis");
-    axis_ = node.attr_int("axis", 0);
-    sorted_ = node.attr_int("sorted", 1) != 0;
+    attrs_ = tensor_ops::UniqueAttrs::parse(node);
     return OkStatus();
   }
 
@@ -108,7 +104,7 @@ class UniqueKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     if (!x.defined()) return InvalidArgument("Unique: input is missing");
     RETURN_IF_ERROR(check_type("Unique", x.dtype()));
-    ASSIGN_OR_RETURN(const tensor_ops::UniqueShape shape, tensor_ops::unique_shape(x, has_axis_, axis_));
+    ASSIGN_OR_RETURN(const tensor_ops::UniqueShape shape, tensor_ops::unique_shape(x, attrs_));
     const int64_t n = shape.items;
     if (n == 0) return allocate_outputs(ctx, x, shape, 0).status();
     if (n > INT32_MAX) return Unimplemented("CUDA Unique: ", n, " items, past CUB's sort");
@@ -142,17 +138,15 @@ class UniqueKernel final : public Kernel {
       ASSIGN_OR_RETURN(Tensor count, d.copy(total, kHostSpace));
       return ctx.resume_after({std::move(sorted_pos), std::move(heads), std::move(offsets), std::move(count)});
     }
+    ASSIGN_OR_RETURN(const int64_t u, carried_size(ctx, 4, 1, n, "Unique"));
     const std::vector<Tensor>& carried = ctx.carried();
-    if (carried.size() != 4) return Internal("CUDA Unique resumed without its first launch's results");
-    const int64_t u = carried[3].data<int64_t>()[0];
-    if (u < 1 || u > n) return Internal("CUDA Unique found ", u, " groups in ", n, " elements");
     ASSIGN_OR_RETURN(Outputs o, allocate_outputs(ctx, x, shape, u));
     size_t bytes = 0;
-    CUDA_RETURN_IF_ERROR(unique_write_workspace_bytes(u, sorted_, &bytes));
+    CUDA_RETURN_IF_ERROR(unique_write_workspace_bytes(u, attrs_.sorted, &bytes));
     ASSIGN_OR_RETURN(Tensor work, d.allocate(DataType::kUInt8, Dims{static_cast<int64_t>(bytes)}));
     CUDA_RETURN_IF_ERROR(launch_unique_write(m, x.raw(), carried[0].data<int64_t>(), carried[1].data<uint8_t>(),
-                                             carried[2].data<int64_t>(), u, sorted_, work.raw(), bytes, o.y->raw(),
-                                             o.indices, o.inverse, o.counts, l.stream));
+                                             carried[2].data<int64_t>(), u, attrs_.sorted, work.raw(), bytes,
+                                             o.y->raw(), o.indices, o.inverse, o.counts, l.stream));
     return OkStatus();
   }
 
@@ -181,9 +175,7 @@ class UniqueKernel final : public Kernel {
     return o;
   }
 
-  bool has_axis_ = false;
-  int64_t axis_ = 0;
-  bool sorted_ = true;
+  tensor_ops::UniqueAttrs attrs_;
 };
 
 }  // namespace

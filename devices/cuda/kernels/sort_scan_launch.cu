@@ -3,6 +3,7 @@
 #include <cuda/std/limits>
 #include <cuda/std/type_traits>
 
+#include "devices/cuda/kernels/elementwise_device.cuh"
 #include "devices/cuda/kernels/reduction_device.cuh"
 #include "devices/cuda/kernels/sort_scan_launch.h"
 
@@ -11,7 +12,7 @@ namespace {
 
 using namespace reduce_dev;
 
-constexpr size_t align_up(size_t n) { return (n + 255) & ~size_t{255}; }
+using ew::align_up;
 
 // ------------------------------------------------------------------ TopK
 //
