@@ -15,6 +15,8 @@
 #include <limits>
 #include <random>
 
+#include "devices/cpu/kernels/quantize_simd.h"
+
 namespace sy::elementwise {
 
 namespace {
@@ -150,6 +152,8 @@ void for_param_runs(const QuantParams& p, int64_t n, const F& f) {
 
 // o = saturate(nearbyint(in / scale) + zero), NaN to 0: one run of
 // QuantizeLinear, cloned so that the rounding and the division vectorise.
+// Float to 8 bits runs quantize_prefix's intrinsics first; this finishes
+// the run's tail, and does the other types whole.
 template <typename X, typename Q, typename C>
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void quantize_run(const X* __restrict in,
                                                                                                 Q* __restrict o,
@@ -201,7 +205,10 @@ class QuantizeLinearKernel final : public Kernel {
                 auto run = [&](auto ctag) {
                   using C = decltype(ctag);
                   for_param_runs(p, x.numel(), [&](int64_t b, int64_t e, int64_t k) {
-                    quantize_run<X, Q, C>(in + b, o + b, e - b, cvt<C>(sc[k]), z ? static_cast<C>(z[k]) : C(0));
+                    const C scale_k = cvt<C>(sc[k]);
+                    if constexpr (std::is_same_v<X, float> && std::is_same_v<C, float> && sizeof(Q) == 1)
+                      b += quantize_prefix(in + b, o + b, e - b, scale_k, z ? z[k] : 0);
+                    quantize_run<X, Q, C>(in + b, o + b, e - b, scale_k, z ? static_cast<C>(z[k]) : C(0));
                   });
                 };
                 // A double x or scale keeps its precision (opset 23's default
