@@ -163,6 +163,50 @@ TEST(NnPool, Float_MatchesTheGenericLoop) {
   EXPECT_GT(compared, 300);
 }
 
+// Float MaxPool with Indices takes windows eight at a time (max_group);
+// double runs the plain loop. On small integers (many ties) and NaNs, the
+// values and the indices (the first maximum in row-major order, NaN
+// winning) must be the same, in both storage orders, for windows in the
+// rows' interiors and at their edges.
+TEST(NnPool, MaxPool_Indices_FloatGroupsMatchTheGenericLoop) {
+  std::mt19937 rng(11);
+  int compared = 0;
+  for (const Dims& dims : {Dims{1, 2, 9, 40}, Dims{2, 1, 6, 23}, Dims{1, 2, 50}}) {
+    const int nsp = static_cast<int>(dims.rank()) - 2;
+    std::vector<float> xf(static_cast<size_t>(dims.numel()));
+    for (float& v : xf) v = rng() % 50 == 0 ? std::numeric_limits<float>::quiet_NaN() : float(rng() % 5);
+    const std::vector<double> xd(xf.begin(), xf.end());
+    const auto x32 = make_tensor<float>(dims, xf);
+    const auto x64 = make_tensor<double>(dims, xd);
+    for (int64_t k = 1; k <= 4; ++k)
+      for (int64_t s = 1; s <= 3; ++s)
+        for (int64_t pad = 0; pad < k; ++pad)
+          for (int64_t dil = 1; dil <= 2; ++dil)
+            for (int64_t order = 0; order <= 1; ++order) {
+              if ((k - 1) * dil + 1 > dims[2] + 2 * pad) continue;  // dims[2]: the shortest spatial axis
+              std::vector<int64_t> kernel(nsp, k), strides(nsp, s), pads(2 * nsp, pad), dilations(nsp, dil);
+              const std::vector<Attribute> attrs = {attr_ints("kernel_shape", kernel), attr_ints("strides", strides),
+                                                    attr_ints("pads", pads), attr_ints("dilations", dilations),
+                                                    attr_int("storage_order", order)};
+              auto got = run_kernel("MaxPool", {x32}, 2, attrs);
+              auto want = run_kernel("MaxPool", {x64}, 2, attrs);
+              ASSERT_TRUE(got.status.ok() && want.status.ok()) << got.status.to_string();
+              const std::vector<double> wv = to_vector<double>(want.outputs[0].tensor());
+              const std::vector<float> gv = to_vector<float>(got.outputs[0].tensor());
+              const auto wi = to_vector<int64_t>(want.outputs[1].tensor());
+              const auto gi = to_vector<int64_t>(got.outputs[1].tensor());
+              ASSERT_EQ(gv.size(), wv.size());
+              ASSERT_EQ(gi, wi) << dims.to_string() << ", k " << k << ", s " << s << ", pad " << pad << ", dil " << dil
+                                << ", order " << order;
+              for (size_t i = 0; i < gv.size(); ++i)
+                ASSERT_TRUE(gv[i] == wv[i] || (std::isnan(gv[i]) && std::isnan(wv[i])))
+                    << dims.to_string() << ", k " << k << ", s " << s << ", output " << i;
+              ++compared;
+            }
+  }
+  EXPECT_GT(compared, 200);
+}
+
 // The generic loop (here for double and float16) gives NaN for a window
 // holding one, wherever it lies, as ONNX's reference (NumPy's max) does.
 TEST(NnPool, MaxPool_GenericLoop_NaNInTheWindow_GivesNaN) {
