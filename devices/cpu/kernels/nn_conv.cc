@@ -447,17 +447,19 @@ class ConvTransposeKernel final : public Kernel {
     const T* W = wt.data<T>();
     tbb::parallel_for(int64_t{0}, N * group_, [&](int64_t ng) {
       const int64_t n = ng / group_, g = ng % group_;
-      // col[rows, insz] = W_g^T [rows, Cg] * X_g [Cg, insz]
-      std::vector<T> col(static_cast<size_t>(rows * insz), T{});
+      // col[rows, insz] = W_g^T [rows, Cg] * X_g [Cg, insz]. Not zeroed:
+      // sgemm writes it all (beta 0), and the loop below zeroes it first;
+      // zeroing it here as well took a sixth of a 2x2/2 [1, 64, 28, 28].
+      std::unique_ptr<T[]> col(new T[static_cast<size_t>(rows * insz)]);
       const T* Wg = W + g * Cg * rows;
       const T* Xg = X + (n * C + g * Cg) * insz;
       // oneDNN fails only on bad arguments or memory; the plain loop then
       // computes the product instead of leaving col half written.
       bool done = false;
       if constexpr (std::is_same_v<T, float>)
-        done = Cg > 0 && sgemm('T', 'N', rows, insz, Cg, 1.f, Wg, rows, Xg, insz, 0.f, col.data(), insz).ok();
+        done = Cg > 0 && sgemm('T', 'N', rows, insz, Cg, 1.f, Wg, rows, Xg, insz, 0.f, col.get(), insz).ok();
       if (!done) {
-        std::fill(col.begin(), col.end(), T{});
+        std::fill(col.get(), col.get() + rows * insz, T{});
         for (int64_t c = 0; c < Cg; ++c)
           for (int64_t r = 0; r < rows; ++r) {
             const T wv = Wg[c * rows + r];
@@ -475,7 +477,7 @@ class ConvTransposeKernel final : public Kernel {
         for (int64_t kd = 0; kd < w.k[0]; ++kd)
           for (int64_t kh = 0; kh < w.k[1]; ++kh)
             for (int64_t kw = 0; kw < w.k[2]; ++kw) {
-              const T* cr = col.data() + ((m * w.k[0] + kd) * w.k[1] * w.k[2] + kh * w.k[2] + kw) * insz;
+              const T* cr = col.get() + ((m * w.k[0] + kd) * w.k[1] * w.k[2] + kh * w.k[2] + kw) * insz;
               // Input columns iw with 0 <= iw * sw + off < out[2].
               const int64_t off = kw * w.dil[2] - w.pad_b[2];
               const auto [lo, hi] = index_span(off, sw, w.in[2], w.out[2]);
