@@ -169,10 +169,10 @@ class PoolKernel : public Kernel {
       const int64_t id = at / (w.in[1] * w.in[2]), ih = at / w.in[2] % w.in[1], iw = at % w.in[2];
       return id + ih * w.in[0] + iw * w.in[0] * w.in[1];
     };
-    // Undilated max windows of one depth go kGroup outputs at a time where
-    // they are inside the input's columns (max_group).
-    const bool grouped = std::is_same_v<T, float> && kind_ == PoolKind::kMax && w.k[0] == 1 && w.dil[1] == 1 &&
-                         w.dil[2] == 1 && insz <= std::numeric_limits<int32_t>::max();
+    // Undilated float max windows of one depth go kGroup outputs at a time
+    // where they are inside the input's columns (max_group).
+    const bool grouped = kind_ == PoolKind::kMax && w.k[0] == 1 && w.dil[1] == 1 && w.dil[2] == 1 &&
+                         insz <= std::numeric_limits<int32_t>::max();
     tbb::parallel_for(int64_t{0}, NC, [&](int64_t nc) {
       const T* xp = X + nc * insz;
       T* yp = Y + nc * osz;
@@ -190,8 +190,8 @@ class PoolKernel : public Kernel {
           for (int64_t ow = 0; ow < w.out[2]; ++ow) {
             const int64_t o = (od * w.out[1] + oh) * w.out[2] + ow;
             const int64_t s2 = ow * w.stride[2] - w.pad_b[2];
-            const int64_t s2_last = s2 + (kGroup - 1) * w.stride[2];
             if constexpr (std::is_same_v<T, float>) {
+              const int64_t s2_last = s2 + (kGroup - 1) * w.stride[2];
               if (grouped && d0.hi - d0.lo == 1 && d1.hi > d1.lo && ow + kGroup <= w.out[2] && s2 >= 0 &&
                   s2_last + w.k[2] <= w.in[2]) {
                 const int64_t plane = (s0 + d0.lo * w.dil[0]) * w.in[1] * w.in[2];
