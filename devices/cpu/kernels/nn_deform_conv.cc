@@ -129,6 +129,7 @@ struct RowJob {
   int64_t K, tile, corners;  // taps, the tile's positions, corners a tap
   int64_t c0, Cg;            // the group's first channel and channel count
   int64_t per_offset_group;  // channels an offset group
+  const C* zeros;            // [Cg] zeros: what a corner outside the input reads
   C* rows;                   // [tile, K, Cg]
 };
 
@@ -137,7 +138,6 @@ template <int kCorners, typename C>
   for (int64_t o = o0; o < o1; ++o) {
     C* row = j.rows + o * j.K * j.Cg;
     for (int64_t k = 0; k < j.K; ++k, row += j.Cg) {
-      for (int64_t c = 0; c < j.Cg; ++c) row[c] = C(0);
       // The group's channels, a run of one offset group at a time.
       for (int64_t cl = 0, run_end; cl < j.Cg; cl = run_end) {
         const int64_t og = (j.c0 + cl) / j.per_offset_group;
@@ -150,11 +150,24 @@ template <int kCorners, typename C>
           row[cl] = v;
           continue;
         }
+        // Each entry summed in a register over the corners, and stored
+        // once. Accumulating in `row` corner by corner stored and reloaded
+        // it between reads of xt, and where the two buffers' addresses
+        // matched modulo 4 KiB every reload waited on the store: some
+        // processes ran [1, 64, 28, 28] 3x3 in 0.59 ms instead of 0.30.
+        // A corner outside the input reads zeros with weight 0; the sum is
+        // the one of the corners inside, bit for bit (v + 0 * 0 is v).
+        const C* src[kCorners];
+        C wq[kCorners];
         for (int i = 0; i < kCorners; ++i) {
-          if (q[i].index < 0) continue;
-          const C wq = q[i].weight;
-          const C* src = j.xt + q[i].index * j.channels + j.c0;
-          for (int64_t c = cl; c < run_end; ++c) row[c] += wq * src[c];
+          const bool inside = q[i].index >= 0;
+          src[i] = inside ? j.xt + q[i].index * j.channels + j.c0 : j.zeros;
+          wq[i] = inside ? q[i].weight : C(0);
+        }
+        for (int64_t c = cl; c < run_end; ++c) {
+          C v = 0;
+          for (int i = 0; i < kCorners; ++i) v += wq[i] * src[i][c];
+          row[c] = v;
         }
       }
     }
@@ -252,6 +265,7 @@ class DeformConvKernel final : public Kernel {
     const auto table =
         std::make_unique_for_overwrite<Corner<C>[]>(static_cast<size_t>(attrs_.offset_groups * K * tile * corners));
     const auto xt = std::make_unique_for_overwrite<C[]>(static_cast<size_t>(KC > 0 ? s.C * in_size : 0));
+    const std::vector<C> zeros(static_cast<size_t>(Cg), C(0));
     for (int64_t n = 0; n < s.N; ++n) {
       C* yn = acc.data();
       if constexpr (!kIsHalf<T>) yn = y + n * s.M * O;
@@ -264,7 +278,8 @@ class DeformConvKernel final : public Kernel {
           const int64_t o1 = std::min(O, o0 + tile), t = o1 - o0;
           sampling_corners<T, C>(offset, mask, n, attrs_.offset_groups, w, o0, o1, table.get());
           for (int64_t g = 0; g < attrs_.group; ++g) {
-            const RowJob<C> job{xt.get(), s.C, table.get(), K, t, corners, g * Cg, Cg, per_offset_group, rows.get()};
+            const RowJob<C> job{xt.get(),         s.C,          table.get(), K, t, corners, g * Cg, Cg,
+                                per_offset_group, zeros.data(), rows.get()};
             // Positions a task: about 16K column entries.
             const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 14) / KC);
             tbb::parallel_for(tbb::blocked_range<int64_t>(0, t, grain),
