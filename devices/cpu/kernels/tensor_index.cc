@@ -48,20 +48,35 @@ class GatherKernel final : public Kernel {
     for (int64_t k = 0; k < axis; ++k) out_dims.push_back(x.dim(k));
     for (int64_t d : ind.dims()) out_dims.push_back(d);
     for (int64_t k = axis + 1; k < r; ++k) out_dims.push_back(x.dim(k));
-    for (int64_t i = 0; i < nidx; ++i) RETURN_IF_ERROR(checked_index(index_at(ind, i), n, "Gather", i).status());
+    // Normalised once: the copy below visits each index `outer` times.
+    std::vector<int64_t> idx(static_cast<size_t>(nidx));
+    for (int64_t i = 0; i < nidx; ++i) {
+      ASSIGN_OR_RETURN(idx[i], checked_index(index_at(ind, i), n, "Gather", i));
+    }
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
     if (out->numel() == 0) return OkStatus();
     int64_t outer = 1, inner = 1;
     for (int64_t k = 0; k < axis; ++k) outer *= x.dim(k);
     for (int64_t k = axis + 1; k < r; ++k) inner *= x.dim(k);
-    DataType dt = x.dtype();
-    void* dst = out->raw();
-    const void* src = x.raw();
-    for_each_row(outer * nidx, inner, [&](int64_t row) {
-      int64_t o = row / nidx, i = row % nidx;
-      int64_t idx = index_at(ind, i);
-      if (idx < 0) idx += n;
-      copy_elements(dt, dst, row * inner, src, (o * n + idx) * inner, inner);
+    visit_storage(x.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* dst = static_cast<T*>(out->raw());
+      const T* src = static_cast<const T*>(x.raw());
+      // Rows are (outer, index) pairs of `inner` elements. Single elements
+      // (Gather along the last axis) are assigned: a memcpy call for each
+      // cost more than the gather itself.
+      for_row_ranges(outer * nidx, inner, [&](int64_t begin, int64_t end) {
+        int64_t o = begin / nidx, i = begin % nidx;
+        for (int64_t row = begin; row < end; ++row) {
+          const T* s = src + (o * n + idx[i]) * inner;
+          T* d = dst + row * inner;
+          if (inner == 1)
+            *d = *s;
+          else
+            std::copy_n(s, inner, d);
+          if (++i == nidx) i = 0, ++o;
+        }
+      });
     });
     return OkStatus();
   }

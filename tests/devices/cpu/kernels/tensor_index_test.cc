@@ -1,11 +1,13 @@
 // Unit tests for the CPU indexing kernels of tensor_index.cc that gather
-// and scatter by element (GatherElements, ScatterElements) and NonZero;
-// Gather, GatherND and the rest are in tensor_test.cc.
+// and scatter by element (GatherElements, ScatterElements), NonZero, and
+// Gather at sizes that split over the cores; Gather's small cases, GatherND
+// and the rest are in tensor_test.cc.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -27,6 +29,37 @@ Tensor i64(const Dims& d, std::vector<int64_t> v) { return make_tensor<int64_t>(
 const Tensor& out0(const testing::KernelRun& r) { return r.outputs[0].tensor(); }
 
 #define EXPECT_OK(run) ASSERT_TRUE((run).status.ok()) << (run).status.to_string()
+
+// Gather on every axis of a tensor large enough that its (outer, index)
+// rows split over the cores mid-row of indices: single elements (the last
+// axis) and longer rows, 1- and 8-byte elements, both index signs.
+TEST(TensorOps, Gather_ParallelRowsEveryAxis_MatchReference) {
+  const Dims xd{40, 30, 70};
+  const int64_t nidx = 60;
+  for (int64_t axis = 0; axis < 3; ++axis) {
+    const int64_t len = xd[static_cast<size_t>(axis)];
+    std::vector<int64_t> iv(static_cast<size_t>(nidx));
+    for (int64_t i = 0; i < nidx; ++i) iv[static_cast<size_t>(i)] = (i * 37) % (2 * len) - len;
+    int64_t outer = 1, inner = 1;
+    for (int64_t k = 0; k < axis; ++k) outer *= xd[static_cast<size_t>(k)];
+    for (int64_t k = axis + 1; k < 3; ++k) inner *= xd[static_cast<size_t>(k)];
+    std::vector<int64_t> want;
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i : iv)
+        for (int64_t j = 0; j < inner; ++j) want.push_back((o * len + (i + len) % len) * inner + j);
+    std::vector<int64_t> x64(static_cast<size_t>(xd.numel()));
+    std::iota(x64.begin(), x64.end(), int64_t{0});
+    auto r = run_kernel("Gather", {make_tensor<int64_t>(xd, x64), i64(Dims{nidx}, iv)}, 1, {attr_int("axis", axis)});
+    EXPECT_OK(r);
+    EXPECT_EQ(to_vector<int64_t>(out0(r)), want) << "axis " << axis;
+    std::vector<int8_t> x8(x64.size()), want8(want.size());
+    for (size_t i = 0; i < x8.size(); ++i) x8[i] = static_cast<int8_t>(i * 7);
+    for (size_t i = 0; i < want.size(); ++i) want8[i] = x8[static_cast<size_t>(want[i])];
+    auto r8 = run_kernel("Gather", {make_tensor<int8_t>(xd, x8), i64(Dims{nidx}, iv)}, 1, {attr_int("axis", axis)});
+    EXPECT_OK(r8);
+    EXPECT_EQ(to_vector<int8_t>(out0(r8)), want8) << "axis " << axis;
+  }
+}
 
 TEST(TensorOps, GatherElements_AxisAndRangeCheck) {
   Tensor x = f32(Dims{2, 2}, {1, 2, 3, 4});
