@@ -100,15 +100,16 @@ TEST(Nn, MatMul_ParallelBatches_MatchReference) {
 }
 
 // nn::sgemm's three paths (a plain loop when tiny, blocks of rows, blocks
-// of columns when there are few rows) in a 4-thread arena whatever the
-// machine, with every transpose, padded leading dimensions, alpha and beta.
+// of columns when there are few rows or B is transposed) in a 4-thread
+// arena whatever the machine, with row blocks of 32 rows and of a quarter
+// of the rows, every transpose, padded leading dimensions, alpha and beta.
 TEST(Nn, Sgemm_RowAndColumnBlocks_MatchReference) {
   tbb::task_arena arena(4);
   struct Shape {
     int64_t M, N, K;
   };
   for (Shape sh : {Shape{1, 1, 1}, Shape{3, 5, 7}, Shape{2, 3, 0}, Shape{100, 70, 300}, Shape{3, 300, 400},
-                   Shape{1, 1000, 300}}) {
+                   Shape{1, 1000, 300}, Shape{300, 100, 40}, Shape{200, 300, 64}}) {
     for (char ta : {'N', 'T'}) {
       for (char tb : {'N', 'T'}) {
         const int64_t M = sh.M, N = sh.N, K = sh.K;
