@@ -123,33 +123,49 @@ template <int kK>
   }
 }
 
-// Copies plane x into the padded buffer xp (zero where nothing is copied),
-// a stride-2 row split into its even and odd columns through the scratch
-// row after the plane.
+// Writes every float of the padded plane xp: plane x, zeros around it. A
+// stride-2 row goes straight from x into its two phases, x's even columns
+// into one and its odd ones into the other (which is which depends on the
+// left pad's parity). Copying the row into a scratch row first and
+// splitting that made every split load wait on the copy's stores, and
+// zeroing the buffer for each range of planes was a tenth of the time
+// ([1, 96, 112, 112] 3x3/2).
 [[gnu::always_inline]] inline void fill_padded(const PaddedPlane& p, const float* x, float* xp) {
-  float* row = xp + p.PH * p.pitch();  // zero outside the input's columns
+  const int64_t pitch = p.pitch();
+  std::fill(xp, xp + p.pt * pitch, 0.f);
+  std::fill(xp + (p.pt + p.H) * pitch, xp + p.PH * pitch, 0.f);
+  const size_t bytes = static_cast<size_t>(p.W) * sizeof(float);
+  const int64_t q0 = p.pl & 1, lo0 = (p.pl - q0) / 2, lo1 = (p.pl - (q0 ^ 1) + 1) / 2;
+  const int64_t n0 = (p.W + 1) / 2, n1 = p.W / 2;  // x's even and odd columns
   for (int64_t h = 0; h < p.H; ++h) {
-    float* dst = xp + (h + p.pt) * p.pitch();
-    const size_t bytes = static_cast<size_t>(p.W) * sizeof(float);
+    float* dst = xp + (h + p.pt) * pitch;
+    const float* src = x + h * p.W;
     if (p.sw == 1) {
-      std::memcpy(dst + p.pl, x + h * p.W, bytes);
+      std::fill(dst, dst + p.pl, 0.f);
+      std::memcpy(dst + p.pl, src, bytes);
+      std::fill(dst + p.pl + p.W, dst + pitch, 0.f);
       continue;
     }
-    std::memcpy(row + p.pl, x + h * p.W, bytes);
-    float *even = dst, *odd = dst + p.SW;
+    float* ph0 = dst + q0 * p.SW;  // x's even columns from lo0 on
+    float* ph1 = dst + (q0 ^ 1) * p.SW;
+    std::fill(ph0, ph0 + lo0, 0.f);
+    std::fill(ph0 + lo0 + n0, ph0 + p.SW, 0.f);
+    std::fill(ph1, ph1 + lo1, 0.f);
+    std::fill(ph1 + lo1 + n1, ph1 + p.SW, 0.f);
+    float *even = ph0 + lo0, *odd = ph1 + lo1;
     int64_t j = 0;
-    for (; 2 * j + 16 <= p.PW; j += 8) {
+    for (; 2 * j + 16 <= p.W; j += 8) {
       Floats8 a, b;
-      std::memcpy(&a, row + 2 * j, sizeof a);
-      std::memcpy(&b, row + 2 * j + 8, sizeof b);
+      std::memcpy(&a, src + 2 * j, sizeof a);
+      std::memcpy(&b, src + 2 * j + 8, sizeof b);
       const Floats8 e = __builtin_shuffle(a, b, Ints8{0, 2, 4, 6, 8, 10, 12, 14});
       const Floats8 o = __builtin_shuffle(a, b, Ints8{1, 3, 5, 7, 9, 11, 13, 15});
       std::memcpy(even + j, &e, sizeof e);
       std::memcpy(odd + j, &o, sizeof o);
     }
-    for (; 2 * j < p.PW; ++j) {
-      even[j] = row[2 * j];
-      if (2 * j + 1 < p.PW) odd[j] = row[2 * j + 1];
+    for (; 2 * j < p.W; ++j) {
+      even[j] = src[2 * j];
+      if (2 * j + 1 < p.W) odd[j] = src[2 * j + 1];
     }
   }
 }
@@ -181,18 +197,18 @@ void depthwise_planes(const float* X, const float* W, const float* B, float* Y, 
   const DepthwisePlane p{w.in[1], w.in[2], w.out[1], w.out[2], w.k[1], KW,        w.stride[1],
                          sw,      w.dil[1], w.pad_b[1], off.data(), lo.data(), hi.data()};
   const int64_t PH = w.in[1] + w.pad_b[1] + w.pad_e[1], PW = w.in[2] + w.pad_b[2] + w.pad_e[2];
-  if ((sw == 1 || sw == 2) && w.out[2] >= 8 && PH + 1 <= kMaxPaddedPlane / (PW + 1)) {
+  if ((sw == 1 || sw == 2) && w.out[2] >= 8 && PH <= kMaxPaddedPlane / (PW + 1)) {
     const PaddedPlane pp{p.H,        p.W,         PH,         PW,      w.pad_b[1], w.pad_b[2],  w.out[1],
                          w.out[2],   w.k[1],      KW,         w.stride[1], w.dil[1], w.dil[2], sw,
                          (PW + sw - 1) / sw, act.lower(), act.upper()};
     const bool in_place = sw == 1 && PH == p.H && PW == p.W;
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, N * C), [&](const tbb::blocked_range<int64_t>& r) {
-      // The plane, then a scratch row; the padding stays zero.
-      std::vector<float> xp(in_place ? 0 : static_cast<size_t>((PH + 1) * pp.pitch()), 0.f);
+      // fill_padded writes all of it.
+      std::unique_ptr<float[]> xp(in_place ? nullptr : new float[static_cast<size_t>(PH * pp.pitch())]);
       for (int64_t nc = r.begin(); nc < r.end(); ++nc) {
         const int64_t c = nc % C;
-        depthwise_plane_padded(pp, X + nc * p.H * p.W, in_place ? nullptr : xp.data(), W + c * p.KH * p.KW,
-                               B ? B[c] : 0.f, Y + nc * p.OH * p.OW);
+        depthwise_plane_padded(pp, X + nc * p.H * p.W, xp.get(), W + c * p.KH * p.KW, B ? B[c] : 0.f,
+                               Y + nc * p.OH * p.OW);
       }
     });
     return;

@@ -282,10 +282,13 @@ TEST(Nn, Conv_Depthwise_MatchesGenericLoop) {
       {{1, 16, 1, 50}, {16, 1, 1, 5}, {0, 2, 0, 2}, {1, 2}, {1, 1}},
       // Stride 2 along rows of 48 or more output columns: rows split into
       // even and odd columns. Odd padded widths, an odd left pad, dilations,
-      // a 5x5 kernel, the columns' tail, stride 1 down the plane.
+      // a 5x5 kernel, the columns' tail, stride 1 down the plane, left pads of
+      // 0 to 3.
       {{1, 3, 7, 101}, {3, 1, 3, 3}, {1, 0, 1, 1}, {2, 2}, {1, 1}},
       {{2, 2, 9, 100}, {2, 1, 5, 5}, {2, 1, 2, 2}, {2, 2}, {1, 2}},
       {{1, 2, 5, 120}, {2, 1, 3, 3}, {0, 0, 0, 0}, {1, 2}, {1, 1}},
+      {{1, 2, 6, 99}, {2, 1, 3, 3}, {0, 2, 1, 3}, {2, 2}, {1, 1}},
+      {{1, 2, 6, 104}, {2, 1, 5, 5}, {2, 3, 2, 0}, {2, 2}, {1, 1}},
   };
   tbb::task_arena arena;
   for (const Case& c : cases) {
