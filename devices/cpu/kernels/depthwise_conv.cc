@@ -75,8 +75,26 @@ using Ints8 = int32_t __attribute__((vector_size(32)));
 
 // kK: a square kK x kK kernel known at compile time, whose taps unroll
 // (3x3 is MobileNet's); 0: p.KH x p.KW at run time.
+// The taps' weights: for kK, broadcast once per plane into registers (the
+// stores to y could alias k, so they were read again for every group of
+// columns); else read from k.
+template <int kK>
+struct Taps {
+  Floats8 w[kK * kK];
+  [[gnu::always_inline]] explicit Taps(const float* k) {
+    for (int t = 0; t < kK * kK; ++t) w[t] = Floats8{} + k[t];
+  }
+  [[gnu::always_inline]] const Floats8& at(int64_t t) const { return w[t]; }
+};
+template <>
+struct Taps<0> {
+  const float* k;
+  explicit Taps(const float* k) : k(k) {}
+  [[gnu::always_inline]] float at(int64_t t) const { return k[t]; }
+};
+
 template <int kVecs, int kK>
-[[gnu::always_inline]] inline void padded_columns(const PaddedPlane& p, const float* src, const float* k, float bias,
+[[gnu::always_inline]] inline void padded_columns(const PaddedPlane& p, const float* src, const Taps<kK>& k, float bias,
                                                   float* out) {
   const int64_t KH = kK ? kK : p.KH, KW = kK ? kK : p.KW;
   Floats8 acc[kVecs];
@@ -84,7 +102,7 @@ template <int kVecs, int kK>
   for (int64_t kh = 0; kh < KH; ++kh) {
     const float* row = src + kh * p.dh * p.pitch();
     for (int64_t kw = 0; kw < KW; ++kw) {
-      const Floats8 wv = Floats8{} + k[kh * KW + kw];
+      const Floats8 wv = Floats8{} + k.at(kh * KW + kw);  // a scalar is broadcast
       const float* at = row + p.tap(kw);
 #pragma GCC unroll 8
       for (int v = 0; v < kVecs; ++v) {
@@ -105,8 +123,9 @@ template <int kVecs, int kK>
 // [1, 128, 56, 56]'s three last vectors of each row took most of the time
 // in loop overhead.
 template <int kK>
-[[gnu::always_inline]] inline void padded_rows(const PaddedPlane& p, const float* xp, const float* k, float bias,
+[[gnu::always_inline]] inline void padded_rows(const PaddedPlane& p, const float* xp, const float* weights, float bias,
                                                float* y) {
+  const Taps<kK> k(weights);
   for (int64_t oh = 0; oh < p.OH; ++oh) {
     const float* src = xp + oh * p.sh * p.pitch();
     float* yr = y + oh * p.OW;
@@ -123,6 +142,22 @@ template <int kK>
   }
 }
 
+// A row's few pad floats, and the floats after a row's whole vectors, in
+// plain stores: std::fill and memcpy of run-time sizes were library calls,
+// four a row, which took 15% of [1, 128, 56, 56] 3x3.
+[[gnu::always_inline]] inline void zero_few(float* d, int64_t n) {
+  if (n > 8) return (void)std::fill(d, d + n, 0.f);
+  for (int64_t i = 0; i < 8; ++i)
+    if (i < n) d[i] = 0.f;
+}
+
+[[gnu::always_inline]] inline void copy_row(float* d, const float* s, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) std::memcpy(d + i, s + i, 8 * sizeof(float));
+  for (int64_t j = 0; j < 8; ++j)
+    if (i + j < n) d[i + j] = s[i + j];
+}
+
 // Writes every float of the padded plane xp: plane x, zeros around it. A
 // stride-2 row goes straight from x into its two phases, x's even columns
 // into one and its odd ones into the other (which is which depends on the
@@ -134,24 +169,23 @@ template <int kK>
   const int64_t pitch = p.pitch();
   std::fill(xp, xp + p.pt * pitch, 0.f);
   std::fill(xp + (p.pt + p.H) * pitch, xp + p.PH * pitch, 0.f);
-  const size_t bytes = static_cast<size_t>(p.W) * sizeof(float);
   const int64_t q0 = p.pl & 1, lo0 = (p.pl - q0) / 2, lo1 = (p.pl - (q0 ^ 1) + 1) / 2;
   const int64_t n0 = (p.W + 1) / 2, n1 = p.W / 2;  // x's even and odd columns
   for (int64_t h = 0; h < p.H; ++h) {
     float* dst = xp + (h + p.pt) * pitch;
     const float* src = x + h * p.W;
     if (p.sw == 1) {
-      std::fill(dst, dst + p.pl, 0.f);
-      std::memcpy(dst + p.pl, src, bytes);
-      std::fill(dst + p.pl + p.W, dst + pitch, 0.f);
+      zero_few(dst, p.pl);
+      copy_row(dst + p.pl, src, p.W);
+      zero_few(dst + p.pl + p.W, pitch - p.pl - p.W);
       continue;
     }
     float* ph0 = dst + q0 * p.SW;  // x's even columns from lo0 on
     float* ph1 = dst + (q0 ^ 1) * p.SW;
-    std::fill(ph0, ph0 + lo0, 0.f);
-    std::fill(ph0 + lo0 + n0, ph0 + p.SW, 0.f);
-    std::fill(ph1, ph1 + lo1, 0.f);
-    std::fill(ph1 + lo1 + n1, ph1 + p.SW, 0.f);
+    zero_few(ph0, lo0);
+    zero_few(ph0 + lo0 + n0, p.SW - lo0 - n0);
+    zero_few(ph1, lo1);
+    zero_few(ph1 + lo1 + n1, p.SW - lo1 - n1);
     float *even = ph0 + lo0, *odd = ph1 + lo1;
     int64_t j = 0;
     for (; 2 * j + 16 <= p.W; j += 8) {
