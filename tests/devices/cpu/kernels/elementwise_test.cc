@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -264,6 +265,52 @@ TEST(Elementwise, Mod_FmodFollowsDividendSign) {
   auto ri = run_kernel("Mod", {T(F<int64_t>({3}, {-4, 7, 1})), T(F<int64_t>({3}, {3, -3, 0}))}, 1,
                        {attr_int("fmod", 1)});
   EXPECT_EQ(out<int64_t>(ri), (std::vector<int64_t>{-1, 1, 0}));
+}
+
+// Float fmod goes by a - trunc(a / b) b (exact_fmod) where the quotient
+// is under 2^23: bit for bit std::fmod's, -0 and NaN included, on random
+// bit patterns, quotients a ulp either side of integers, quotients either
+// side of 2^23, denormals, zeros, infinities and NaNs; fmod=0 too.
+TEST(Elementwise, Mod_FloatMatchesStdFmodBitForBit) {
+  std::mt19937 rng(11);
+  std::vector<float> a, b;
+  auto add = [&](float x, float y) {
+    a.push_back(x);
+    b.push_back(y);
+  };
+  std::uniform_int_distribution<uint32_t> bits;
+  std::uniform_real_distribution<float> unit(-4.f, 4.f);
+  std::uniform_int_distribution<int> k(1, 1 << 24), e(-30, 30);
+  for (int i = 0; i < 20000; ++i) {
+    const uint32_t ua = bits(rng), ub = bits(rng);
+    add(std::bit_cast<float>(ua), std::bit_cast<float>(ub));
+    add(unit(rng), unit(rng));
+    const float y = std::ldexp(unit(rng), e(rng)), x = static_cast<float>(k(rng)) * y;
+    add(x, y);
+    add(std::nextafter(x, 0.f), y);
+    add(std::nextafter(x, 2 * x), -y);
+    add(-x, std::ldexp(y, -(i % 12)));
+  }
+  const float specials[] = {0.f, -0.f, 1e-45f, -3e-39f, 1.f, -2.5f, 8388608.f, 8388609.f, 3e38f, kInf, -kInf, kNaN};
+  for (float x : specials)
+    for (float y : specials) add(x, y);
+  const int64_t n = static_cast<int64_t>(a.size());
+  for (int64_t fmod_attr : {1, 0}) {
+    auto r = run_kernel("Mod", {T(F<float>({n}, a)), T(F<float>({n}, b))}, 1, {attr_int("fmod", fmod_attr)});
+    ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+    const std::vector<float> got = out<float>(r);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      float want = std::fmod(a[i], b[i]);
+      if (!fmod_attr && want != 0 && (want < 0) != (b[i] < 0)) want += b[i];
+      const bool same =
+          std::isnan(want) ? std::isnan(got[i]) : std::bit_cast<uint32_t>(want) == std::bit_cast<uint32_t>(got[i]);
+      if (!same && ++wrong <= 5)
+        ADD_FAILURE() << "fmod=" << fmod_attr << ": " << a[i] << " mod " << b[i] << " gave " << got[i] << ", want "
+                      << want;
+    }
+    EXPECT_EQ(wrong, 0) << "of " << n << ", fmod=" << fmod_attr;
+  }
 }
 
 TEST(Elementwise, Mod_BadFmodAttrFails) {
