@@ -73,8 +73,6 @@ struct PaddedPlane {
 using Floats8 = float __attribute__((vector_size(32)));
 using Ints8 = int32_t __attribute__((vector_size(32)));
 
-// kK: a square kK x kK kernel known at compile time, whose taps unroll
-// (3x3 is MobileNet's); 0: p.KH x p.KW at run time.
 // The taps' weights: for kK, broadcast once per plane into registers (the
 // stores to y could alias k, so they were read again for every group of
 // columns); else read from k.
@@ -93,6 +91,8 @@ struct Taps<0> {
   [[gnu::always_inline]] float at(int64_t t) const { return k[t]; }
 };
 
+// kK: a square kK x kK kernel known at compile time, whose taps unroll
+// (3x3 is MobileNet's); 0: p.KH x p.KW at run time.
 template <int kVecs, int kK>
 [[gnu::always_inline]] inline void padded_columns(const PaddedPlane& p, const float* src, const Taps<kK>& k, float bias,
                                                   float* out) {
