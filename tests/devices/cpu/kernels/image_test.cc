@@ -4,9 +4,11 @@
 // compute the same thing as opset 16's bilinear/bicubic for 4-D inputs)
 // and hard-coded here; the remaining cases are hand-computed.
 #include <gtest/gtest.h>
+#include <tbb/task_arena.h>
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@ namespace {
 
 using testing::attr_int;
 using testing::attr_string;
+using testing::KernelRun;
 using testing::make_tensor;
 using testing::run_kernel;
 using testing::to_vector;
@@ -250,6 +253,55 @@ TEST(GridSample, LargeIdentityGridReproducesInput) {
     auto y = to_vector<float>(run.outputs[0].tensor());
     ASSERT_EQ(y.size(), x.size());
     for (size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], x[i], 2e-3) << mode << " at " << i;
+  }
+}
+
+// Float tensors sample through the vector gathers, in tasks of a chunk of
+// points and, where there are few points, a block of channels; double
+// tensors through the scalar loop. Random grids reaching past the borders,
+// in every mode, padding and alignment, 2-D and 3-D, under four threads,
+// so that the split does not depend on the machine's cores.
+TEST(GridSample, FloatChunksMatchDoubleOnRandomGrids) {
+  struct Shape {
+    Dims x, grid;
+  };
+  const std::vector<Shape> shapes = {
+      {{2, 5, 37, 23}, {2, 19, 31, 2}},     // chunks of points
+      {{1, 1100, 4, 5}, {1, 1, 3, 2}},      // three points, channel blocks
+      {{1, 3, 6, 7, 9}, {1, 5, 8, 11, 3}},  // 3-D
+  };
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> value(-4.0f, 4.0f), coord(-1.3f, 1.3f);
+  tbb::task_arena arena(4);
+  for (const Shape& sh : shapes) {
+    std::vector<float> x(static_cast<size_t>(sh.x.numel())), g(static_cast<size_t>(sh.grid.numel()));
+    for (float& v : x) v = value(rng);
+    for (float& v : g) v = coord(rng);
+    const int opset = sh.x.size() == 4 ? 16 : 20;
+    for (const char* mode : {"linear", "nearest", "cubic"})
+      for (const char* pad : {"zeros", "border", "reflection"})
+        for (int align : {0, 1}) {
+          const std::string m = opset == 20                     ? mode
+                                : std::string(mode) == "linear" ? "bilinear"
+                                : std::string(mode) == "cubic"  ? "bicubic"
+                                                                : mode;
+          const std::vector<Attribute> attrs = {attr_string("mode", m), attr_string("padding_mode", pad),
+                                                attr_int("align_corners", align)};
+          KernelRun f, d;
+          arena.execute([&] {
+            f = run_kernel("GridSample", {make_tensor<float>(sh.x, x), make_tensor<float>(sh.grid, g)}, 1, attrs,
+                           opset);
+            d = run_kernel("GridSample", {convert<double>(sh.x, x), convert<double>(sh.grid, g)}, 1, attrs, opset);
+          });
+          const std::string what = std::to_string(sh.x.size()) + "-D " + m + "/" + pad + "/" + std::to_string(align);
+          ASSERT_TRUE(f.status.ok()) << what << ": " << f.status.to_string();
+          ASSERT_TRUE(d.status.ok()) << what << ": " << d.status.to_string();
+          const std::vector<float> got = to_vector<float>(f.outputs[0].tensor());
+          const std::vector<double> want = to_vector<double>(d.outputs[0].tensor());
+          ASSERT_EQ(got.size(), want.size()) << what;
+          for (size_t i = 0; i < got.size(); ++i)
+            ASSERT_NEAR(got[i], want[i], 1e-4 + 1e-5 * std::fabs(want[i])) << what << " at " << i;
+        }
   }
 }
 
