@@ -280,6 +280,10 @@ TEST(Nn, Conv_Depthwise_MatchesGenericLoop) {
       {{1, 17, 12, 35}, {17, 1, 3, 3}, {2, 0, 1, 3}, {2, 3}, {2, 2}},
       {{1, 17, 6, 1100}, {17, 1, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}},
       {{1, 16, 1, 50}, {16, 1, 1, 5}, {0, 2, 0, 2}, {1, 2}, {1, 1}},
+      // Planes whose last rows are read column by column (16 floats or
+      // fewer past the row's start), 40 and 300 channels in blocks.
+      {{1, 40, 3, 3}, {40, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
+      {{2, 300, 5, 5}, {300, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
       // Stride 2 along rows of 48 or more output columns: rows split into
       // even and odd columns. Odd padded widths, an odd left pad, dilations,
       // a 5x5 kernel, the columns' tail, stride 1 down the plane, left pads of
