@@ -276,14 +276,25 @@ TEST(Nn, Conv_Depthwise_MatchesGenericLoop) {
       // last block, rows of whole and partial groups of 16 columns, pixel
       // groups running across rows, two images, bands of one output row.
       {{2, 20, 9, 40}, {20, 1, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}},
-      {{1, 33, 7, 7}, {33, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
+      {{1, 33, 7, 7}, {33, 1, 3, 3}, {0, 1, 1, 0}, {1, 1}, {1, 1}},
       {{1, 17, 12, 35}, {17, 1, 3, 3}, {2, 0, 1, 3}, {2, 3}, {2, 2}},
       {{1, 17, 6, 1100}, {17, 1, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}},
       {{1, 16, 1, 50}, {16, 1, 1, 5}, {0, 2, 0, 2}, {1, 2}, {1, 1}},
       // Planes whose last rows are read column by column (16 floats or
-      // fewer past the row's start), 40 and 300 channels in blocks.
-      {{1, 40, 3, 3}, {40, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
+      // fewer past the row's start): 9 and 35 floats, in blocks.
+      {{1, 40, 3, 3}, {40, 1, 2, 2}, {0, 0, 0, 0}, {1, 1}, {1, 1}},
+      {{2, 30, 5, 7}, {30, 1, 3, 3}, {1, 0, 1, 0}, {1, 1}, {1, 1}},
+      // Stride 1, output rows as wide as the input's: masked loads along
+      // the flattened plane (with AVX-512). Groups of 8, 4, 2 and 1 planes
+      // running across images, a plane under 16 floats, dilations, 5x5,
+      // top and bottom pads that change the height, one row, 1-D.
       {{2, 300, 5, 5}, {300, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
+      {{3, 15, 3, 3}, {15, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
+      {{1, 33, 7, 7}, {33, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
+      {{1, 12, 9, 6}, {12, 1, 3, 3}, {2, 2, 2, 2}, {1, 1}, {2, 2}},
+      {{1, 9, 6, 7}, {9, 1, 5, 5}, {0, 2, 3, 2}, {1, 1}, {1, 1}},
+      {{1, 9, 1, 5}, {9, 1, 1, 3}, {0, 1, 0, 1}, {1, 1}, {1, 1}},
+      {{2, 11, 6}, {11, 1, 3}, {1, 1}, {1}, {1}},
       // Stride 2 along rows of 48 or more output columns: rows split into
       // even and odd columns. Odd padded widths, an odd left pad, dilations,
       // a 5x5 kernel, the columns' tail, stride 1 down the plane, left pads of
@@ -397,6 +408,7 @@ TEST(Nn, FusedConv_EveryPathClampsAndKeepsNaN) {
       {"depthwise rows", {1, 5, 9, 20}, {5, 1, 3, 3}, 5, {1, 1}, 0},
       {"depthwise rows, stride 2", {1, 5, 9, 100}, {5, 1, 3, 3}, 5, {2, 2}, 0},
       {"depthwise blocks", {1, 20, 9, 20}, {20, 1, 3, 3}, 20, {2, 2}, 0},
+      {"depthwise flat", {1, 20, 7, 7}, {20, 1, 3, 3}, 20, {1, 1}, 0},
       {"grouped", {1, 6, 9, 9}, {4, 3, 3, 3}, 2, {1, 1}, 0},
   };
   const float nan = std::numeric_limits<float>::quiet_NaN();
