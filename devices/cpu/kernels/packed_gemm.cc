@@ -1,0 +1,122 @@
+#include "devices/cpu/kernels/packed_gemm.h"
+
+#include <algorithm>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+// GCC 12's AVX-512 intrinsics start their results from a self-initialised
+// __m512 (GCC bug 105593), which -W[maybe-]uninitialized reports wherever
+// they are inlined: off for this file.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+namespace sy::nn {
+namespace {
+
+constexpr int64_t kPanel = 16;
+
+#if defined(__x86_64__)
+// Rows [0, R) of A against panels [p, p + P): R x P sums in registers,
+// A's elements broadcast from memory once a k for P panels, which keeps
+// the loads under the multiply-adds (one panel a pass was load-bound).
+template <int R, int P>
+__attribute__((target("avx512f"), always_inline)) inline void rows_panels(const float* A, int64_t k,
+                                                                          const float* panels, int64_t n, int64_t p,
+                                                                          float* C) {
+  const float* b = panels + p * k * kPanel;
+  __m512 acc[R][P];
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < P; ++j) acc[r][j] = _mm512_setzero_ps();
+  for (int64_t q = 0; q < k; ++q) {
+    __m512 bv[P];
+    for (int j = 0; j < P; ++j) bv[j] = _mm512_loadu_ps(b + (j * k + q) * kPanel);
+    for (int r = 0; r < R; ++r) {
+      const __m512 a = _mm512_set1_ps(A[r * k + q]);
+      for (int j = 0; j < P; ++j) acc[r][j] = _mm512_fmadd_ps(a, bv[j], acc[r][j]);
+    }
+  }
+  for (int j = 0; j < P; ++j) {
+    const int64_t left = n - (p + j) * kPanel;
+    const __mmask16 out = left >= kPanel ? __mmask16(0xffff) : static_cast<__mmask16>((1u << left) - 1);
+    for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(C + r * n + (p + j) * kPanel, out, acc[r][j]);
+  }
+}
+
+// Rows [0, R) against every panel: two at a time, then the odd one.
+template <int R>
+__attribute__((target("avx512f"), always_inline)) inline void rows(const float* A, int64_t k, const float* panels,
+                                                                   int64_t n, float* C) {
+  const int64_t np = (n + kPanel - 1) / kPanel;
+  int64_t p = 0;
+  for (; p + 2 <= np; p += 2) rows_panels<R, 2>(A, k, panels, n, p, C);
+  if (p < np) rows_panels<R, 1>(A, k, panels, n, p, C);
+}
+
+__attribute__((target("avx512f"))) void multiply_avx512(const float* A, int64_t m, int64_t k, const float* panels,
+                                                        int64_t n, float* C) {
+  int64_t i = 0;
+  // Eight rows a pass: with two panels, 16 sums hide the multiply-adds'
+  // latency.
+  for (; i + 8 <= m; i += 8) rows<8>(A + i * k, k, panels, n, C + i * n);
+  switch (m - i) {
+    case 7:
+      rows<7>(A + i * k, k, panels, n, C + i * n);
+      break;
+    case 6:
+      rows<6>(A + i * k, k, panels, n, C + i * n);
+      break;
+    case 5:
+      rows<5>(A + i * k, k, panels, n, C + i * n);
+      break;
+    case 4:
+      rows<4>(A + i * k, k, panels, n, C + i * n);
+      break;
+    case 3:
+      rows<3>(A + i * k, k, panels, n, C + i * n);
+      break;
+    case 2:
+      rows<2>(A + i * k, k, panels, n, C + i * n);
+      break;
+    case 1:
+      rows<1>(A + i * k, k, panels, n, C + i * n);
+      break;
+    default:
+      break;
+  }
+}
+#endif
+
+}  // namespace
+
+bool PackedGemmNT::pack(const float* B, int64_t n, int64_t k, bool vector) {
+#if defined(__x86_64__)
+  if (!vector || !__builtin_cpu_supports("avx512f")) return false;
+  n_ = n;
+  k_ = k;
+  const int64_t np = (n + kPanel - 1) / kPanel;
+  panels_.assign(static_cast<size_t>(np * k * kPanel), 0.f);
+  float* out = panels_.data();
+  for (int64_t p = 0; p < np; ++p)  // written in order, read 16 rows at a time
+    for (int64_t q = 0; q < k; ++q, out += kPanel)
+      for (int64_t l = 0; l < kPanel && p * kPanel + l < n; ++l) out[l] = B[(p * kPanel + l) * k + q];
+  return true;
+#else
+  (void)B, (void)n, (void)k, (void)vector;
+  return false;
+#endif
+}
+
+void PackedGemmNT::multiply(const float* A, int64_t m, float* C) const {
+#if defined(__x86_64__)
+  if (k_ == 0) {
+    std::fill(C, C + m * n_, 0.f);
+    return;
+  }
+  multiply_avx512(A, m, k_, panels_.data(), n_, C);
+#else
+  (void)A, (void)m, (void)C;
+#endif
+}
+
+}  // namespace sy::nn

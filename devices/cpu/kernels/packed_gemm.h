@@ -1,0 +1,31 @@
+// C = A B^T for one B and many A: the recurrent products of RNN, GRU and
+// LSTM, where B is a direction's R and A the hidden state of each step.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace sy::nn {
+
+// oneDNN's sgemm packs B on every call, and for an LSTM step (A [8, 128],
+// B [512, 128]) the packing took longer than the product: the steps were
+// 1.7x ONNX Runtime's time. PackedGemmNT packs B once, into panels of 16
+// of its rows laid out k by k, so that each k of a panel is one vector.
+class PackedGemmNT {
+ public:
+  // Packs B [n, k] (row-major). False, having packed nothing, on a CPU
+  // without AVX-512 (or off x86-64): the caller multiplies another way.
+  // `vector` false does the same, for tests.
+  bool pack(const float* B, int64_t n, int64_t k, bool vector = true);
+
+  // C [m, n] = A [m, k] B^T, all row-major and contiguous, after a pack()
+  // that returned true. Each element is a chain of fused multiply-adds in
+  // k order, from 0. Thread-safe: const.
+  void multiply(const float* A, int64_t m, float* C) const;
+
+ private:
+  int64_t n_ = 0, k_ = 0;
+  std::vector<float> panels_;  // [ceil(n / 16)][k][16], zero past n
+};
+
+}  // namespace sy::nn
