@@ -1,5 +1,8 @@
 #include "devices/cpu/kernels/packed_gemm.h"
 
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -43,47 +46,24 @@ __attribute__((target("avx512f"), always_inline)) inline void rows_panels(const 
   }
 }
 
-// Rows [0, R) against every panel: two at a time, then the odd one.
+// Rows [0, R) against panels [p0, p1): two at a time, then an odd one.
 template <int R>
 __attribute__((target("avx512f"), always_inline)) inline void rows(const float* A, int64_t k, const float* panels,
-                                                                   int64_t n, float* C) {
-  const int64_t np = (n + kPanel - 1) / kPanel;
-  int64_t p = 0;
-  for (; p + 2 <= np; p += 2) rows_panels<R, 2>(A, k, panels, n, p, C);
-  if (p < np) rows_panels<R, 1>(A, k, panels, n, p, C);
+                                                                   int64_t n, int64_t p0, int64_t p1, float* C) {
+  int64_t p = p0;
+  for (; p + 2 <= p1; p += 2) rows_panels<R, 2>(A, k, panels, n, p, C);
+  if (p < p1) rows_panels<R, 1>(A, k, panels, n, p, C);
 }
 
+// Every row against panels [p0, p1). Eight rows a pass: with two panels,
+// 16 sums hide the multiply-adds' latency.
 __attribute__((target("avx512f"))) void multiply_avx512(const float* A, int64_t m, int64_t k, const float* panels,
-                                                        int64_t n, float* C) {
+                                                        int64_t n, int64_t p0, int64_t p1, float* C) {
+  using Rows = void (*)(const float*, int64_t, const float*, int64_t, int64_t, int64_t, float*);
+  static constexpr Rows kRows[] = {nullptr, rows<1>, rows<2>, rows<3>, rows<4>, rows<5>, rows<6>, rows<7>};
   int64_t i = 0;
-  // Eight rows a pass: with two panels, 16 sums hide the multiply-adds'
-  // latency.
-  for (; i + 8 <= m; i += 8) rows<8>(A + i * k, k, panels, n, C + i * n);
-  switch (m - i) {
-    case 7:
-      rows<7>(A + i * k, k, panels, n, C + i * n);
-      break;
-    case 6:
-      rows<6>(A + i * k, k, panels, n, C + i * n);
-      break;
-    case 5:
-      rows<5>(A + i * k, k, panels, n, C + i * n);
-      break;
-    case 4:
-      rows<4>(A + i * k, k, panels, n, C + i * n);
-      break;
-    case 3:
-      rows<3>(A + i * k, k, panels, n, C + i * n);
-      break;
-    case 2:
-      rows<2>(A + i * k, k, panels, n, C + i * n);
-      break;
-    case 1:
-      rows<1>(A + i * k, k, panels, n, C + i * n);
-      break;
-    default:
-      break;
-  }
+  for (; i + 8 <= m; i += 8) rows<8>(A + i * k, k, panels, n, p0, p1, C + i * n);
+  if (i < m) kRows[m - i](A + i * k, k, panels, n, p0, p1, C + i * n);
 }
 #endif
 
@@ -107,15 +87,22 @@ bool PackedGemmNT::pack(const float* B, int64_t n, int64_t k, bool vector) {
 #endif
 }
 
-void PackedGemmNT::multiply(const float* A, int64_t m, float* C) const {
+void PackedGemmNT::multiply(const float* A, int64_t m, float* C, bool split) const {
 #if defined(__x86_64__)
   if (k_ == 0) {
     std::fill(C, C + m * n_, 0.f);
     return;
   }
-  multiply_avx512(A, m, k_, panels_.data(), n_, C);
+  const int64_t np = (n_ + kPanel - 1) / kPanel;
+  const int64_t parts = split ? std::min<int64_t>(tbb::this_task_arena::max_concurrency(), np / 2) : 1;
+  if (parts <= 1) return multiply_avx512(A, m, k_, panels_.data(), n_, 0, np, C);
+  // Even panel counts a part, so that pairs stay whole.
+  tbb::parallel_for(int64_t{0}, parts, [&](int64_t part) {
+    const int64_t p0 = np * part / parts / 2 * 2, p1 = part + 1 == parts ? np : np * (part + 1) / parts / 2 * 2;
+    multiply_avx512(A, m, k_, panels_.data(), n_, p0, p1, C);
+  });
 #else
-  (void)A, (void)m, (void)C;
+  (void)A, (void)m, (void)C, (void)split;
 #endif
 }
 

@@ -20,8 +20,9 @@ class PackedGemmNT {
 
   // C [m, n] = A [m, k] B^T, all row-major and contiguous, after a pack()
   // that returned true. Each element is a chain of fused multiply-adds in
-  // k order, from 0. Thread-safe: const.
-  void multiply(const float* A, int64_t m, float* C) const;
+  // k order, from 0. `split`: B's panels in shares over the cores (worth
+  // its wait only when B is large). Thread-safe: const.
+  void multiply(const float* A, int64_t m, float* C, bool split = false) const;
 
  private:
   int64_t n_ = 0, k_ = 0;

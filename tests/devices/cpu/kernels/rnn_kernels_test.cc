@@ -163,12 +163,13 @@ TEST(Nn, Recurrent_AttributesMatchOnnxRuntime) {
 }
 
 // Big enough that the batch rows go in shares, one a core, each running
-// its whole sequence: under four threads the result must be the one
-// thread's, bit for bit, and close to double's (float packs R once,
-// PackedGemmNT). Rows of different lengths, both directions, initial
-// states and biases.
-TEST(Nn, Recurrent_RowSharesMatchDouble) {
-  const int64_t S = 9, B = 6, I = 16, H = 96;
+// its whole sequence (hidden 96), or that R's panels go in shares every
+// step (LSTM with hidden 192, whose R passes 512 KiB): under four threads
+// the result must be the one thread's, bit for bit, and close to double's
+// (float packs R once, PackedGemmNT). Rows of different lengths, both
+// directions, initial states and biases.
+TEST(Nn, Recurrent_SharesOverCoresMatchOneCoreAndDouble) {
+  const int64_t S = 9, B = 6, I = 16;
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> value(-0.5, 0.5);
   auto vals = [&](int64_t n) {
@@ -180,43 +181,47 @@ TEST(Nn, Recurrent_RowSharesMatchDouble) {
   // shares or in four.
   const Tensor lens = make_tensor<int32_t>({B}, {2, 9, 1, 8, 0, 7});
   tbb::task_arena one(1), four(4);
-  for (const char* op : {"LSTM", "GRU", "RNN"}) {
-    for (int lbr : {0, 1}) {
-      const std::string name = op;
-      if (lbr && name != "GRU") continue;
-      SCOPED_TRACE(name + (lbr ? " linear_before_reset" : ""));
-      const int64_t G = name == "LSTM" ? 4 : name == "GRU" ? 3 : 1;
-      const std::vector<double> x = vals(S * B * I), w = vals(2 * G * H * I), r = vals(2 * G * H * H),
-                                bias = vals(2 * 2 * G * H), h0 = vals(2 * B * H), c0 = vals(2 * B * H);
-      std::vector<Attribute> attrs = {attr_int("hidden_size", H), attr_string("direction", "bidirectional")};
-      if (lbr) attrs.push_back(attr_int("linear_before_reset", 1));
-      auto inputs = [&](auto tag) {
-        using T = decltype(tag);
-        auto t = [](const Dims& d, const std::vector<double>& v) {
-          return make_tensor<T>(d, std::vector<T>(v.begin(), v.end()));
-        };
-        std::vector<RuntimeValue> in = {
-            t({S, B, I}, x), t({2, G * H, I}, w), t({2, G * H, H}, r), t({2, 2 * G * H}, bias), lens, t({2, B, H}, h0)};
-        if (G == 4) in.push_back(t({2, B, H}, c0));
-        return in;
+  struct Case {
+    const char* op;
+    int lbr;  // GRU's linear_before_reset
+    int64_t H;
+  };
+  for (const Case& c :
+       {Case{"LSTM", 0, 96}, Case{"LSTM", 0, 192}, Case{"GRU", 0, 96}, Case{"GRU", 1, 96}, Case{"RNN", 0, 96}}) {
+    const int64_t H = c.H;
+    const std::string name = c.op;
+    SCOPED_TRACE(name + (c.lbr ? " linear_before_reset" : "") + " hidden " + std::to_string(H));
+    const int64_t G = name == "LSTM" ? 4 : name == "GRU" ? 3 : 1;
+    const std::vector<double> x = vals(S * B * I), w = vals(2 * G * H * I), r = vals(2 * G * H * H),
+                              bias = vals(2 * 2 * G * H), h0 = vals(2 * B * H), c0 = vals(2 * B * H);
+    std::vector<Attribute> attrs = {attr_int("hidden_size", H), attr_string("direction", "bidirectional")};
+    if (c.lbr) attrs.push_back(attr_int("linear_before_reset", 1));
+    auto inputs = [&](auto tag) {
+      using T = decltype(tag);
+      auto t = [](const Dims& d, const std::vector<double>& v) {
+        return make_tensor<T>(d, std::vector<T>(v.begin(), v.end()));
       };
-      const size_t outs = G == 4 ? 3 : 2;
-      testing::KernelRun f1, f4, d;
-      one.execute([&] {
-        f1 = run_kernel(op, inputs(float{}), outs, attrs);
-        d = run_kernel(op, inputs(double{}), outs, attrs);
-      });
-      four.execute([&] { f4 = run_kernel(op, inputs(float{}), outs, attrs); });
-      ASSERT_TRUE(f1.status.ok()) << f1.status.to_string();
-      ASSERT_TRUE(f4.status.ok()) << f4.status.to_string();
-      ASSERT_TRUE(d.status.ok()) << d.status.to_string();
-      for (size_t o = 0; o < outs; ++o) {
-        const std::vector<float> got = to_vector<float>(f4.outputs[o].tensor());
-        EXPECT_EQ(got, to_vector<float>(f1.outputs[o].tensor())) << "output " << o;
-        const std::vector<double> want = to_vector<double>(d.outputs[o].tensor());
-        ASSERT_EQ(got.size(), want.size()) << "output " << o;
-        for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 2e-5) << "output " << o << " at " << i;
-      }
+      std::vector<RuntimeValue> in = {
+          t({S, B, I}, x), t({2, G * H, I}, w), t({2, G * H, H}, r), t({2, 2 * G * H}, bias), lens, t({2, B, H}, h0)};
+      if (G == 4) in.push_back(t({2, B, H}, c0));
+      return in;
+    };
+    const size_t outs = G == 4 ? 3 : 2;
+    testing::KernelRun f1, f4, d;
+    one.execute([&] {
+      f1 = run_kernel(c.op, inputs(float{}), outs, attrs);
+      d = run_kernel(c.op, inputs(double{}), outs, attrs);
+    });
+    four.execute([&] { f4 = run_kernel(c.op, inputs(float{}), outs, attrs); });
+    ASSERT_TRUE(f1.status.ok()) << f1.status.to_string();
+    ASSERT_TRUE(f4.status.ok()) << f4.status.to_string();
+    ASSERT_TRUE(d.status.ok()) << d.status.to_string();
+    for (size_t o = 0; o < outs; ++o) {
+      const std::vector<float> got = to_vector<float>(f4.outputs[o].tensor());
+      EXPECT_EQ(got, to_vector<float>(f1.outputs[o].tensor())) << "output " << o;
+      const std::vector<double> want = to_vector<double>(d.outputs[o].tensor());
+      ASSERT_EQ(got.size(), want.size()) << "output " << o;
+      for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 2e-5) << "output " << o << " at " << i;
     }
   }
 }
