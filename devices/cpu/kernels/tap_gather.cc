@@ -14,12 +14,13 @@ namespace sy::tap_gather {
 namespace {
 
 #if defined(__x86_64__)
-// Tap k's 16 elements, and in `pair` those of tap k + 1 where a point's
-// tap k + 1 is the element after its tap k (linear and cubic taps along
-// the last axis). Such pairs load as one 8-byte element, so that 16 points
-// take two 8-element gathers rather than two 16-element ones: a gather
-// costs about a cycle an element here, and the loads were the whole of the
-// time. Lanes without a pair take single-element loads.
+// The elements of taps k (into a) and k + 1 (into b) of 16 points, given
+// their offsets and validity masks. Where a point's tap k + 1 is the
+// element after its tap k (linear and cubic taps along the last axis), the
+// two load as one 8-byte element, so that 16 points take two 8-element
+// gathers rather than two 16-element ones: a gather costs about a cycle an
+// element here, and the loads were the whole of the time. Lanes without
+// such a pair take single-element loads.
 __attribute__((target("avx512f"))) inline void gather_pair(const float* src, __m512i lo, __m512i hi, __mmask16 m_lo,
                                                            __mmask16 m_hi, __m512& a, __m512& b) {
   const __mmask16 paired = m_lo & _mm512_cmpeq_epi32_mask(hi, _mm512_add_epi32(lo, _mm512_set1_epi32(1)));
