@@ -2,17 +2,9 @@
 
 #include <cstdint>
 #include <vector>
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
+#include "devices/cpu/kernels/avx512.h"
 #include "devices/cpu/kernels/tensor_common.h"
-
-// GCC 12's AVX-512 intrinsics start their results from a self-initialised
-// __m512 (GCC bug 105593), which -W[maybe-]uninitialized reports wherever
-// they are inlined: off for this file.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
 
 namespace sy::nn {
 
@@ -71,8 +63,7 @@ __attribute__((target("avx512f"), always_inline)) inline void flat_group(const F
     }
     // min(max(acc, lo), hi) with a NaN kept: max and min return their
     // second operand when either is NaN.
-    const int64_t left = p.plane_out - g * 16;
-    const __mmask16 out = left >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << left) - 1);
+    const __mmask16 out = avx512::first_lanes(p.plane_out - g * 16);
     for (int j = 0; j < K; ++j)
       _mm512_mask_storeu_ps(y + j * p.plane_out + g * 16, out, _mm512_min_ps(hi, _mm512_max_ps(lo, acc[j])));
   }
@@ -99,8 +90,7 @@ __attribute__((target("avx512f"))) void flat_planes(const FlatPlan& p, const flo
 bool depthwise_flat(const float* X, const float* W, const float* B, float* Y, int64_t N, int64_t C, const Window& w,
                     const ConvActivation& act) {
 #if defined(__x86_64__)
-  if (!__builtin_cpu_supports("avx512f") || w.stride[1] != 1 || w.stride[2] != 1 || w.out[2] != w.in[2] ||
-      w.k[1] * w.k[2] > kMaxTaps)
+  if (!avx512::supported() || w.stride[1] != 1 || w.stride[2] != 1 || w.out[2] != w.in[2] || w.k[1] * w.k[2] > kMaxTaps)
     return false;
   const int64_t H = w.in[1], Wd = w.in[2], OH = w.out[1], OW = w.out[2];
   FlatPlan p{H * Wd, OH * OW, (OH * OW + 15) / 16, w.k[1] * w.k[2], {}, {}, act.lower(), act.upper()};

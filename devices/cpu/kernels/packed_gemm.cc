@@ -4,15 +4,8 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
-// GCC 12's AVX-512 intrinsics start their results from a self-initialised
-// __m512 (GCC bug 105593), which -W[maybe-]uninitialized reports wherever
-// they are inlined: off for this file.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
+#include "devices/cpu/kernels/avx512.h"
 
 namespace sy::nn {
 namespace {
@@ -40,8 +33,7 @@ __attribute__((target("avx512f"), always_inline)) inline void rows_panels(const 
     }
   }
   for (int j = 0; j < P; ++j) {
-    const int64_t left = n - (p + j) * kPanel;
-    const __mmask16 out = left >= kPanel ? __mmask16(0xffff) : static_cast<__mmask16>((1u << left) - 1);
+    const __mmask16 out = avx512::first_lanes(n - (p + j) * kPanel);
     for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(C + r * n + (p + j) * kPanel, out, acc[r][j]);
   }
 }
@@ -71,7 +63,7 @@ __attribute__((target("avx512f"))) void multiply_avx512(const float* A, int64_t 
 
 bool PackedGemmNT::pack(const float* B, int64_t n, int64_t k, bool vector) {
 #if defined(__x86_64__)
-  if (!vector || !__builtin_cpu_supports("avx512f")) return false;
+  if (!vector || !avx512::supported()) return false;
   n_ = n;
   k_ = k;
   const int64_t np = (n + kPanel - 1) / kPanel;
@@ -80,6 +72,7 @@ bool PackedGemmNT::pack(const float* B, int64_t n, int64_t k, bool vector) {
   for (int64_t p = 0; p < np; ++p)  // written in order, read 16 rows at a time
     for (int64_t q = 0; q < k; ++q, out += kPanel)
       for (int64_t l = 0; l < kPanel && p * kPanel + l < n; ++l) out[l] = B[(p * kPanel + l) * k + q];
+  ready_ = true;
   return true;
 #else
   (void)B, (void)n, (void)k, (void)vector;

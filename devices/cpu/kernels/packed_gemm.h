@@ -18,13 +18,17 @@ class PackedGemmNT {
   // `vector` false does the same, for tests.
   bool pack(const float* B, int64_t n, int64_t k, bool vector = true);
 
-  // C [m, n] = A [m, k] B^T, all row-major and contiguous, after a pack()
-  // that returned true. Each element is a chain of fused multiply-adds in
+  // Whether a pack() has succeeded.
+  bool ready() const { return ready_; }
+
+  // C [m, n] = A [m, k] B^T, all row-major and contiguous; ready() must
+  // be true. Each element is a chain of fused multiply-adds in
   // k order, from 0. `split`: B's panels in shares over the cores (worth
   // its wait only when B is large). Thread-safe: const.
   void multiply(const float* A, int64_t m, float* C, bool split = false) const;
 
  private:
+  bool ready_ = false;
   int64_t n_ = 0, k_ = 0;
   std::vector<float> panels_;  // [ceil(n / 16)][k][16], zero past n
 };

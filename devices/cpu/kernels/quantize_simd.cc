@@ -2,15 +2,8 @@
 
 #include <limits>
 #include <type_traits>
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
-// GCC 12's AVX-512 intrinsics start their results from a self-initialised
-// __m512 (GCC bug 105593), which -W[maybe-]uninitialized reports wherever
-// they are inlined: off for this file.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
+#include "devices/cpu/kernels/avx512.h"
 
 namespace sy::elementwise {
 

@@ -114,18 +114,17 @@ class RecurrentKernel : public Kernel {
       const bool split_steps = GH * H * int64_t{sizeof(T)} > (int64_t{512} << 10);
       const int64_t chunks = !split_steps && B * p.max_len * GH * H >= (int64_t{1} << 20) ? std::min(B, cores) : 1;
       PackedGemmNT packed[2];
-      bool is_packed[2] = {false, false};
       if constexpr (std::is_same_v<T, float>) {
         if (cell_ == RnnCell::kGru && !a_.linear_before_reset) {
-          is_packed[0] = packed[0].pack(Rd, 2 * H, H);
-          is_packed[1] = packed[1].pack(Rd + 2 * H * H, H, H);
+          packed[0].pack(Rd, 2 * H, H);
+          packed[1].pack(Rd + 2 * H * H, H, H);
         } else {
-          is_packed[0] = packed[0].pack(Rd, GH, H);
+          packed[0].pack(Rd, GH, H);
         }
       }
       auto recurrent = [&](const T* A, int64_t m, int64_t k, const T* Bm, int64_t n, T* C, int part) {
         if constexpr (std::is_same_v<T, float>) {
-          if (is_packed[part]) return packed[part].multiply(A, m, C, split_steps);
+          if (packed[part].ready()) return packed[part].multiply(A, m, C, split_steps);
         }
         gemm_nt<T>(A, m, k, Bm, n, C);
       };

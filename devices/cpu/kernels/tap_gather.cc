@@ -1,14 +1,6 @@
 #include "devices/cpu/kernels/tap_gather.h"
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
-
-// GCC 12's AVX-512 intrinsics start their results from a self-initialised
-// __m512 (GCC bug 105593), which -W[maybe-]uninitialized reports wherever
-// they are inlined: off for this file.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
+#include "devices/cpu/kernels/avx512.h"
 
 namespace sy::tap_gather {
 namespace {
@@ -63,15 +55,8 @@ __attribute__((target("avx512f"))) void sum_avx512(const float* src, const int32
       const __m512 x = _mm512_mask_i32gather_ps(zero, m, o, src, 4);
       v = _mm512_mask_add_ps(v, m, v, _mm512_mul_ps(_mm512_loadu_ps(gw + k * kLanes), x));
     }
-    const int64_t left = n - g * kLanes;
-    const __mmask16 out = left >= kLanes ? __mmask16(0xffff) : static_cast<__mmask16>((1u << left) - 1);
-    _mm512_mask_storeu_ps(dst + g * kLanes, out, v);
+    _mm512_mask_storeu_ps(dst + g * kLanes, avx512::first_lanes(n - g * kLanes), v);
   }
-}
-
-bool has_avx512() {
-  static const bool yes = __builtin_cpu_supports("avx512f");
-  return yes;
 }
 #endif
 
@@ -79,7 +64,7 @@ bool has_avx512() {
 
 void sum(const float* src, const int32_t* off, const float* w, int64_t taps, int64_t n, float* dst, bool vector) {
 #if defined(__x86_64__)
-  if (vector && has_avx512()) return sum_avx512(src, off, w, taps, n, dst);
+  if (vector && avx512::supported()) return sum_avx512(src, off, w, taps, n, dst);
 #endif
   sum_scalar(
       src, off, w, taps, n, dst, [](float x) { return x; }, [](float v) { return v; });

@@ -1,13 +1,11 @@
 #include "devices/cpu/kernels/vector_math.h"
 
-#include "devices/cpu/kernels/elementwise_common.h"
-
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
+
+#include "devices/cpu/kernels/avx512.h"
+#include "devices/cpu/kernels/elementwise_common.h"
 
 #if defined(__x86_64__) && defined(__GLIBC__)
 #include <dlfcn.h>
@@ -19,21 +17,8 @@
 #define SY_VECTOR_MATH 1
 #endif
 
-// GCC 12's AVX-512 intrinsics start their results from a self-initialised
-// __m512 (GCC bug 105593), which -W[maybe-]uninitialized reports wherever
-// they are inlined: off for this file.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-
 namespace sy::elementwise {
 namespace {
-
-#if defined(__x86_64__)
-bool has_avx512() {
-  static const bool yes = __builtin_cpu_supports("avx512f");
-  return yes;
-}
-#endif
 
 // The sum of y[0, n) in eight independent chains, which vectorise.
 float lane_sum(const float* y, int64_t n) {
@@ -220,7 +205,7 @@ __attribute__((target("avx512f"))) float exp_shifted_sum16(const float* x, float
     a1 = _mm512_add_ps(a1, e1);
   }
   for (; i < n; i += 16) {
-    const __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __mmask16 m = avx512::first_lanes(n - i);
     const __m512 e = _mm512_maskz_mov_ps(m, exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), s)));
     _mm512_mask_storeu_ps(y + i, m, e);
     a0 = _mm512_add_ps(a0, e);
@@ -263,7 +248,7 @@ void run4(V4 f, const float* in, float* out, int64_t n) {
 }  // namespace
 
 bool vector_math(VecFn f, const float* in, float* out, int64_t n) {
-  if ((f == VecFn::kExp || f == VecFn::kSigmoid || f == VecFn::kTanh || f == VecFn::kLog) && has_avx512()) {
+  if ((f == VecFn::kExp || f == VecFn::kSigmoid || f == VecFn::kTanh || f == VecFn::kLog) && avx512::supported()) {
     parallel_ranges(n, [&](int64_t b, int64_t e) {
       if (f == VecFn::kExp) own16<exp16>(in + b, out + b, e - b);
       else if (f == VecFn::kSigmoid) own16<sigmoid16>(in + b, out + b, e - b);
@@ -309,7 +294,7 @@ bool vector_math(VecFn f, const float* in, float* out, int64_t n) {
 }
 
 float exp_shifted_sum(const float* x, float shift, float* y, int64_t n) {
-  if (has_avx512()) return exp_shifted_sum16(x, shift, y, n);
+  if (avx512::supported()) return exp_shifted_sum16(x, shift, y, n);
   for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
   if (!vector_math(VecFn::kExp, y, y, n))
     for (int64_t i = 0; i < n; ++i) y[i] = std::exp(y[i]);
@@ -362,7 +347,7 @@ float extreme_skipping_nan(const float* x, int64_t n, bool* saw_nan) {
   bool nan = false;
   int64_t i = 0;
 #if defined(__x86_64__)
-  if (n >= 64 && has_avx512()) i = extreme_blocks64<kMax>(x, n, m, nan);
+  if (n >= 64 && avx512::supported()) i = extreme_blocks64<kMax>(x, n, m, nan);
   auto pick = [](__m128 v, __m128 acc) { return kMax ? _mm_max_ps(v, acc) : _mm_min_ps(v, acc); };
   if (n - i >= 16) {
     __m128 a0 = _mm_set1_ps(m), a1 = a0, a2 = a0, a3 = a0, bad = _mm_setzero_ps();
