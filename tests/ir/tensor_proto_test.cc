@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,22 @@ TEST(TensorProto, BoolRawBytes_AreZeroOrOne) {
   p.set_raw_data(std::string("\x00\x02\xff\x01\x80", 5));
   auto t = tensor_from_proto(p, "");
   ASSERT_TRUE(t.ok()) << t.status().to_string();
-  EXPECT_EQ((*t)->bytes, (std::vector<uint8_t>{0, 1, 1, 1, 1}));
+  EXPECT_EQ((*t)->bytes, (AlignedBytes{0, 1, 1, 1, 1}));
+}
+
+// Constants start on a cache line, whatever the allocator would give, so
+// that the kernels' 64-byte loads of a weight do not straddle two lines.
+TEST(TensorProto, ValuesStartOnACacheLine) {
+  for (int n : {1, 3, 1000, 300000}) {
+    onnx::TensorProto p;
+    p.set_name("w");
+    p.set_data_type(onnx::TensorProto::FLOAT);
+    p.add_dims(n);
+    p.set_raw_data(std::string(static_cast<size_t>(n) * 4, '\x01'));
+    auto t = tensor_from_proto(p, "");
+    ASSERT_TRUE(t.ok()) << t.status().to_string();
+    EXPECT_EQ(reinterpret_cast<uintptr_t>((*t)->bytes.data()) % 64, 0u) << n << " floats";
+  }
 }
 
 // int32_data holds a bool as an int: 256 is true, not its low byte 0.
@@ -35,7 +51,7 @@ TEST(TensorProto, BoolInt32Data_NonzeroIsTrue) {
   for (int32_t v : {0, 256, -1, 1}) p.add_int32_data(v);
   auto t = tensor_from_proto(p, "");
   ASSERT_TRUE(t.ok()) << t.status().to_string();
-  EXPECT_EQ((*t)->bytes, (std::vector<uint8_t>{0, 1, 1, 1}));
+  EXPECT_EQ((*t)->bytes, (AlignedBytes{0, 1, 1, 1}));
 }
 
 TEST(TensorProto, RawDataOfTheWrongSize_NamesTheTensor) {
