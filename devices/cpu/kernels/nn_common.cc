@@ -1,18 +1,18 @@
 #include "devices/cpu/kernels/nn_common.h"
 
 #include <omp.h>
-
-#include <algorithm>
-#include <atomic>
-#include <limits>
 #include <oneapi/dnnl/dnnl.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
+#include <atomic>
+#include <limits>
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "devices/broadcast.h"
+#include "devices/cpu/kernels/few_rows_gemm.h"
 #include "devices/host_allocator.h"
 
 namespace sy::nn {
@@ -321,6 +321,12 @@ Status sgemm(char ta, char tb, int64_t M, int64_t N, int64_t K, float alpha, con
       }
     return OkStatus();
   }
+  // A few rows of A stream B once; gemm_few_rows() reads B at the memory's
+  // speed. It takes A untransposed, or one column of a transposed A that is
+  // contiguous (lda 1).
+  if (M <= kFewRowsMax && (ta == 'N' || (M == 1 && lda == 1)) &&
+      gemm_few_rows(tb == 'T', M, N, K, alpha, A, ta == 'N' ? lda : K, B, ldb, beta, C, ldc))
+    return OkStatus();
   // oneDNN computes each block single-threaded; oneTBB spreads the blocks
   // over the cores of the calling device's arena: blocks of rows, or of
   // columns when there are too few rows to give every core some (an RNN

@@ -273,6 +273,7 @@ void use_single_threaded_omp();
 StatusOr<BufferRef> dnnl_scratchpad(size_t bytes);
 
 // Row-major C = alpha * op(A) * op(B) + beta * C (ta/tb: 'N' or 'T'), by
+// gemm_few_rows() for up to four rows of A (few_rows_gemm.h), else by
 // oneDNN's sgemm at every size: with OpenMP single-threaded its call costs
 // well under a microsecond, and a plain loop below 32K multiply-adds was
 // up to 8x slower (1x192x72: 12 us against 1.5). Large products are split

@@ -99,17 +99,19 @@ TEST(Nn, MatMul_ParallelBatches_MatchReference) {
   EXPECT_EQ(to_vector<int32_t>(n.outputs[0].tensor()), std::vector<int32_t>(want.begin(), want.end()));
 }
 
-// nn::sgemm's three paths (a plain loop when tiny, blocks of rows, blocks
-// of columns when there are few rows or B is transposed) in a 4-thread
-// arena whatever the machine, with row blocks of 32 rows and of a quarter
-// of the rows, every transpose, padded leading dimensions, alpha and beta.
+// nn::sgemm's paths (gemm_few_rows() for up to four rows of A, oneDNN in
+// blocks of rows, or of columns when there are few rows or B is
+// transposed) in a 4-thread arena whatever the machine, with row blocks of
+// 32 rows and of a quarter of the rows, every transpose, padded leading
+// dimensions, alpha and beta.
 TEST(Nn, Sgemm_RowAndColumnBlocks_MatchReference) {
   tbb::task_arena arena(4);
   struct Shape {
     int64_t M, N, K;
   };
-  for (Shape sh : {Shape{1, 1, 1}, Shape{3, 5, 7}, Shape{2, 3, 0}, Shape{100, 70, 300}, Shape{3, 300, 400},
-                   Shape{1, 1000, 300}, Shape{300, 100, 40}, Shape{200, 300, 64}}) {
+  for (Shape sh :
+       {Shape{1, 1, 1}, Shape{3, 5, 7}, Shape{2, 3, 0}, Shape{100, 70, 300}, Shape{3, 300, 400}, Shape{1, 1000, 300},
+        Shape{4, 1000, 300}, Shape{2, 37, 5000}, Shape{5, 300, 400}, Shape{300, 100, 40}, Shape{200, 300, 64}}) {
     for (char ta : {'N', 'T'}) {
       for (char tb : {'N', 'T'}) {
         const int64_t M = sh.M, N = sh.N, K = sh.K;
@@ -141,6 +143,18 @@ TEST(Nn, Sgemm_RowAndColumnBlocks_MatchReference) {
       }
     }
   }
+}
+
+// One row of a transposed A is a column, contiguous when lda is 1: sgemm
+// gives it to gemm_few_rows() as a row, with the same result.
+TEST(Nn, Sgemm_OneColumnOfTransposedA_IsTheRow) {
+  const int64_t N = 300, K = 1000;
+  std::vector<float> a(K), B(static_cast<size_t>(K * N)), by_row(N), by_column(N);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(static_cast<int64_t>(i * 7 % 13) - 6) / 8;
+  for (size_t i = 0; i < B.size(); ++i) B[i] = static_cast<float>(static_cast<int64_t>(i * 5 % 11) - 5) / 4;
+  ASSERT_TRUE(nn::sgemm('N', 'N', 1, N, K, 1.f, a.data(), K, B.data(), N, 0.f, by_row.data(), N).ok());
+  ASSERT_TRUE(nn::sgemm('T', 'N', 1, N, K, 1.f, a.data(), 1, B.data(), N, 0.f, by_column.data(), N).ok());
+  EXPECT_EQ(by_column, by_row);
 }
 
 TEST(Nn, MatMul_InnerDimMismatchIsError) {
