@@ -4,9 +4,9 @@
 // Such a product reads each element of B once, so its time is the time to
 // stream B from memory. oneDNN's sgemm streamed a 64 MB B at 72-88 GB/s on
 // two cores for one row of A (MatMul [1,4096]x[4096,4096]: 0.76 ms), where
-// ONNX Runtime's reached 110-116, and at two to four rows it took twice as
-// long as for one. Reading eight rows of B at once, one memory stream
-// each, and using each vector of B for every row of A gets there.
+// ONNX Runtime's reached 110-116, and at two to four rows it took 1.5
+// times as long as for one. Reading eight rows of B at once, one memory
+// stream each, and using each vector of B for every row of A gets there.
 #pragma once
 
 #include <cstdint>

@@ -1,14 +1,15 @@
 #include "devices/cpu/kernels/nn_common.h"
 
 #include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <limits>
 #include <oneapi/dnnl/dnnl.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
-#include <algorithm>
-#include <atomic>
-#include <limits>
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "devices/broadcast.h"
