@@ -324,9 +324,9 @@ Status sgemm(char ta, char tb, int64_t M, int64_t N, int64_t K, float alpha, con
   }
   // A few rows of A stream B once; gemm_few_rows() reads B at the memory's
   // speed. It takes A untransposed, or one column of a transposed A that is
-  // contiguous (lda 1).
+  // contiguous (lda 1), which is a row whose stride is never used.
   if (M <= kFewRowsMax && (ta == 'N' || (M == 1 && lda == 1)) &&
-      gemm_few_rows(tb == 'T', M, N, K, alpha, A, ta == 'N' ? lda : K, B, ldb, beta, C, ldc))
+      gemm_few_rows(tb == 'T', M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
     return OkStatus();
   // oneDNN computes each block single-threaded; oneTBB spreads the blocks
   // over the cores of the calling device's arena: blocks of rows, or of

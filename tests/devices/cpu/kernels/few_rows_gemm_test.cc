@@ -60,6 +60,17 @@ struct Case {
         ldc(n_ + 1),
         A(random_values(m * lda, rng)),
         C0(random_values(m * ldc, rng)) {}
+
+  // C after gemm_few_rows() on the calling thread, which the same call on
+  // four threads must give bit for bit.
+  std::vector<float> product(bool trans_b, const std::vector<float>& B, int64_t ldb, float alpha, float beta,
+                             tbb::task_arena& four) const {
+    std::vector<float> C = C0, C4 = C0;
+    EXPECT_TRUE(gemm_few_rows(trans_b, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta, C.data(), ldc));
+    four.execute([&] { gemm_few_rows(trans_b, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta, C4.data(), ldc); });
+    EXPECT_EQ(C4, C) << "m " << m << " n " << n << " k " << k << ": four cores differ from one";
+    return C;
+  }
 };
 
 TEST(GemmFewRows, UntransposedMatchesChunkedFmaChainsBitForBit) {
@@ -77,11 +88,7 @@ TEST(GemmFewRows, UntransposedMatchesChunkedFmaChainsBitForBit) {
           Case t(m, n, k, rng);
           const int64_t ldb = n + 3;
           const std::vector<float> B = random_values(static_cast<size_t>(std::max<int64_t>(k, 1) * ldb), rng);
-          std::vector<float> C = t.C0, C4 = t.C0;
-          ASSERT_TRUE(gemm_few_rows(false, m, n, k, alpha, t.A.data(), t.lda, B.data(), ldb, beta, C.data(), t.ldc));
-          four.execute(
-              [&] { gemm_few_rows(false, m, n, k, alpha, t.A.data(), t.lda, B.data(), ldb, beta, C4.data(), t.ldc); });
-          EXPECT_EQ(C4, C) << "m " << m << " n " << n << " k " << k << ": four cores differ from one";
+          const std::vector<float> C = t.product(false, B, ldb, alpha, beta, four);
           for (int64_t i = 0; i < m; ++i) {
             for (int64_t j = 0; j < n; ++j) {
               const float want = chunked_reference(&t.A[i * t.lda], B, ldb, n, k, j, alpha, beta, t.C0[i * t.ldc + j]);
@@ -99,7 +106,8 @@ TEST(GemmFewRows, TransposedMatchesDouble) {
   if (!have_kernel()) GTEST_SKIP() << "this CPU has no AVX-512: sgemm multiplies few rows by oneDNN";
   std::mt19937 rng(6);
   tbb::task_arena four(4);
-  // Every row count (eight, four and two rows of B a pass); rows of B of
+  // Every row count (eight rows of B a pass for one row of A, four for
+  // more); rows of B of
   // every remainder and over the 32-row blocks; k in whole and partial
   // vectors.
   for (int64_t m = 1; m <= kFewRowsMax; ++m)
@@ -109,11 +117,7 @@ TEST(GemmFewRows, TransposedMatchesDouble) {
           Case t(m, n, k, rng);
           const int64_t ldb = k + 5;
           const std::vector<float> B = random_values(static_cast<size_t>(n * ldb), rng);
-          std::vector<float> C = t.C0, C4 = t.C0;
-          ASSERT_TRUE(gemm_few_rows(true, m, n, k, alpha, t.A.data(), t.lda, B.data(), ldb, beta, C.data(), t.ldc));
-          four.execute(
-              [&] { gemm_few_rows(true, m, n, k, alpha, t.A.data(), t.lda, B.data(), ldb, beta, C4.data(), t.ldc); });
-          EXPECT_EQ(C4, C) << "m " << m << " n " << n << " k " << k << ": four cores differ from one";
+          const std::vector<float> C = t.product(true, B, ldb, alpha, beta, four);
           for (int64_t i = 0; i < m; ++i) {
             for (int64_t j = 0; j < n; ++j) {
               double want = 0, scale = 0;
