@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <atomic>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <string_view>
 
+#include "devices/cpu/kernels/tensor_common.h"
 #include "devices/host_allocator.h"
 
 namespace sy::nn {
@@ -18,8 +20,10 @@ struct BlockedConv::Part {
   dnnl::convolution_forward prim;
   memory::desc src_plain, dst_plain;  // this part's slices of x and y in NCHW
   // From src_plain to the primitive's layout and from its layout to
-  // dst_plain, where the two differ.
+  // dst_plain, where the two differ: by our own transposes where that
+  // layout is channels-last (to_channels_last, to_planar), else by oneDNN.
   bool reorder_src = false, reorder_dst = false;
+  bool src_nxc = false, dst_nxc = false;
   dnnl::reorder src_in, dst_out;
   int64_t m0 = 0;                      // the part's first output channel
   std::shared_ptr<BufferRef> weights;  // pd.weights_desc(), shared by parts with the same channels
@@ -35,6 +39,36 @@ memory::format_tag plain_tag(int nsp, bool weights) {
   using tag = memory::format_tag;
   if (weights) return nsp == 1 ? tag::oiw : nsp == 2 ? tag::oihw : tag::oidhw;
   return nsp == 1 ? tag::ncw : nsp == 2 ? tag::nchw : tag::ncdhw;
+}
+
+// The channels-last tag of a spatial rank: brgconv's layout on AVX-512.
+memory::format_tag channels_last_tag(int nsp) {
+  using tag = memory::format_tag;
+  return nsp == 1 ? tag::nwc : nsp == 2 ? tag::nhwc : tag::ndhwc;
+}
+
+// nb images of `channels` planes of `pixels` between planar (NCHW) and
+// channels-last (NHWC) order, each image a 2-D transpose in
+// tensor_ops::strided_copy's tiles over all cores. oneDNN's reorders for
+// the same took 2-4 times as long on one core ([1, 64, 56, 56] to NHWC:
+// 50 us in a loop, about 100 in a network, against 15 here), and the
+// input's ran before the parts could start.
+void to_channels_last(const float* x, int64_t nb, int64_t channels, int64_t pixels, float* out) {
+  for (int64_t n = 0; n < nb; ++n)
+    tensor_ops::strided_copy(DataType::kFloat, out + n * pixels * channels, x + n * channels * pixels,
+                             Dims{pixels, channels}, Dims{1, pixels});
+}
+
+// The other way, one image at a time into the `image_stride` apart planes
+// of y, each clamped while it is still in the caches.
+void to_planar(const float* in, int64_t nb, int64_t channels, int64_t pixels, float* y, int64_t image_stride,
+               const ConvActivation& act) {
+  for (int64_t n = 0; n < nb; ++n) {
+    float* dst = y + n * image_stride;
+    tensor_ops::strided_copy(DataType::kFloat, dst, in + n * pixels * channels, Dims{channels, pixels},
+                             Dims{1, channels});
+    act.apply(dst, channels * pixels);
+  }
 }
 
 }  // namespace
@@ -70,19 +104,34 @@ std::shared_ptr<const BlockedConv::Part> BlockedConv::part(const float* w, const
   dst_strides[0] = s.M * s.w.out_size();
   made->dst_plain = memory::desc(dst, f32, dst_strides);
   memory::desc bias_md = bias ? memory::desc({mc}, f32, memory::format_tag::a) : memory::desc();
-  dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                    memory::desc(src, f32, any), memory::desc(wei, f32, any), bias_md,
-                                    memory::desc(dst, f32, any), dw.strides, dw.dil, dw.pad_b, dw.pad_e);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  made->pd = dnnl::convolution_forward::primitive_desc(d, attr, cpu_engine());
+  auto make = [&](memory::format_tag src_tag) {
+    dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                      memory::desc(src, f32, src_tag), memory::desc(wei, f32, any), bias_md,
+                                      memory::desc(dst, f32, any), dw.strides, dw.dil, dw.pad_b, dw.pad_e);
+    return dnnl::convolution_forward::primitive_desc(d, attr, cpu_engine());
+  };
+  // A few input channels: oneDNN's direct JIT kernel reads them planar,
+  // where the layout it picks itself (channels-last) costs a transpose of
+  // a wide, shallow input (the 7x7/2 stem [1, 3, 224, 224]: 525 us against
+  // 557; [1, 4, 224, 224] 3x3/2: 100 against 155). Not where only a GEMM
+  // or a reference kernel would take planar input.
+  if (s.C < kChannelBlock) {
+    made->pd = make(plain_tag(nsp, false));
+    if (std::string_view(made->pd.impl_info_str()).substr(0, 4) != "jit:") made->pd = make(any);
+  } else {
+    made->pd = make(any);
+  }
   made->prim = dnnl::convolution_forward(made->pd);
   made->reorder_src = made->pd.src_desc() != made->src_plain;
   made->reorder_dst = made->pd.dst_desc() != made->dst_plain;
-  if (made->reorder_src)
+  made->src_nxc = made->pd.src_desc() == memory::desc(src, f32, channels_last_tag(nsp));
+  made->dst_nxc = made->pd.dst_desc() == memory::desc(dst, f32, channels_last_tag(nsp));
+  if (made->reorder_src && !made->src_nxc)
     made->src_in = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), made->src_plain, cpu_engine(),
                                                                made->pd.src_desc()));
-  if (made->reorder_dst)
+  if (made->reorder_dst && !made->dst_nxc)
     made->dst_out = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), made->pd.dst_desc(), cpu_engine(),
                                                                 made->dst_plain));
 
@@ -140,11 +189,15 @@ bool BlockedConv::run(const float* x, const float* w, const float* b, float* y, 
       auto buf = HostAllocator::host().allocate(parts[0]->pd.src_desc().get_size());
       if (!buf.ok()) return false;
       shared_src = std::move(*buf);
-      dnnl::stream strm(eng);
-      memory x_m(parts[0]->src_plain, eng, const_cast<float*>(x));
-      memory src_m(parts[0]->pd.src_desc(), eng, shared_src->data);
-      parts[0]->src_in.execute(strm, x_m, src_m);
-      strm.wait();
+      if (parts[0]->src_nxc) {
+        to_channels_last(x, s.N, s.C, s.w.in_size(), static_cast<float*>(shared_src->data));
+      } else {
+        dnnl::stream strm(eng);
+        memory x_m(parts[0]->src_plain, eng, const_cast<float*>(x));
+        memory src_m(parts[0]->pd.src_desc(), eng, shared_src->data);
+        parts[0]->src_in.execute(strm, x_m, src_m);
+        strm.wait();
+      }
     }
     std::atomic<bool> ok{true};
     tbb::parallel_for(int64_t{0}, count, [&](int64_t p) {
@@ -161,10 +214,11 @@ bool BlockedConv::run_part(const Part& part, const float* x, const float* b, flo
                            int64_t m0, const BufferRef& shared_src, const ConvActivation& act) {
   try {
     use_single_threaded_omp();
+    const int64_t nb = part.dst_plain.dims()[0], mc = part.dst_plain.dims()[1], osz = s.w.out_size();
     dnnl::engine& eng = cpu_engine();
     dnnl::stream strm(eng);
     memory x_m(part.src_plain, eng, const_cast<float*>(x) + n0 * s.C * s.w.in_size());
-    memory y_m(part.dst_plain, eng, y + (n0 * s.M + m0) * s.w.out_size());
+    memory y_m(part.dst_plain, eng, y + (n0 * s.M + m0) * osz);
     auto scratch = dnnl_scratchpad(part.pd.scratchpad_desc().get_size());
     if (!scratch.ok()) return false;
     memory src_m = x_m, dst_m = y_m;
@@ -176,7 +230,10 @@ bool BlockedConv::run_part(const Part& part, const float* x, const float* b, flo
       if (!buf.ok()) return false;
       src_buf = std::move(*buf);
       src_m = memory(part.pd.src_desc(), eng, src_buf->data);
-      part.src_in.execute(strm, x_m, src_m);
+      if (part.src_nxc)
+        to_channels_last(x + n0 * s.C * s.w.in_size(), nb, s.C, s.w.in_size(), static_cast<float*>(src_buf->data));
+      else
+        part.src_in.execute(strm, x_m, src_m);
     }
     if (part.reorder_dst) {
       auto buf = HostAllocator::host().allocate(part.pd.dst_desc().get_size());
@@ -191,11 +248,16 @@ bool BlockedConv::run_part(const Part& part, const float* x, const float* b, flo
         {DNNL_ARG_SCRATCHPAD, memory(part.pd.scratchpad_desc(), eng, (*scratch)->data)}};
     if (b) args.emplace(DNNL_ARG_BIAS, memory(part.pd.bias_desc(), eng, const_cast<float*>(b) + m0));
     part.prim.execute(strm, args);
+    float* y0 = y + (n0 * s.M + m0) * osz;
+    // Not oneDNN's eltwise post-op: its clip and relu turn a NaN into a bound.
+    if (part.dst_nxc) {
+      strm.wait();
+      to_planar(static_cast<float*>(dst_buf->data), nb, mc, osz, y0, s.M * osz, act);
+      return true;
+    }
     if (part.reorder_dst) part.dst_out.execute(strm, dst_m, y_m);
     strm.wait();
-    // Not oneDNN's eltwise post-op: its clip and relu turn a NaN into a bound.
-    const int64_t nb = part.dst_plain.dims()[0], mc = part.dst_plain.dims()[1], osz = s.w.out_size();
-    for (int64_t n = n0; n < n0 + nb; ++n) act.apply(y + (n * s.M + m0) * osz, mc * osz);
+    for (int64_t n = 0; n < nb; ++n) act.apply(y0 + n * s.M * osz, mc * osz);
     return true;
   } catch (const dnnl::error&) {
     return false;

@@ -18,7 +18,10 @@ namespace sy::nn {
 // NCHW they fall back to im2col and sgemm, which took 1.5-2x as long as the
 // blocked kernels on one core ([1, 256, 14, 14] 3x3 to 256: 2650 us against
 // 1870, before reorders of 50 us). BlockedConv reorders the weights once
-// and keeps them, and reorders the input and output on every call.
+// and keeps them, and reorders the input and output on every call: to and
+// from channels-last, the layout oneDNN 2.6's brgconv takes, by tiled
+// transposes over all cores; a few input channels stay planar for its
+// direct JIT kernel, whose output comes back in 16-channel blocks.
 //
 // oneDNN runs single-threaded here (use_single_threaded_omp), so the work
 // is split over the device's cores: by images where they share out evenly,

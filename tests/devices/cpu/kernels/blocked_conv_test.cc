@@ -1,11 +1,14 @@
 // BlockedConv against the generic direct loop (Conv in double), across
 // geometries and arenas of 1 to 4 threads, so that each way of splitting
-// runs: by images, by channels with a short last part, one part.
+// runs: by images, by channels with a short last part, one part; and each
+// way of reordering: planar input for a few channels, channels-last
+// transposes, oneDNN's channel blocks.
 #include "devices/cpu/kernels/blocked_conv.h"
 
 #include <gtest/gtest.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "tests/devices/kernel_test_util.h"
@@ -50,7 +53,7 @@ std::vector<float> reference(const Case& c, const std::vector<float>& x, const s
 
 // Runs `conv` on c's shapes; false if it declined.
 bool run_blocked(const BlockedConv& conv, const Case& c, const std::vector<float>& x, const std::vector<float>& w,
-                 const std::vector<float>* b, std::vector<float>* y) {
+                 const std::vector<float>* b, std::vector<float>* y, const ConvActivation& act = {}) {
   Node node;
   node.op_type = "Conv";
   node.attributes = attrs_of(c);
@@ -61,7 +64,7 @@ bool run_blocked(const BlockedConv& conv, const Case& c, const std::vector<float
   EXPECT_TRUE(s.ok()) << s.status().to_string();
   if (!s.ok()) return false;
   y->assign(static_cast<size_t>(s->out.numel()), -999.f);
-  return conv.run(x.data(), w.data(), b ? b->data() : nullptr, y->data(), *s, ConvActivation{});
+  return conv.run(x.data(), w.data(), b ? b->data() : nullptr, y->data(), *s, act);
 }
 
 void expect_close(const std::vector<float>& got, const std::vector<float>& want) {
@@ -71,13 +74,15 @@ void expect_close(const std::vector<float>& got, const std::vector<float>& want)
 
 const std::vector<Case>& cases() {
   static const std::vector<Case> all = {
-      {{1, 16, 9, 11}, {24, 16, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},   // channels 16 + 8
-      {{1, 3, 20, 20}, {8, 3, 7, 7}, {3, 3, 3, 3}, {2, 2}, {1, 1}},     // 3 input channels, stride 2
-      {{2, 8, 10, 10}, {40, 8, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},    // 2 images
-      {{3, 5, 7, 6}, {8, 5, 3, 3}, {1, 0, 2, 1}, {1, 1}, {2, 2}},       // 3 images, asymmetric pads, dilation
-      {{1, 6, 30}, {20, 6, 5}, {2, 1}, {3}, {1}},                       // 1-D
-      {{1, 4, 5, 6, 7}, {18, 4, 3, 3, 3}, {1, 1, 1, 1, 1, 1}, {1, 1, 1}, {1, 1, 1}},  // 3-D
-      {{1, 40, 6, 6}, {64, 40, 1, 1}, {0, 0, 0, 0}, {2, 2}, {1, 1}},   // 1x1, stride 2
+      {{1, 16, 9, 11}, {24, 16, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},  // channels 16 + 8
+      {{1, 3, 20, 20}, {8, 3, 7, 7}, {3, 3, 3, 3}, {2, 2}, {1, 1}},    // 3 input channels, stride 2
+      {{2, 8, 10, 10}, {40, 8, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},   // 2 images
+      {{3, 5, 7, 6}, {8, 5, 3, 3}, {1, 0, 2, 1}, {1, 1}, {2, 2}},      // 3 images, asymmetric pads, dilation
+      {{1, 6, 30}, {20, 6, 5}, {2, 1}, {3}, {1}},                      // 1-D
+      {{1, 4, 5, 6, 7}, {18, 4, 3, 3, 3}, {1, 1, 1, 1, 1, 1}, {1, 1, 1}, {1, 1, 1}},    // 3-D
+      {{1, 16, 30}, {20, 16, 3}, {1, 1}, {1}, {1}},                                     // 1-D, 16 channels
+      {{2, 32, 4, 5, 6}, {18, 32, 3, 3, 3}, {1, 1, 1, 1, 1, 1}, {1, 1, 1}, {1, 1, 1}},  // 3-D, 32 channels
+      {{1, 40, 6, 6}, {64, 40, 1, 1}, {0, 0, 0, 0}, {2, 2}, {1, 1}},                    // 1x1, stride 2
   };
   return all;
 }
@@ -97,6 +102,31 @@ TEST(BlockedConv, MatchesDirectLoop_AcrossSplits) {
         ASSERT_TRUE(ran);
         expect_close(got, want);
       }
+  }
+}
+
+// FusedConv's clamp, applied by whichever way the output comes back to
+// planar order: transposed from channels-last, reordered by oneDNN from
+// its channel blocks (a few input channels), or written in place.
+TEST(BlockedConv, Activation_ClampsEveryPath) {
+  ConvActivation act;
+  act.on = true;
+  act.lo = -0.5f;
+  act.hi = 0.75f;
+  for (int threads : {1, 2, 3}) {
+    tbb::task_arena arena(threads);
+    for (const Case& c : cases()) {
+      SCOPED_TRACE(c.x.to_string() + " threads " + std::to_string(threads));
+      const std::vector<float> x = values(c.x.numel(), 1), w = values(c.w.numel(), 2), b = values(c.w[0], 3);
+      std::vector<float> want = reference(c, x, w, &b);
+      for (float& v : want) v = std::clamp(v, act.lo, act.hi);
+      BlockedConv conv;
+      std::vector<float> got;
+      bool ran = false;
+      arena.execute([&] { ran = run_blocked(conv, c, x, w, &b, &got, act); });
+      ASSERT_TRUE(ran);
+      expect_close(got, want);
+    }
   }
 }
 
