@@ -18,15 +18,31 @@ void copy_elements(void* dst, const void* src, int64_t count, DataType t) {
   }
 }
 
+// `t`, or its copy in host memory if the host cannot read it where it is
+// (a GPU's): what the control-flow code reads or copies with the CPU.
+StatusOr<Tensor> on_host(RunLoop& loop, const Tensor& t) {
+  if (t.space().is_host_accessible()) return t;
+  return loop.copy_to_host(t);
+}
+
 // The one-element tensor behind a control-flow scalar (If/Loop condition,
-// trip count), brought to the host if it lives elsewhere. Only these
-// scalars cross to the host; the data stays where the policy put it.
+// trip count), brought to the host if it lives elsewhere.
 StatusOr<Tensor> host_scalar(RunLoop& loop, const RuntimeValue& v, const Node& node, const char* what) {
   if (!v.is_tensor()) return InvalidArgument(node.describe(), ": ", what, " is not a tensor");
   const Tensor& t = v.tensor();
   if (t.numel() != 1) return InvalidArgument(node.describe(), ": ", what, " must have one element, has shape ", t.dims().to_string());
-  if (t.space().is_host_accessible()) return t;
-  return loop.copy_to_host(t);
+  return on_host(loop, t);
+}
+
+// Scan outputs are gathered on the host: the parts of a body that ran on a
+// GPU come over one by one, after the last iteration (the stacked result
+// goes wherever its consumer runs, like any host value).
+StatusOr<Tensor> stack_on_host(RunLoop& loop, std::vector<Tensor>& parts, int64_t axis, DataType dtype_if_empty,
+                               const Dims& item_dims_if_empty) {
+  for (Tensor& p : parts) {
+    ASSIGN_OR_RETURN(p, on_host(loop, p));
+  }
+  return stack_along(parts, axis, dtype_if_empty, item_dims_if_empty);
 }
 
 StatusOr<bool> read_bool(RunLoop& loop, const RuntimeValue& v, const Node& node, const char* what) {
@@ -97,7 +113,8 @@ Status loop_next(RunLoop& loop, Frame& frame, NodeId n, ControlState& st) {
     for (size_t i = 0; i < carried; ++i) set_output(frame, node, i, std::move(st.carried[i]));
     for (size_t k = 0; k < st.scans.size(); ++k) {
       const size_t out = 1 + carried + k;
-      ASSIGN_OR_RETURN(Tensor t, stack_along(st.scans[k], 0, declared_elem(body, out), declared_dims(body, out)));
+      ASSIGN_OR_RETURN(Tensor t,
+                       stack_on_host(loop, st.scans[k], 0, declared_elem(body, out), declared_dims(body, out)));
       set_output(frame, node, carried + k, RuntimeValue(std::move(t)));
     }
     release_child(st);
@@ -206,9 +223,19 @@ Status scan_begin_batch(RunLoop& loop, Frame& frame, NodeId n, ControlState& st)
     if (len >= 0 && l != len)
       return InvalidArgument(node.describe(), ": scan inputs have different sequence lengths (", len, " and ", l, ")");
     len = l;
+    // A slice along a later axis is gathered by the host (slice_along), so
+    // an input it cannot read comes over once for all iterations.
+    int64_t outer = 1;
+    for (int64_t i = 0; i < axis; ++i) outer *= t.dim(static_cast<size_t>(i));
+    if (outer > 1) {
+      ASSIGN_OR_RETURN(Tensor host, on_host(loop, t));
+      st.scan_inputs[j] = RuntimeValue(std::move(host));
+    }
   }
   if (a.v8 && node.has_input(0)) {
-    const Tensor& lens = frame.value(node.inputs[0]).tensor();
+    const RuntimeValue& v = frame.value(node.inputs[0]);
+    if (!v.is_tensor()) return InvalidArgument(node.describe(), ": sequence_lens must be a tensor");
+    ASSIGN_OR_RETURN(Tensor lens, on_host(loop, v.tensor()));
     if (st.batch < lens.numel()) {
       int64_t l = lens.int_at(st.batch);
       if (l < 0 || l > len) return OutOfRange(node.describe(), ": sequence_lens value ", l, " exceeds length ", len);
@@ -251,7 +278,7 @@ Status scan_finish_batch(RunLoop& loop, Frame& frame, NodeId n, ControlState& st
     if (axis < 0) axis += item_rank + 1;
     if (axis < 0 || axis > item_rank)
       return InvalidArgument(node.describe(), ": scan output axis ", axis, " out of range");
-    ASSIGN_OR_RETURN(Tensor t, stack_along(parts, axis, declared_elem(body, a.num_state + k), Dims{}));
+    ASSIGN_OR_RETURN(Tensor t, stack_on_host(loop, parts, axis, declared_elem(body, a.num_state + k), Dims{}));
     st.batch_outputs[a.num_state + k].push_back(RuntimeValue(std::move(t)));
   }
   if (++st.batch < st.num_batches) return scan_begin_batch(loop, frame, n, st);
@@ -263,7 +290,7 @@ Status scan_finish_batch(RunLoop& loop, Frame& frame, NodeId n, ControlState& st
     }
     std::vector<Tensor> ts;
     for (auto& p : parts) ts.push_back(p.tensor());
-    ASSIGN_OR_RETURN(Tensor t, stack_along(ts, 0, declared_elem(body, i), Dims{}));
+    ASSIGN_OR_RETURN(Tensor t, stack_on_host(loop, ts, 0, declared_elem(body, i), Dims{}));
     set_output(frame, node, i, RuntimeValue(std::move(t)));
   }
   release_child(st);

@@ -1,5 +1,6 @@
 // If, Loop, Scan and SequenceMap as child frames of the same run loop. Only
-// the predicate, trip count or condition scalars are read on the host; the
+// the predicate, trip count or condition scalars are read on the host (and
+// scan outputs, and scan inputs sliced along a later axis, gathered there); the
 // body's nodes go through the same policy and placement as any other node.
 #pragma once
 
@@ -44,7 +45,7 @@ class ControlFlow {
   static Status child_done(RunLoop& loop, Frame& parent, NodeId n, Frame& child);
 };
 
-// Tensor helpers shared by the control-flow ops (host memory).
+// Tensor helpers shared by the control-flow ops, on tensors in host memory.
 // The sub-tensor at `index` along `axis`, with that axis removed.
 StatusOr<Tensor> slice_along(const Tensor& t, int64_t axis, int64_t index);
 // Stacks equally shaped tensors along a new axis `axis`.
