@@ -99,8 +99,11 @@ void add_fold_cases(std::vector<DiffCase>& cs) {
 }
 
 void add_deform_conv_cases(std::vector<DiffCase>& cs) {
+  // The GPU sums each output's products (channels x kernel taps) through
+  // cuBLAS, in another order than the CPU: on an H100 an output of -0.0144
+  // from 36 products came out 1.2e-6 away, past the default atol of 1e-6.
   const auto deform = [](std::string name, std::vector<DiffInput> in, std::vector<Attribute> attrs = {}) {
-    return opset(make(std::move(name), "DeformConv", std::move(in), std::move(attrs)), 19);
+    return tol(opset(make(std::move(name), "DeformConv", std::move(in), std::move(attrs)), 19), 1e-5, 1e-5);
   };
   cs.push_back(deform("DeformConv_2d", {f32({2, 4, 7, 8}), f32({6, 4, 3, 3}), f32({2, 18, 5, 6}, -3, 3)}));
   cs.push_back(
