@@ -46,6 +46,7 @@ struct ConformanceArgs {
   int jobs = 0;
   int timeout_s = 120;
   bool verbose = false;
+  bool isolated = false;  // every case in a process of its own, not in long-lived workers
 };
 
 struct DevicesArgs {
@@ -89,6 +90,7 @@ struct TestArgs {
   std::string simulate;
   uint64_t seed = 0;
   bool machine = false;
+  bool batch = false;  // case folders from stdin, a result line each
 };
 
 int cmd_test(const TestArgs& args);

@@ -60,15 +60,20 @@ int main(int argc, char** argv) {
 
   TestArgs test;
   auto* c_test = app.add_subcommand("test", "Run one ONNX backend test case (model.onnx + test_data_set_*)");
-  c_test->add_option("case_dir", test.case_dir, "Test case folder")->required();
+  c_test->add_option("case_dir", test.case_dir, "Test case folder");
   c_test->add_option("--policy", test.policy, kPolicyHelp)->capture_default_str();
   c_test->add_option("--devices", test.devices, kDevicesHelp)->capture_default_str();
   c_test->add_option("--simulate", test.simulate, kSimulateHelp);
   c_test->add_option("--seed", test.seed, "Seed for the 'random' policy and the simulator's noise");
   c_test->add_flag("--machine", test.machine, "Print one machine-readable result line (used by conformance)");
+  c_test->add_flag("--batch", test.batch,
+                   "Read case folders from stdin, one a line, and print a machine-readable result line for each "
+                   "(conformance's worker processes)");
 
   ConformanceArgs conf;
-  auto* c_conf = app.add_subcommand("conformance", "Run every ONNX backend test case under ROOT, each in its own process");
+  auto* c_conf = app.add_subcommand(
+      "conformance",
+      "Run every ONNX backend test case under ROOT, in worker processes that a crash or hang cannot take down");
   c_conf->add_option("root", conf.root, "Folder of case folders, e.g. /usr/share/libonnx-testdata/data/node")->required();
   c_conf->add_option("--json", conf.json, "Write per-case results as JSON");
   c_conf->add_option("--filter", conf.filter, "Only cases whose folder name matches this regex");
@@ -86,6 +91,10 @@ int main(int argc, char** argv) {
   c_conf->add_option("-j,--jobs", conf.jobs, "Cases run at once (default: number of cores)");
   c_conf->add_option("--timeout", conf.timeout_s, "Seconds before a case is killed")->capture_default_str();
   c_conf->add_flag("-v,--verbose", conf.verbose, "Also print passing cases");
+  c_conf->add_flag("--isolated", conf.isolated,
+                   "Run every case in a fresh process. By default a worker process runs case after case (on a GPU "
+                   "its start-up costs seconds), and a case that does not pass there is run again alone for its "
+                   "verdict");
 
   DevicesArgs dev;
   auto* c_dev = app.add_subcommand("devices", "List devices (name, kind, memory) and measure the links between their memory spaces");

@@ -120,14 +120,17 @@ struct CommandResult {
 // Runs argv (no shell interpretation of its words) under `timeout`, capturing
 // stdout and stderr. A command that overruns gets SIGTERM, then SIGKILL 5 s
 // later. Exit statuses >128 from the shell mean the program died by a signal.
-inline CommandResult run_command(const std::vector<std::string>& argv, int timeout_s = 60) {
+// Its stdin is the file `stdin_path`.
+inline CommandResult run_command(const std::vector<std::string>& argv, int timeout_s = 60,
+                                 const std::string& stdin_path = "/dev/null") {
   TempDir io("sy_cli_io");
   CommandResult r;
   std::string cmd;
   for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + shell_quote(a);
   r.command = cmd;
   const std::string full = "timeout -k 5 " + std::to_string(timeout_s) + " " + cmd + " >" +
-                           shell_quote(io.file("stdout")) + " 2>" + shell_quote(io.file("stderr")) + " </dev/null";
+                           shell_quote(io.file("stdout")) + " 2>" + shell_quote(io.file("stderr")) + " <" +
+                           shell_quote(stdin_path);
   const auto t0 = std::chrono::steady_clock::now();
   const int raw = std::system(full.c_str());
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
