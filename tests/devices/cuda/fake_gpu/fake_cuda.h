@@ -4,11 +4,12 @@
 // machines without a GPU (CI's).
 //
 // The fake has kFakeGpus GPUs of kFakeGpuMemory bytes each. Device memory is
-// host memory; each stream is a thread that runs its queued operations in
-// order; events, cross-stream waits, stream-ordered allocation and free,
-// pinned and pageable copies, peer copies, host functions and stream
-// callbacks follow the CUDA runtime's documented semantics. It cannot run
-// device code: launching a real CUDA kernel is a violation.
+// host memory at an address the host cannot read (host_view); each stream
+// is a thread that runs its queued operations in order; events, cross-
+// stream waits, stream-ordered allocation and free, pinned and pageable
+// copies, peer copies, host functions and stream callbacks follow the CUDA
+// runtime's documented semantics. It cannot run device code: launching a
+// real CUDA kernel is a violation.
 //
 // What it checks, as the real GPU would not (there a mistake is a silent
 // wrong answer or a rare crash): every copy, memset and host function that
@@ -42,6 +43,13 @@ void set_jitter(uint32_t seed, int max_us);
 // GPU again (the real one would need a new process).
 void fault_device(int device, uint64_t after);
 void heal(int device);
+
+// The host memory behind device address `p` (any other address as it is).
+// Device addresses are not host addresses: reading one on the host faults,
+// as on a real GPU (except in the emulated-kernel build, whose kernels read
+// device memory as the host). For the fake's own kernels and for tests
+// that inspect what a GPU holds.
+void* host_view(const void* p);
 
 // Aborts, naming `what`, unless [p, p + bytes) lies in a live device
 // allocation. For fake kernels, from inside their host functions.

@@ -90,6 +90,23 @@ constexpr size_t kQuarantineBytes = size_t{32} << 20;
 constexpr unsigned char kUninitialised = 0xCD;
 constexpr unsigned char kFreed = 0xDD;
 
+// Device memory is host memory, but its address as handed out lies this far
+// above it, outside the canonical address range: the host cannot read it,
+// as it cannot read a real GPU's memory, so a host-side read of a device
+// tensor crashes here as it would there. Only the fake's own copies and
+// host kernels reach the memory behind it (host_view). Not with the
+// emulated kernels (tests/devices/cuda/emulated), whose device code runs on
+// the host and reads device addresses itself.
+#if SY_FAKE_CUDA_HOST_READABLE_DEVICE_MEMORY
+constexpr uintptr_t kDeviceAddressOffset = 0;
+#else
+constexpr uintptr_t kDeviceAddressOffset = uintptr_t{1} << 62;
+#endif
+
+void* device_address(void* host) {
+  return reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(host) + kDeviceAddressOffset);
+}
+
 thread_local int t_device = 0;
 thread_local cudaError_t t_error = cudaSuccess;
 thread_local bool t_in_host_code = false;  // running a host function or stream callback
@@ -252,6 +269,7 @@ void* new_block(size_t n, int device, bool ready = true) {
   void* p = std::aligned_alloc(256, span);
   if (!p) return nullptr;
   std::memset(p, kUninitialised, span);
+  if (device >= 0) p = device_address(p);
   State& g = st();
   std::lock_guard<std::mutex> lock(g.mu);
   g.blocks[reinterpret_cast<uintptr_t>(p)] = Block{n, device, true, ready};
@@ -266,7 +284,7 @@ void kill_block(uintptr_t start) {
   Block& b = g.blocks[start];
   b.live = false;
   if (b.device >= 0) g.device_bytes[b.device] -= b.bytes;
-  std::memset(reinterpret_cast<void*>(start), kFreed, std::max<size_t>(b.bytes, 1));
+  std::memset(sy::fake_cuda::host_view(reinterpret_cast<void*>(start)), kFreed, std::max<size_t>(b.bytes, 1));
   g.quarantine.push_back(start);
   g.quarantined_bytes += b.bytes;
   while (g.quarantined_bytes > kQuarantineBytes) {
@@ -274,7 +292,7 @@ void kill_block(uintptr_t start) {
     g.quarantine.pop_front();
     g.quarantined_bytes -= g.blocks[old].bytes;
     g.blocks.erase(old);
-    std::free(reinterpret_cast<void*>(old));
+    std::free(sy::fake_cuda::host_view(reinterpret_cast<void*>(old)));
   }
 }
 
@@ -334,6 +352,12 @@ void heal(int device) {
   if (!valid_device(device)) violation("heal(%d): no such fake GPU", device);
   st().fault_in[device] = 0;
   st().faulted[device] = false;
+}
+
+void* host_view(const void* p) {
+  auto a = reinterpret_cast<uintptr_t>(p);
+  if (kDeviceAddressOffset && a >= kDeviceAddressOffset) a -= kDeviceAddressOffset;
+  return reinterpret_cast<void*>(a);
 }
 
 void check_device_range(const void* p, size_t bytes, const char* what) {
@@ -646,7 +670,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind
     push(s, [=] {
       if (faulted(device)) return;
       check_live(dst, n, d, "cudaMemcpyAsync destination");
-      std::memcpy(dst, staged->data(), n);
+      std::memcpy(sy::fake_cuda::host_view(dst), staged->data(), n);
     });
     return cudaSuccess;
   }
@@ -654,7 +678,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind
     if (faulted(device)) return;
     check_live(dst, n, d, "cudaMemcpyAsync destination");
     check_live(src, n, r, "cudaMemcpyAsync source");
-    std::memcpy(dst, src, n);
+    std::memcpy(sy::fake_cuda::host_view(dst), sy::fake_cuda::host_view(src), n);
   });
   // Into pageable memory the copy is synchronous.
   if (d == Kind::kPageable) wait_for(s, at);
@@ -677,7 +701,7 @@ cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int 
     if (faulted(src_device) || faulted(dst_device)) return;
     check_live(dst, n, Kind::kDevice, "cudaMemcpyPeerAsync destination");
     check_live(src, n, Kind::kDevice, "cudaMemcpyPeerAsync source");
-    std::memcpy(dst, src, n);
+    std::memcpy(sy::fake_cuda::host_view(dst), sy::fake_cuda::host_view(src), n);
     ++st().peer_copies;
   });
   return cudaSuccess;
@@ -695,7 +719,7 @@ cudaError_t cudaMemsetAsync(void* p, int value, size_t n, cudaStream_t stream) {
   push(s, [=] {
     if (faulted(device)) return;
     check_live(p, n, Kind::kDevice, "cudaMemsetAsync");
-    std::memset(p, value, n);
+    std::memset(sy::fake_cuda::host_view(p), value, n);
   });
   return cudaSuccess;
 }

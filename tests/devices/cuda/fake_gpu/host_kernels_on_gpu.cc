@@ -42,17 +42,18 @@ void CUDART_CB run_work(void* p) {
   for (const auto& [ptr, n] : w->reads) check_device_range(ptr, n, (w->node + ": input").c_str());
   for (auto& [ptr, bytes] : w->writes) {
     check_device_range(ptr, bytes.size(), (w->node + ": output").c_str());
-    std::memcpy(ptr, bytes.data(), bytes.size());
+    std::memcpy(host_view(ptr), bytes.data(), bytes.size());
   }
 }
 
 void release_alias(Buffer* b) { delete b; }
 
-// The tensor's memory seen as host memory (the fake GPU's memory is), not
-// owning it: it lives only while the kernel computes.
+// The tensor's memory seen as host memory (the fake GPU's memory is, behind
+// its device address), not owning it: it lives only while the kernel
+// computes.
 Tensor host_alias(const Tensor& t) {
   auto* b = new Buffer();
-  b->data = const_cast<void*>(t.raw());
+  b->data = host_view(t.raw());
   b->bytes = t.nbytes();
   b->space = kHostSpace;
   b->release = &release_alias;
