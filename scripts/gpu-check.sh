@@ -11,8 +11,8 @@
 # steps after it. With DEADLINE, no step runs past that many seconds from
 # the start (a step that would is cut short, or skipped when too little is
 # left), so the results are packed before the device call's own limit.
-# `all` runs the acceptance steps first and the diagnostics (a fuzzing
-# campaign on the GPU, then compute-sanitizer) last, so that one call with
+# `all` runs the acceptance steps first and the diagnostics (the opset
+# 18-23 cases, a fuzzing campaign on the GPU, then compute-sanitizer) last, so that one call with
 # DEADLINE gets as far as its time allows. STEP_TIMEOUT_SCALE multiplies the step limits.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -104,6 +104,10 @@ conformance() {
     --same-as "$raw/conformance_cpu.json" --json "$raw/conformance_gpu.json"
   step conformance_gpu_random 210 "${conf[@]}" --devices cpu,cuda:0 --policy random --seed 1 \
     --same-as "$raw/conformance_cpu.json" --json "$raw/conformance_gpu_random.json"
+}
+
+conformance_newer() {
+  unpack_node_cases
   # The opset 18-23 cases of the working tree (RMSNormalization and
   # RotaryEmbedding among them), the same way: on the CPU, then on the GPU.
   python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
@@ -158,8 +162,8 @@ fuzz() {
 
 case $what in
   tests) tests; memcheck ;;
-  conformance) conformance ;;
+  conformance) conformance; conformance_newer ;;
   bench) bench ;;
   fuzz) fuzz ;;
-  all) tests; conformance; bench; fuzz; memcheck ;;
+  all) tests; conformance; bench; conformance_newer; fuzz; memcheck ;;
 esac
