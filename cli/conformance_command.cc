@@ -2,7 +2,6 @@
 // process) and `switchyard conformance` (every case, in child processes so
 // that a crash or a hang in one case cannot take down the run).
 #include <atomic>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -10,7 +9,6 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
-#include <sstream>
 #include <thread>
 
 #include "cli/case_runner.h"
