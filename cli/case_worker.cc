@@ -118,7 +118,11 @@ ChildResult run_case_process(const std::string& exe, const std::vector<std::stri
 
 CaseWorker::CaseWorker(std::string exe, std::vector<std::string> args) : exe_(std::move(exe)), args_(std::move(args)) {}
 
-CaseWorker::~CaseWorker() { stop(); }
+// End of input ends a worker between cases (end_worker() kills one that
+// takes longer to go).
+CaseWorker::~CaseWorker() {
+  if (pid_ >= 0) end_worker(false, 0);
+}
 
 bool CaseWorker::start() {
   // Its input is a socket rather than a pipe so that a case can be sent
@@ -145,17 +149,7 @@ bool CaseWorker::start() {
   return true;
 }
 
-void CaseWorker::stop() {
-  if (pid_ < 0) return;
-  // End of input ends a worker between cases; collect_child kills one that
-  // takes longer, then reaps it.
-  ::close(to_child_);
-  collect_child(pid_, from_child_, 5000, 0);
-  pid_ = -1;
-  to_child_ = from_child_ = -1;
-}
-
-ChildResult CaseWorker::ended(bool timed_out, int timeout_s) {
+ChildResult CaseWorker::end_worker(bool timed_out, int timeout_s) {
   if (timed_out) ::kill(pid_, SIGKILL);
   ::close(to_child_);
   ChildOutput child = collect_child(pid_, from_child_, 5000, 1 << 16);
@@ -183,9 +177,9 @@ ChildResult CaseWorker::run(const std::string& case_dir, int timeout_s) {
   };
   if (case_dir.find('\n') != std::string::npos) return {"ERROR", "case folder name has a line break", {}, 0, {}};
   const std::string line = case_dir + "\n";
-  if (pid_ >= 0 && !send_line(line)) ended(false, timeout_s);  // it ended after its last case: start another
+  if (pid_ >= 0 && !send_line(line)) end_worker(false, timeout_s);  // it ended after its last case: start another
   if (pid_ < 0 && (!start() || !send_line(line))) {
-    if (pid_ >= 0) return timed(ended(false, timeout_s));
+    if (pid_ >= 0) return timed(end_worker(false, timeout_s));
     return {"ERROR", "could not start a worker process", {}, 0, {}};
   }
   const auto deadline = t0 + std::chrono::seconds(timeout_s);
@@ -193,14 +187,14 @@ ChildResult CaseWorker::run(const std::string& case_dir, int timeout_s) {
   for (;;) {
     if (std::optional<ChildResult> r = take_result(pending_)) return timed(std::move(*r));
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) return timed(ended(true, timeout_s));
+    if (left <= 0) return timed(end_worker(true, timeout_s));
     pollfd p{from_child_, POLLIN, 0};
     const int ready = ::poll(&p, 1, static_cast<int>(left));
-    if (ready < 0 && errno != EINTR) return timed(ended(false, timeout_s));
+    if (ready < 0 && errno != EINTR) return timed(end_worker(false, timeout_s));
     if (ready <= 0) continue;
     const ssize_t n = ::read(from_child_, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return timed(ended(false, timeout_s));  // end of output: the worker exited or crashed
+    if (n <= 0) return timed(end_worker(false, timeout_s));  // end of output: the worker exited or crashed
     pending_.append(buf, static_cast<size_t>(n));
     // Bounded however much a case prints: a result line is short, and the
     // tail is all an error message shows.

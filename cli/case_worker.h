@@ -47,10 +47,9 @@ class CaseWorker {
  private:
   bool start();
   bool send_line(const std::string& line);  // false if the worker is gone
-  void stop();
-  // The worker is gone (exited, or killed after a timeout): reaps it and
-  // says how it ended.
-  ChildResult ended(bool timed_out, int timeout_s);
+  // Ends the worker (closes its input; kills it at once if `timed_out`,
+  // else after 5 s), reaps it and says how it ended.
+  ChildResult end_worker(bool timed_out, int timeout_s);
 
   std::string exe_;
   std::vector<std::string> args_;

@@ -22,33 +22,32 @@ namespace fs = std::filesystem;
 
 namespace {
 
+const char* outcome_word(const CaseResult& r) {
+  return r.outcome == CaseResult::Outcome::kPass ? "PASS"
+                                                 : (r.outcome == CaseResult::Outcome::kFail ? "FAIL" : "ERROR");
+}
+
 // One case's result as the line `switchyard conformance` reads back
 // (case_worker.h): SYRESULT STATUS OPS PLACED REASON, on one line.
-void print_result_line(const CaseResult& r, const char* word) {
+void print_result_line(const CaseResult& r) {
   std::string ops, placed;
   for (const auto& o : r.ops) ops += (ops.empty() ? "" : ",") + o;
   for (const auto& [dev, n] : r.placed) placed += (placed.empty() ? "" : ",") + dev + "=" + std::to_string(n);
   std::string reason = r.reason.substr(0, 2000);  // one short write, never split by another process's output
   std::replace(reason.begin(), reason.end(), '\n', ' ');
   std::replace(reason.begin(), reason.end(), '\r', ' ');
-  std::cout << "SYRESULT " << word << " " << (ops.empty() ? "-" : ops) << " " << (placed.empty() ? "-" : placed) << " "
-            << reason << std::endl;
+  std::cout << "SYRESULT " << outcome_word(r) << " " << (ops.empty() ? "-" : ops) << " "
+            << (placed.empty() ? "-" : placed) << " " << reason << std::endl;
 }
 
-const char* outcome_word(const CaseResult& r) {
-  return r.outcome == CaseResult::Outcome::kPass ? "PASS"
-                                                 : (r.outcome == CaseResult::Outcome::kFail ? "FAIL" : "ERROR");
-}
-
-CaseResult run_case_dir(const std::string& dir, const SessionOptions& opts) {
+// A folder laid out as the ONNX backend tests are: model.onnx beside its
+// test_data_set_* folders.
+bool is_case_folder(const fs::path& dir) {
   std::error_code ec;
-  if (!fs::is_regular_file(fs::path(dir) / "model.onnx", ec)) {
-    CaseResult r;
-    r.reason = dir + ": not a test case folder (no model.onnx)";
-    return r;
-  }
-  return run_test_case(dir, opts, Tolerance{});
+  return fs::is_regular_file(dir / "model.onnx", ec);
 }
+
+std::string not_a_case_folder(const std::string& dir) { return dir + ": not a test case folder (no model.onnx)"; }
 
 }  // namespace
 
@@ -67,17 +66,19 @@ int cmd_test(const TestArgs& a) {
     // of input: conformance's long-lived workers (case_worker.h).
     for (std::string dir; std::getline(std::cin, dir);) {
       if (dir.empty()) continue;
-      const CaseResult r = run_case_dir(dir, opts);
-      print_result_line(r, outcome_word(r));
+      CaseResult r;
+      if (is_case_folder(dir))
+        r = run_test_case(dir, opts, Tolerance{});
+      else
+        r.reason = not_a_case_folder(dir);
+      print_result_line(r);
     }
     return kExitOk;
   }
-  std::error_code ec;
-  if (!fs::is_regular_file(fs::path(a.case_dir) / "model.onnx", ec))
-    return report_error(a.case_dir + ": not a test case folder (no model.onnx)", kExitBadInput);
+  if (!is_case_folder(a.case_dir)) return report_error(not_a_case_folder(a.case_dir), kExitBadInput);
   const CaseResult r = run_test_case(a.case_dir, opts, Tolerance{});
   if (a.machine) {
-    print_result_line(r, outcome_word(r));
+    print_result_line(r);
   } else {
     std::cout << outcome_word(r) << " " << fs::path(a.case_dir).filename().string()
               << (r.reason.empty() ? "" : ": " + r.reason) << std::endl;
@@ -124,7 +125,7 @@ int cmd_conformance(const ConformanceArgs& a, const std::string& self) {
 
   std::vector<std::string> cases;
   for (const auto& e : fs::directory_iterator(a.root, ec)) {
-    if (!fs::is_regular_file(e.path() / "model.onnx", ec)) continue;
+    if (!is_case_folder(e.path())) continue;
     std::string name = e.path().filename().string();
     if (std::regex_search(name, filter)) cases.push_back(name);
   }
