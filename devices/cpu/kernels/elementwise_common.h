@@ -8,9 +8,6 @@
 // ones run inline with no allocation, locks or type-erased callables.
 #pragma once
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -22,6 +19,7 @@
 
 #include "devices/broadcast.h"
 #include "devices/cpu/cpu_kernels.h"
+#include "devices/cpu/kernels/parallel_ranges.h"
 #include "devices/cpu/kernels/wrapping.h"
 #include "devices/kernel.h"
 
@@ -101,8 +99,7 @@ inline void parallel_ranges(int64_t n, const F& f) {
     if (n > 0) f(int64_t{0}, n);
     return;
   }
-  tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, kParallelGrain),
-                    [&f](const tbb::blocked_range<int64_t>& r) { f(r.begin(), r.end()); });
+  parallel_for_ranges(n, kParallelGrain, f);
 }
 
 // ---- the broadcasting loop ----------------------------------------------------

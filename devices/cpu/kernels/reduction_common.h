@@ -4,13 +4,10 @@
 // the attribute parsing and output-shape logic so both backends agree.
 #pragma once
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
-#include <climits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -19,12 +16,13 @@
 #include <vector>
 
 #include "devices/broadcast.h"
+#include "devices/cpu/kernels/parallel_ranges.h"
+#include "devices/cpu/kernels/wrapping.h"
 #include "devices/kernel.h"
 #include "devices/kernel_registry.h"
 #include "ir/data_type.h"
 #include "ir/dims.h"
 #include "ir/status.h"
-#include "devices/cpu/kernels/wrapping.h"
 
 namespace sy {
 
@@ -137,8 +135,7 @@ void parallel_rows(int64_t n, int64_t cost_per_item, F&& body) {
   }
   int64_t grain = kParallelWork / cost;
   if (grain < 1) grain = 1;
-  tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, static_cast<size_t>(grain)),
-                    [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); });
+  parallel_for_ranges(n, grain, body);
 }
 
 // Normalises an axis in [-rank, rank) (or [-rank-1, rank] when

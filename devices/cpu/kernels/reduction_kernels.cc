@@ -289,11 +289,13 @@ void run_reduce(const ReducePlan& p, const T* x, T* y) {
       const int64_t chunk = kParallelWork;
       const int64_t nchunks = (inner + chunk - 1) / chunk;
       std::vector<Acc> parts(static_cast<size_t>(nchunks), Op::init());
-      tbb::parallel_for(int64_t{0}, nchunks, [&](int64_t c) {
-        Acc a = Op::init();
-        const int64_t begin = c * chunk, end = std::min(inner, begin + chunk);
-        accumulate_run<Op>(a, x + begin, end - begin);
-        parts[static_cast<size_t>(c)] = a;
+      parallel_for_ranges(nchunks, 1, [&](int64_t c0, int64_t c1) {
+        for (int64_t c = c0; c < c1; ++c) {
+          Acc a = Op::init();
+          const int64_t begin = c * chunk, end = std::min(inner, begin + chunk);
+          accumulate_run<Op>(a, x + begin, end - begin);
+          parts[static_cast<size_t>(c)] = a;
+        }
       });
       Acc a = Op::init();
       for (const Acc& part : parts) Op::merge(a, part);
@@ -340,9 +342,11 @@ void run_reduce(const ReducePlan& p, const T* x, T* y) {
     if (tasks < kFewTiles && n >= 2 * slab) {
       const int64_t slabs = (n + slab - 1) / slab;
       std::vector<Acc> part(static_cast<size_t>(tasks * slabs * wmax));
-      tbb::parallel_for(int64_t{0}, tasks * slabs, [&](int64_t ts) {
-        const int64_t r0 = ts % slabs * slab;
-        accumulate(tile(ts / slabs), part.data() + ts * wmax, r0, std::min(n, r0 + slab));
+      parallel_for_ranges(tasks * slabs, 1, [&](int64_t t0, int64_t t1) {
+        for (int64_t ts = t0; ts < t1; ++ts) {
+          const int64_t r0 = ts % slabs * slab;
+          accumulate(tile(ts / slabs), part.data() + ts * wmax, r0, std::min(n, r0 + slab));
+        }
       });
       for (int64_t t = 0; t < tasks; ++t) {
         const Tile tl = tile(t);

@@ -6,15 +6,13 @@
 // functions are stateless and thread-safe.
 #pragma once
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "devices/cpu/kernels/parallel_ranges.h"
 #include "devices/kernel.h"
 #include "devices/tensor.h"
 #include "ir/dims.h"
@@ -33,8 +31,7 @@ template <typename F>
 void for_row_ranges(int64_t rows, int64_t row_elements, F&& f) {
   const int64_t per_row = std::max<int64_t>(row_elements, 1);
   if (rows > 1 && rows * per_row >= kParallelElements) {
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows, std::max<int64_t>(1, kParallelElements / per_row / 4)),
-                      [&](const tbb::blocked_range<int64_t>& r) { f(r.begin(), r.end()); });
+    parallel_for_ranges(rows, kParallelElements / per_row / 4, f);
   } else {
     f(int64_t{0}, rows);
   }
