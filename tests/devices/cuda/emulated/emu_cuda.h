@@ -7,8 +7,9 @@
 //
 // A launch becomes a host function on its stream of the fake CUDA runtime
 // (tests/devices/cuda/fake_gpu), so it runs in stream order after the
-// copies and kernels queued before it. Each block runs as one std::thread a
-// CUDA thread, so barriers and shuffles synchronise as on a GPU. Grids are
+// copies and kernels queued before it. Each block runs as one fiber a CUDA
+// thread (emu_fibers.h), so barriers and shuffles synchronise as on a GPU,
+// and a barrier some threads never reach is reported. Grids are
 // capped at kMaxBlocks blocks: every kernel loops over its work with a
 // grid stride, so each loop takes many passes. Launches run one at a time
 // (shared memory is a function-local static, so two at once would share
@@ -22,7 +23,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <barrier>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -32,9 +32,10 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
-#include <thread>
 #include <type_traits>
 #include <vector>
+
+#include "tests/devices/cuda/emulated/emu_fibers.h"
 
 namespace sy::emu {
 
@@ -42,14 +43,21 @@ inline constexpr unsigned kMaxBlocks = 3;
 
 struct Warp {
   explicit Warp(unsigned lanes) : bar(lanes) {}
-  std::barrier<> bar;
+  FiberBarrier bar;
   uint64_t slot[32] = {};
 };
 
-inline thread_local dim3 t_thread, t_block;
-inline thread_local Warp* t_warp = nullptr;
-inline thread_local std::barrier<>* t_block_bar = nullptr;
+// Of the block running (one at a time, on the thread running its fibers).
+inline thread_local dim3 t_block;
+inline thread_local std::vector<std::unique_ptr<Warp>>* t_warps = nullptr;
+inline thread_local FiberBarrier* t_block_bar = nullptr;
 inline dim3 g_block_dim, g_grid_dim;  // of the launch running (one at a time)
+
+// threadIdx: of the fiber running.
+inline dim3 thread_idx() {
+  const unsigned t = current_fiber();
+  return dim3(t % g_block_dim.x, (t / g_block_dim.x) % g_block_dim.y, t / (g_block_dim.x * g_block_dim.y));
+}
 
 inline std::mutex& launch_mutex() {
   static std::mutex m;
@@ -67,21 +75,14 @@ inline void run_grid(dim3 grid, dim3 block, const std::function<void()>& kernel)
   for (unsigned bz = 0; bz < grid.z; ++bz)
     for (unsigned by = 0; by < grid.y; ++by)
       for (unsigned bx = 0; bx < grid.x; ++bx) {
-        std::barrier<> bar(threads);
+        FiberBarrier bar(threads);
         std::vector<std::unique_ptr<Warp>> warps;
         for (unsigned w = 0; w * 32 < threads; ++w)
           warps.push_back(std::make_unique<Warp>(std::min(32u, threads - w * 32)));
-        std::vector<std::thread> pool;
-        pool.reserve(threads);
-        for (unsigned t = 0; t < threads; ++t)
-          pool.emplace_back([&, t] {
-            t_thread = dim3(t % block.x, (t / block.x) % block.y, t / (block.x * block.y));
-            t_block = dim3(bx, by, bz);
-            t_warp = warps[t / 32].get();
-            t_block_bar = &bar;
-            kernel();
-          });
-        for (std::thread& th : pool) th.join();
+        t_block = dim3(bx, by, bz);
+        t_warps = &warps;
+        t_block_bar = &bar;
+        run_fibers(threads, [&](unsigned) { kernel(); });
       }
 }
 
@@ -108,15 +109,13 @@ void launch(cudaStream_t stream, dim3 grid, dim3 block, F kernel) {
 inline void sync_block() { t_block_bar->arrive_and_wait(); }
 
 // The thread's lane: its linear index in the block, modulo the warp size.
-inline unsigned lane() {
-  return (t_thread.x + t_thread.y * g_block_dim.x + t_thread.z * g_block_dim.x * g_block_dim.y) % 32;
-}
+inline unsigned lane() { return current_fiber() % 32; }
 
 // A shuffle: every lane of the warp posts its value, then reads another's.
 template <typename T>
 T shuffle(T v, unsigned from_lane) {
   static_assert(sizeof(T) <= sizeof(uint64_t));
-  Warp& w = *t_warp;
+  Warp& w = *(*t_warps)[current_fiber() / 32];
   const unsigned me = lane();
   uint64_t bits = 0;
   std::memcpy(&bits, &v, sizeof(T));
@@ -221,7 +220,8 @@ class BlockReduce {
 
  private:
   static unsigned index() {
-    return sy::emu::t_thread.x + sy::emu::t_thread.y * sy::emu::g_block_dim.x;
+    const dim3 t = sy::emu::thread_idx();
+    return t.x + t.y * sy::emu::g_block_dim.x;
   }
   TempStorage& s_;
 };
@@ -250,7 +250,7 @@ class BlockScan {
   template <int K, typename Prefix>
   void scan(T (&in)[K], T (&out)[K], Prefix& prefix, bool inclusive) {
     static_assert(K <= 64, "BlockScan stand-in holds 64 items a thread");
-    const unsigned me = sy::emu::t_thread.x;
+    const unsigned me = sy::emu::thread_idx().x;
     for (int j = 0; j < K; ++j) s_.items[me * K + j] = in[j];
     sy::emu::sync_block();
     if (me == 0) {
@@ -324,7 +324,7 @@ struct DeviceSegmentedRadixSort {
 
 }  // namespace cub
 
-#define threadIdx (::sy::emu::t_thread)
+#define threadIdx (::sy::emu::thread_idx())
 #define blockIdx (::sy::emu::t_block)
 #define blockDim (::sy::emu::g_block_dim)
 #define gridDim (::sy::emu::g_grid_dim)
