@@ -186,7 +186,9 @@ ChildResult CaseWorker::run(const std::string& case_dir, int timeout_s) {
   char buf[1 << 16];
   for (;;) {
     if (std::optional<ChildResult> r = take_result(pending_)) return timed(std::move(*r));
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    // Rounded up: rounded down, the last poll could end up to 1 ms short
+    // and the case be stopped before its time limit.
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) return timed(end_worker(true, timeout_s));
     pollfd p{from_child_, POLLIN, 0};
     const int ready = ::poll(&p, 1, static_cast<int>(left));

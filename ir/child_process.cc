@@ -16,8 +16,8 @@ ChildOutput collect_child(pid_t pid, int fd, int timeout_ms, size_t max_bytes) {
   char buf[1 << 16];
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    // Rounded up, so that the child is never stopped before its time.
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) {
       out.timed_out = true;
       break;
