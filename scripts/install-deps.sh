@@ -18,5 +18,9 @@ fi
 # Python packages are only needed to regenerate models and for the ONNX Runtime
 # comparison; their absence must not break the C++ build or the test suite.
 if [ "${SWITCHYARD_PY_DEPS:-0}" = "1" ]; then
-  python3 -m pip install -q onnx onnxruntime numpy || echo "warning: pip install failed" >&2
+  # Debian 12's own python3 refuses pip outside a virtual environment (PEP
+  # 668) unless told to.
+  python3 -m pip install -q onnx onnxruntime numpy 2>/dev/null ||
+    python3 -m pip install -q --break-system-packages onnx onnxruntime numpy ||
+    echo "warning: pip install failed" >&2
 fi
