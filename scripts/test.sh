@@ -12,8 +12,10 @@ jobs=$(nproc)
 BUILD_DIR=build ./scripts/build.sh
 ctest --test-dir build --output-on-failure -j "$jobs"
 if [ "${SWITCHYARD_SKIP_SANITIZERS:-0}" != "1" ]; then
+  # Shards (tests/CMakeLists.txt): a process a gtest shard, not a case, as
+  # the instrumented executables are slow to start.
   BUILD_DIR=build-asan ./scripts/build.sh -DCMAKE_BUILD_TYPE=Debug -DSWITCHYARD_SANITIZE=ON -DSWITCHYARD_BUILD_BENCH=OFF \
-    -DSWITCHYARD_CUDA=OFF
+    -DSWITCHYARD_CUDA=OFF -DSWITCHYARD_TEST_SHARDS=4
   # Leak checking is off: oneDNN and TBB keep global caches alive at exit.
   ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs" -L unit

@@ -82,7 +82,8 @@ inline void run_grid(dim3 grid, dim3 block, const std::function<void()>& kernel)
         t_block = dim3(bx, by, bz);
         t_warps = &warps;
         t_block_bar = &bar;
-        run_fibers(threads, [&](unsigned) { kernel(); });
+        // Every other block in reverse order: see run_fibers().
+        run_fibers(threads, [&](unsigned) { kernel(); }, (bx + by + bz) % 2 == 1);
       }
 }
 

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -92,7 +93,7 @@ struct Fiber {
 
 class FiberBlock {
  public:
-  FiberBlock(unsigned count, const std::function<void(unsigned)>& body) : body_(body) {
+  FiberBlock(unsigned count, const std::function<void(unsigned)>& body, bool reverse) : body_(body) {
     fibers_.reserve(count);
     for (unsigned t = 0; t < count; ++t) {
       auto f = std::make_unique<Fiber>();
@@ -105,6 +106,7 @@ class FiberBlock {
       makecontext(&f->context, &FiberBlock::entry, 0);
       fibers_.push_back(std::move(f));
     }
+    if (reverse) std::reverse(fibers_.begin(), fibers_.end());
   }
   ~FiberBlock() {
     for (auto& f : fibers_) stacks().give_back(f->stack);
@@ -189,8 +191,8 @@ void FiberBarrier::arrive_and_wait() {
   FiberBlock::running()->wait(*this, generation_);
 }
 
-void run_fibers(unsigned count, const std::function<void(unsigned)>& body) {
-  FiberBlock block(count, body);
+void run_fibers(unsigned count, const std::function<void(unsigned)>& body, bool reverse) {
+  FiberBlock block(count, body, reverse);
   block.run();
 }
 

@@ -35,10 +35,13 @@ class FiberBarrier {
 };
 
 // Runs body(t) for t in [0, count) as fibers of this thread, and returns
-// when all have returned. Fibers that wait at a barrier no other fiber can
-// complete (a barrier inside a branch some threads skip, a hang on a GPU)
-// abort the process with a message rather than hang.
-void run_fibers(unsigned count, const std::function<void(unsigned)>& body);
+// when all have returned. They take turns in index order, or from the last
+// index down when `reverse`: a missing barrier then shows whichever way the
+// threads' reads and writes cross (emu_cuda.h alternates by block). Fibers
+// that wait at a barrier no other fiber can complete (a barrier inside a
+// branch some threads skip, a hang on a GPU) abort the process with a
+// message rather than hang.
+void run_fibers(unsigned count, const std::function<void(unsigned)>& body, bool reverse = false);
 
 // The index of the fiber running, inside run_fibers()'s body.
 unsigned current_fiber();

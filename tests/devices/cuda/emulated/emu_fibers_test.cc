@@ -39,6 +39,38 @@ TEST(EmuFibers, Barrier_LetsEveryThreadSeeWhatAllWroteBeforeIt) {
   EXPECT_EQ(seen_again, std::vector<int>(kThreads, kThreads));
 }
 
+TEST(EmuFibers, Reverse_RunsFromTheLastIndexDown) {
+  std::vector<unsigned> order;
+  run_fibers(5, [&](unsigned t) { order.push_back(t); });
+  EXPECT_EQ(order, (std::vector<unsigned>{0, 1, 2, 3, 4}));
+  order.clear();
+  run_fibers(5, [&](unsigned t) { order.push_back(t); }, /*reverse=*/true);
+  EXPECT_EQ(order, (std::vector<unsigned>{4, 3, 2, 1, 0}));
+}
+
+// A block that forgot its barrier between writing shared memory and
+// reading a neighbour's slot: whichever neighbour it reads, one of the two
+// orders gives it stale values, which is why emu_cuda.h runs every other
+// block in reverse.
+TEST(EmuFibers, MissingBarrier_ShowsInOneOrderForEitherNeighbour) {
+  for (int step : {1, -1}) {
+    int stale_in[2] = {0, 0};
+    for (bool reverse : {false, true}) {
+      std::vector<int> slot(8, 0);
+      run_fibers(
+          8,
+          [&](unsigned t) {
+            slot[t] = 1;
+            const int n = static_cast<int>(t) + step;
+            if (n >= 0 && n < 8 && slot[static_cast<size_t>(n)] == 0) ++stale_in[reverse];
+          },
+          reverse);
+    }
+    EXPECT_EQ(stale_in[step == 1 ? 0 : 1], 7) << "step " << step;
+    EXPECT_EQ(stale_in[step == 1 ? 1 : 0], 0) << "step " << step;
+  }
+}
+
 // Warp-sized barriers inside a block, as the shuffles use them.
 TEST(EmuFibers, SeveralBarriers_EachForItsOwnGroup) {
   FiberBarrier warp0(32), warp1(8);
