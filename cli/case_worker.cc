@@ -1,7 +1,6 @@
 #include "cli/case_worker.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
@@ -186,14 +185,8 @@ ChildResult CaseWorker::run(const std::string& case_dir, int timeout_s) {
   char buf[1 << 16];
   for (;;) {
     if (std::optional<ChildResult> r = take_result(pending_)) return timed(std::move(*r));
-    // Rounded up: rounded down, the last poll could end up to 1 ms short
-    // and the case be stopped before its time limit.
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) return timed(end_worker(true, timeout_s));
-    pollfd p{from_child_, POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(left));
-    if (ready < 0 && errno != EINTR) return timed(end_worker(false, timeout_s));
-    if (ready <= 0) continue;
+    const int ready = wait_readable(from_child_, deadline);
+    if (ready <= 0) return timed(end_worker(ready == 0, timeout_s));
     const ssize_t n = ::read(from_child_, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return timed(end_worker(false, timeout_s));  // end of output: the worker exited or crashed

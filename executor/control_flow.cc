@@ -100,6 +100,7 @@ void release_child(ControlState& st) {
   st.scan_inputs.clear();
   st.scans.clear();
   st.batch_outputs.clear();
+  st.sequence_lens.reset();
 }
 
 // ---- Loop -------------------------------------------------------------------
@@ -232,10 +233,8 @@ Status scan_begin_batch(RunLoop& loop, Frame& frame, NodeId n, ControlState& st)
       st.scan_inputs[j] = RuntimeValue(std::move(host));
     }
   }
-  if (a.v8 && node.has_input(0)) {
-    const RuntimeValue& v = frame.value(node.inputs[0]);
-    if (!v.is_tensor()) return InvalidArgument(node.describe(), ": sequence_lens must be a tensor");
-    ASSIGN_OR_RETURN(Tensor lens, on_host(loop, v.tensor()));
+  if (st.sequence_lens) {
+    const Tensor& lens = *st.sequence_lens;
     if (st.batch < lens.numel()) {
       int64_t l = lens.int_at(st.batch);
       if (l < 0 || l > len) return OutOfRange(node.describe(), ": sequence_lens value ", l, " exceeds length ", len);
@@ -260,6 +259,12 @@ Status scan_start(RunLoop& loop, Frame& frame, NodeId n) {
     if (!first.is_tensor() || first.tensor().rank() < 1)
       return InvalidArgument(node.describe(), ": opset-8 Scan inputs need a batch dimension");
     st.num_batches = first.tensor().dim(0);
+  }
+  st.sequence_lens.reset();
+  if (a.v8 && node.has_input(0)) {
+    const RuntimeValue& v = frame.value(node.inputs[0]);
+    if (!v.is_tensor()) return InvalidArgument(node.describe(), ": sequence_lens must be a tensor");
+    ASSIGN_OR_RETURN(st.sequence_lens, on_host(loop, v.tensor()));
   }
   st.batch_outputs.assign(node.outputs.size(), {});
   return scan_begin_batch(loop, frame, n, st);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "executor/frame.h"
@@ -33,6 +34,7 @@ struct ControlState {
   std::vector<RuntimeValue> scan_inputs;       // Scan: (per batch) scan inputs
   // Scan opset 8: batch loop around the sequence loop.
   int64_t batch = 0, num_batches = 1;
+  std::optional<Tensor> sequence_lens;                   // on the host, brought once for all batches
   std::vector<std::vector<RuntimeValue>> batch_outputs;  // per output, per batch
   ScanAttrs scan;
 };

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 
@@ -16,6 +17,10 @@ struct ChildOutput {
   bool timed_out = false;  // the limit passed first, and the child was killed
   int wait_status = -1;    // as waitpid gives it; -1 if the child could not be reaped
 };
+
+// Waits until `fd` has input (or end of input) or `deadline` passes: 1, 0
+// when the deadline passed first (never before it), -1 on an error.
+int wait_readable(int fd, std::chrono::steady_clock::time_point deadline);
 
 // Reads `fd` (the read end of a pipe only the child writes to; closed on
 // return) until the child closes it or `timeout_ms` passes, keeping at most
