@@ -1,5 +1,8 @@
 #include "devices/cuda/cuda_device.h"
 
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -32,6 +35,24 @@ constexpr int kMaxGpus = 64;
 // memcpy of the next.
 constexpr size_t kDirectBytes = size_t{64} << 10;
 constexpr size_t kStageChunk = size_t{4} << 20;
+
+// Copies a chunk into its pinned block on several of oneTBB's threads. A
+// staged copy runs at the speed of this memcpy, which one thread did at a
+// sixth of the link's speed on the H100 machine (8.98 GB/s against 54.88
+// GB/s for device-to-host, which needs no staging): one core alone cannot
+// use the host's memory bandwidth. Isolated, so that while this thread
+// waits for the pieces it does not pick up a CPU kernel's work and hold
+// the copy (and this GPU's launch lock) behind it.
+void staging_memcpy(void* dst, const void* src, size_t len) {
+  constexpr size_t kPiece = size_t{512} << 10;
+  const size_t pieces = (len + kPiece - 1) / kPiece;
+  tbb::this_task_arena::isolate([&] {
+    tbb::parallel_for(size_t{0}, pieces, [&](size_t i) {
+      const size_t from = i * kPiece;
+      std::memcpy(static_cast<char*>(dst) + from, static_cast<const char*>(src) + from, std::min(kPiece, len - from));
+    });
+  });
+}
 
 int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -316,7 +337,7 @@ Status CudaDevice::copy_h2d(void* dst, const Tensor& src, cudaStream_t s) {
     const size_t len = std::min(kStageChunk, n - off);
     int cls = 0;
     ASSIGN_OR_RETURN(void* block, pool.take(len, &cls));
-    std::memcpy(block, static_cast<const char*>(src.raw()) + off, len);
+    staging_memcpy(block, static_cast<const char*>(src.raw()) + off, len);
     auto* staged = new Staged{block, cls};
     cudaError_t e = cudaMemcpyAsync(static_cast<char*>(dst) + off, block, len, cudaMemcpyHostToDevice, s);
     if (e == cudaSuccess) e = cudaLaunchHostFunc(s, &give_back_staging, staged);

@@ -11,7 +11,8 @@
 //   stream order; the pool keeps freed memory (release threshold = max), so
 //   a steady-state run does not go back to the driver.
 // - Host results land in pinned blocks (PinnedPool); large copies from
-//   ordinary host memory are staged through pinned blocks chunk by chunk.
+//   ordinary host memory are staged through pinned blocks chunk by chunk
+//   (each chunk's memcpy split across oneTBB's threads).
 //   A pinned block a task drops (a result discarded on a failure) goes
 //   back to the pool only when the task's work is done: a copy it queued
 //   may still use it.
