@@ -11,8 +11,10 @@
 # steps after it. With DEADLINE, no step runs past that many seconds from
 # the start (a step that would is cut short, or skipped when too little is
 # left), so the results are packed before the device call's own limit.
-# `all` runs the acceptance steps first and the diagnostics (the opset
-# 18-23 cases, a fuzzing campaign on the GPU, then compute-sanitizer) last, so that one call with
+# `all` runs the steps that measure the acceptance items first (the
+# conformance runs, the transfer and workload benchmarks), then the device
+# tests and the diagnostics (overhead, calibration, the opset 18-23 cases,
+# a fuzzing campaign on the GPU, compute-sanitizer), so that one call with
 # DEADLINE gets as far as its time allows. STEP_TIMEOUT_SCALE multiplies the step limits.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -119,12 +121,15 @@ conformance_newer() {
     --same-as "$raw/conformance_newer_cpu.json" --json "$raw/conformance_newer_gpu.json"
 }
 
-bench() {
-  local pol=dynamic,ort,static-heft,cpu,gpu
+policies=dynamic,ort,static-heft,cpu,gpu
+bench_acceptance() {  # the two acceptance benchmarks
   step transfer_bench 90 cuda_transfer_bench --benchmark_min_time=0.2 \
     --benchmark_out="$raw/transfer_bench.json" --benchmark_out_format=json
   step workloads 120 switchyard bench models/workloads --devices cpu,cuda:0 \
-    --policies "$pol" --runs 20 --warmup 5 --json "$raw/workloads.json"
+    --policies "$policies" --runs 20 --warmup 5 --json "$raw/workloads.json"
+}
+
+bench_diagnostics() {
   step overhead_gpu 45 executor_overhead_bench --devices cuda:0 --policy gpu
   step overhead_cpu 45 executor_overhead_bench --devices cpu --policy single
   # This machine's own profiles: the cost profile lets the policies start
@@ -133,7 +138,7 @@ bench() {
   step calibrate 120 switchyard calibrate --devices cpu,cuda:0 -o "$raw/cost_profile.json" \
     --sim "$raw/sim_profile.json" --models models/workloads
   step workloads_profiled 90 switchyard bench models/workloads --devices cpu,cuda:0 \
-    --policies "$pol" --runs 20 --warmup 5 --profile "$raw/cost_profile.json" --json "$raw/workloads_profiled.json"
+    --policies "$policies" --runs 20 --warmup 5 --profile "$raw/cost_profile.json" --json "$raw/workloads_profiled.json"
   # Why dynamic put each node where it did, on the two workloads simulation
   # says it should win.
   local m
@@ -163,7 +168,7 @@ fuzz() {
 case $what in
   tests) tests; memcheck ;;
   conformance) conformance; conformance_newer ;;
-  bench) bench ;;
+  bench) bench_acceptance; bench_diagnostics ;;
   fuzz) fuzz ;;
-  all) tests; conformance; bench; conformance_newer; fuzz; memcheck ;;
+  all) conformance; bench_acceptance; tests; bench_diagnostics; conformance_newer; fuzz; memcheck ;;
 esac
