@@ -11,6 +11,7 @@
 # steps after it. With DEADLINE, no step runs past that many seconds from
 # the start (a step that would is cut short, or skipped when too little is
 # left), so the results are packed before the device call's own limit.
+# Every group starts with the GPU's name and the links' measured speeds.
 # `all` runs the steps that measure the acceptance items first (the
 # conformance runs, the transfer and workload benchmarks), then the device
 # tests and the diagnostics (overhead, calibration, the opset 18-23 cases,
@@ -76,10 +77,13 @@ step() {  # step NAME SECONDS COMMAND...: runs it under a time limit, output to 
   tail -n 5 "$raw/$name.txt"
 }
 
-tests() {
+machine() {  # the GPU, and the links as the session measures them
   nvidia-smi > "$raw/nvidia-smi.txt" 2>&1
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$raw/gpu.txt" 2>&1
   step devices 60 switchyard devices --devices cpu,cuda:0
+}
+
+tests() {
   # Every CUDA kernel against the CPU kernel, the device's own tests.
   step device_tests 180 sy_devices_tests --gtest_filter='Cuda*'
   step cli_gpu_tests 90 sy_cli_tests --gtest_filter='ControlFlowE2E.*'
@@ -165,6 +169,7 @@ fuzz() {
     --devices cpu,cuda:0 --iterations 100000 --max-seconds "$secs" --seed 7
 }
 
+machine
 case $what in
   tests) tests; memcheck ;;
   conformance) conformance; conformance_newer ;;
