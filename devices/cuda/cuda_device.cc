@@ -1,6 +1,5 @@
 #include "devices/cuda/cuda_device.h"
 
-#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "devices/cpu/kernels/parallel_ranges.h"
 #include "devices/cuda/pinned_pool.h"
 
 namespace sy::cuda {
@@ -45,11 +45,12 @@ constexpr size_t kStageChunk = size_t{4} << 20;
 // the copy (and this GPU's launch lock) behind it.
 void staging_memcpy(void* dst, const void* src, size_t len) {
   constexpr size_t kPiece = size_t{512} << 10;
-  const size_t pieces = (len + kPiece - 1) / kPiece;
+  const auto pieces = static_cast<int64_t>((len + kPiece - 1) / kPiece);
   tbb::this_task_arena::isolate([&] {
-    tbb::parallel_for(size_t{0}, pieces, [&](size_t i) {
-      const size_t from = i * kPiece;
-      std::memcpy(static_cast<char*>(dst) + from, static_cast<const char*>(src) + from, std::min(kPiece, len - from));
+    parallel_for_ranges(pieces, 1, [&](int64_t first, int64_t last) {
+      const size_t from = static_cast<size_t>(first) * kPiece;
+      const size_t to = std::min(len, static_cast<size_t>(last) * kPiece);
+      std::memcpy(static_cast<char*>(dst) + from, static_cast<const char*>(src) + from, to - from);
     });
   });
 }
