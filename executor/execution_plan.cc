@@ -101,6 +101,9 @@ Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const Ker
   }
   last_bytes_ = std::make_unique<std::atomic<uint64_t>[]>(g.num_values());
   for (size_t v = 0; v < g.num_values(); ++v) last_bytes_[v].store(0, std::memory_order_relaxed);
+  num_devices_ = devices.size();
+  last_cost_us_ = std::make_unique<std::atomic<float>[]>(g.nodes().size() * num_devices_);
+  for (size_t i = 0; i < g.nodes().size() * num_devices_; ++i) last_cost_us_[i].store(-1, std::memory_order_relaxed);
   initial_uses_.assign(g.num_values(), 0);
   pinned_.assign(g.num_values(), 0);
   for (ValueId v : g.outputs()) pinned_[v] = 1;

@@ -82,6 +82,10 @@ class ExecutionPlan {
   // elsewhere would cost in copies to its consumers.
   std::atomic<int32_t>* last_space(NodeId n) const { return &last_space_[static_cast<size_t>(n)]; }
   std::atomic<uint64_t>* last_bytes(ValueId v) const { return &last_bytes_[static_cast<size_t>(v)]; }
+  // Node n's issue plus compute time on each session device (indexed like
+  // the devices; negative: no kernel there, or not predicted yet) as last
+  // predicted, shared by runs: which device its producers should feed.
+  std::atomic<float>* last_cost_us(NodeId n) const { return &last_cost_us_[static_cast<size_t>(n) * num_devices_]; }
   // In a Loop or Scan body: the body input that output v becomes in the
   // next iteration (a loop-carried value stays where it is), else kNoValue.
   ValueId carried_to(ValueId v) const { return carried_to_.empty() ? kNoValue : carried_to_[static_cast<size_t>(v)]; }
@@ -118,6 +122,8 @@ class ExecutionPlan {
   std::unique_ptr<std::atomic<uint64_t>[]> declined_;
   std::unique_ptr<std::atomic<int32_t>[]> last_space_;
   std::unique_ptr<std::atomic<uint64_t>[]> last_bytes_;
+  std::unique_ptr<std::atomic<float>[]> last_cost_us_;
+  size_t num_devices_ = 0;
   std::vector<ValueId> carried_to_;  // empty outside loop bodies
   bool outputs_read_on_host_ = true;
   mutable std::mutex constants_mu_;

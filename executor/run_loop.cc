@@ -1,6 +1,8 @@
 #include "executor/run_loop.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "executor/control_flow.h"
 
@@ -103,7 +105,8 @@ void RunLoop::describe_inputs(Frame& frame, const Node& node) {
 }
 
 // Fills each candidate's predicted compute, transfer and backlog.
-void RunLoop::predict(const NodePlan& np, Frame& frame) {
+void RunLoop::predict(Frame& frame, NodeId n) {
+  const NodePlan& np = frame.plan().node(n);
   candidates_.assign(np.candidates.begin(), np.candidates.end());
   CostModel& cost = *env_.cost;
   work_ = cost.work(np.cost_slots[0], input_dims_);  // dispatch() predicts only with cost slots
@@ -122,6 +125,11 @@ void RunLoop::predict(const NodePlan& np, Frame& frame) {
     cand.samples = cost.samples(np.cost_slots[c], work_);
     cand.backlog_us = static_cast<double>(env_.backlog_ns[cand.device_index].load(std::memory_order_relaxed)) * 1e-3;
     cand.issue_us = cost.issue_us(cand.device_index, /*copy=*/false);
+    if (track_placement_) {
+      const double own = cand.issue_us + cand.predicted_compute_us;
+      if (std::isfinite(own))
+        frame.plan().last_cost_us(n)[cand.device_index].store(static_cast<float>(own), std::memory_order_relaxed);
+    }
     uint64_t missing = 0;
     if (num_spaces_ > 1) {
       const int to = topo.space_of_device(cand.device_index);
@@ -174,7 +182,7 @@ Status RunLoop::dispatch(Frame& frame, NodeId n) {
   // A lone candidate needs no prediction: there is nothing to choose.
   const bool costs = env_.predict && np.candidates.size() > 1 && !np.cost_slots.empty();
   if (costs) {
-    predict(np, frame);
+    predict(frame, n);
     req.candidates = candidates_;
   } else {
     req.candidates = np.candidates;
@@ -400,32 +408,70 @@ double RunLoop::copy_issue_us(int from, int to) const {
 double RunLoop::output_transfer_us(const Frame& frame, const Node& node, int to) {
   const ExecutionPlan& plan = frame.plan();
   const Graph& g = frame.graph();
+  const Topology& topo = *env_.topology;
   double us = 0;
   for (ValueId v : node.outputs) {
     if (v == kNoValue) continue;
     const uint64_t bytes = plan.last_bytes(v)->load(std::memory_order_relaxed);
     if (bytes == 0) continue;
     const ValueInfo& info = g.value(v);
-    // A consumer is charged only where it ran next to this node's inputs:
-    // running here would then be an excursion whose result must come back.
-    // A consumer elsewhere follows its inputs once they move, so charging
-    // for it would hold a group of nodes on a device after it stopped
-    // paying. The host, where the caller and control flow read outputs,
-    // always counts. Each space is charged once: copies are shared.
-    charged_spaces_.clear();
-    auto charge = [&](int space, bool anchored) {
-      if (space < 0 || space == to || contains(charged_spaces_, space)) return;
-      if (!anchored && !contains(input_spaces_, space)) return;
-      charged_spaces_.push_back(space);
-      us += env_.cost->transfer_us(to, space, bytes) + copy_issue_us(to, space);
+    auto move_us = [&](int space) { return env_.cost->transfer_us(to, space, bytes) + copy_issue_us(to, space); };
+    // Each space is charged once, at the most any consumer there asks:
+    // copies are shared.
+    charged_.clear();
+    auto charge = [&](int space, double amount) {
+      if (space < 0 || space == to || !(amount > 0)) return;
+      for (auto& [s, a] : charged_)
+        if (s == space) {
+          a = std::max(a, amount);
+          return;
+        }
+      charged_.emplace_back(space, amount);
     };
-    for (NodeId c : info.consumers) charge(plan.last_space(c)->load(std::memory_order_relaxed), false);
-    if (!info.is_graph_output) continue;
-    if (const ValueId next = plan.carried_to(v); next != kNoValue) {
-      for (NodeId c : g.value(next).consumers) charge(plan.last_space(c)->load(std::memory_order_relaxed), false);
-    } else if (plan.outputs_read_on_host()) {
-      charge(host_space_, true);
+    // What this choice costs a consumer: the larger of two estimates, as
+    // it runs in one place.
+    auto consumer = [&](NodeId c) {
+      int space = -1;
+      double amount = 0;
+      // Where it ran next to this node's inputs: the full copy, as running
+      // here would be an excursion whose result must come back. A consumer
+      // that ran elsewhere follows its inputs once they move, so charging
+      // for it would hold a group of nodes on a device after it stopped
+      // paying.
+      const int last = plan.last_space(c)->load(std::memory_order_relaxed);
+      if (last != to && contains(input_spaces_, last)) space = last, amount = move_us(last);
+      // One step of lookahead: a consumer much faster on another device
+      // (a large MatMul after a cheap elementwise op) either pays the copy
+      // there or runs slower here: the smaller of the two. Without it the
+      // cheap producer stays where its input is, and each consumer then
+      // copies its own input, where the producer could have moved one input
+      // that many branches share.
+      const std::atomic<float>* costs = plan.last_cost_us(c);
+      float best = -1, here = -1;
+      int best_space = -1;
+      for (size_t d = 0; d < devices_.size(); ++d) {
+        const float x = costs[d].load(std::memory_order_relaxed);
+        if (x < 0) continue;
+        const int s = topo.space_of_device(static_cast<int>(d));
+        if (best < 0 || x < best) best = x, best_space = s;
+        if (s == to && (here < 0 || x < here)) here = x;
+      }
+      if (best_space >= 0 && best_space != to) {
+        const double gain = here < 0 ? std::numeric_limits<double>::infinity() : static_cast<double>(here - best);
+        const double regret = std::min(gain, move_us(best_space));
+        if (regret > amount) space = best_space, amount = regret;
+      }
+      charge(space, amount);
+    };
+    for (NodeId c : info.consumers) consumer(c);
+    if (info.is_graph_output) {
+      if (const ValueId next = plan.carried_to(v); next != kNoValue) {
+        for (NodeId c : g.value(next).consumers) consumer(c);
+      } else if (plan.outputs_read_on_host()) {
+        charge(host_space_, move_us(host_space_));  // where the caller and control flow read outputs
+      }
     }
+    for (const auto& [s, a] : charged_) us += a;
   }
   return us;
 }

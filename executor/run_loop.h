@@ -96,15 +96,17 @@ class RunLoop final : public CompletionSink {
   uint64_t input_signature() const;
   void run_on_cpu(Frame& frame, NodeId n, const char* why);
   void describe_inputs(Frame& frame, const Node& node);
-  void predict(const NodePlan& np, Frame& frame);
+  void predict(Frame& frame, NodeId n);
   void stage(Frame& frame, NodeId n, NodeTask& task);
   void launch(NodeTask& task);
   // Hands `task` to its device, timing the hand-over when learning.
   void issue(LoopTask& task);
   // Learns the host time issuing `task` took from its timestamps.
   void record_issue(const LoopTask& task, bool copy);
-  // Predicted time to move node's outputs from space `to` to where their
-  // consumers ran last (and a main-graph output to the host).
+  // What running node in space `to` costs its consumers
+  // (Candidate::output_transfer_us): copies to where they ran last, the
+  // host for a main-graph output, and the lookahead to where they run
+  // fastest.
   double output_transfer_us(const Frame& frame, const Node& node, int to);
   // Learned host time to issue a copy from space `from` to `to`.
   double copy_issue_us(int from, int to) const;
@@ -138,7 +140,7 @@ class RunLoop final : public CompletionSink {
   std::vector<const Dims*> input_dims_;   // scratch for the cost model
   std::vector<Candidate> candidates_;     // scratch: candidates with costs
   std::vector<int> input_spaces_;         // scratch: spaces the inputs are in
-  std::vector<int> charged_spaces_;       // scratch for output_transfer_us()
+  std::vector<std::pair<int, double>> charged_;    // scratch for output_transfer_us(): space, us
   std::vector<const RuntimeValue*> event_values_;  // scratch: a kernel event's inputs, outputs
   double work_ = 0;                       // of the node being placed
   DeviceTask* local_done_ = nullptr;      // completions from this thread

@@ -2,10 +2,12 @@
 // candidate with the earliest predicted finish time (Candidate::finish_us),
 //   finish = backlog + input transfers + issue + compute + output transfers,
 // all filled in by the executor from the cost model, the devices' queues
-// and where the node's consumers ran last, at the moment the node becomes
-// ready. The issue and output terms keep it from sending a node to a
-// device whose kernel is faster but whose launch, or the copy of the result
-// back to its consumers, costs more than the kernel saves.
+// and where the node's consumers ran last and run fastest, at the moment
+// the node becomes ready. The issue and output terms keep it from sending a
+// node to a device whose kernel is faster but whose launch, or the copy of
+// the result back to its consumers, costs more than the kernel saves; the
+// output term also keeps a cheap node from holding a heavy consumer away
+// from the device it runs fastest on (one step of lookahead).
 //
 // Until a candidate has kCalibrationRuns measurements for the node's op and
 // shape class, it is chosen outright ("calibrating"), as StarPU's dmda

@@ -34,10 +34,12 @@ struct Candidate {
   // loop thread does nothing else meanwhile, and the kernel cannot start
   // before it ends.
   double issue_us = 0;
-  // Time to move the node's outputs to the memory where their consumers
-  // ran last (and a main-graph output to the host), issue included: what
-  // this choice costs the nodes after it. 0 where they ran here, or have
-  // not run yet.
+  // What this choice costs the nodes after it, per consumer the larger of:
+  // moving the outputs to where it ran last next to this node's inputs
+  // (and a main-graph output to the host), issue included; and, if it runs
+  // faster on another device (its last predicted issue plus compute), the
+  // smaller of the copy there and the time it would lose here. 0 where the
+  // consumers ran here and run fastest here, or have not run yet.
   double output_transfer_us = 0;
   // Measurements behind predicted_compute_us at this shape class; 0 means
   // the figure is extrapolated (a line, another device, a default guess).

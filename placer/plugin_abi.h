@@ -159,8 +159,11 @@ typedef struct sy_place_request_v1 {
    * in microseconds, 0 under SY_POLICY_IGNORES_COSTS. */
   const double* issue_us;           /* host time to launch the kernel there,
                                        learned from earlier launches */
-  const double* output_transfer_us; /* copying the outputs to the memory
-                                       their consumers ran next to last time */
+  const double* output_transfer_us; /* what the choice costs the consumers:
+                                       copies to where they ran next to
+                                       last time, or to where they run
+                                       fastest (at most the time they would
+                                       lose here) */
 } sy_place_request_v1;
 
 /* A finished node, for observe(). Borrowed for the duration of the call. */

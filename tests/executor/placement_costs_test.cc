@@ -1,8 +1,8 @@
 // The costs the run loop puts in front of a placement policy beyond the
 // kernel's own time: the host time issuing work to each device takes
-// (learned from the runs), and the copies a choice causes its consumers
-// (from where they ran last). Runs on a simulated machine, so every figure
-// is exact.
+// (learned from the runs), and what a choice costs its consumers (copies to
+// where they ran last, or to where they run fastest). Runs on a simulated
+// machine, so every figure is exact.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -21,8 +21,29 @@ using testing::GraphBuilder;
 
 constexpr int kF = onnx::TensorProto::FLOAT;
 
+// Every device runs every op in the same time and issues for free: no
+// consumer gains by running elsewhere, so only where nodes ran (and where
+// outputs are read) prices a choice.
+constexpr const char* kFlatProfile = R"({
+  "format": "switchyard-sim-profile",
+  "version": 1,
+  "name": "placement costs test, flat",
+  "devices": [
+    {"class": "host", "kind": "cpu", "memory_gb": 16, "launch_us": 0},
+    {"class": "gpu", "kind": "cuda", "count": 2, "memory_gb": 16, "launch_us": 0}
+  ],
+  "costs": [
+    {"class": "host", "op": "*", "base_us": 5, "us_per_work": 0},
+    {"class": "gpu", "op": "*", "base_us": 5, "us_per_work": 0}
+  ],
+  "links": [
+    {"from": "*", "to": "*", "latency_us": 3, "bandwidth_gbps": 20}
+  ]
+})";
+
 // The host plus two GPUs, each with its own memory; issuing takes 2 us on
-// the host and 4 us on a GPU.
+// the host and 4 us on a GPU. Tanh runs in 5 us on the host, 2 us on a GPU;
+// every other op in 20 us and 1 us, plus its size.
 constexpr const char* kProfile = R"({
   "format": "switchyard-sim-profile",
   "version": 1,
@@ -32,6 +53,8 @@ constexpr const char* kProfile = R"({
     {"class": "gpu", "kind": "cuda", "count": 2, "memory_gb": 16, "launch_us": 4}
   ],
   "costs": [
+    {"class": "host", "op": "Tanh", "base_us": 5, "us_per_work": 0},
+    {"class": "gpu", "op": "Tanh", "base_us": 2, "us_per_work": 0},
     {"class": "host", "op": "*", "base_us": 20, "us_per_work": 0.05},
     {"class": "gpu", "op": "*", "base_us": 1, "us_per_work": 0.001}
   ],
@@ -69,11 +92,11 @@ constexpr int kCpu = 0, kGpu0 = 1, kGpu1 = 2;
 
 class PlacementCosts : public ::testing::Test {
  protected:
-  void open(onnx::ModelProto& m) {
+  void open(onnx::ModelProto& m, const testing::TempFile& profile) {
     auto model = testing::load_model(m);
     ASSERT_TRUE(model.ok()) << model.status().to_string();
     SessionOptions opt;
-    opt.simulate = profile_.path();
+    opt.simulate = profile.path();
     opt.custom_policy = policy_;
     auto s = Session::create(std::shared_ptr<const Model>(std::move(model).value()), opt);
     ASSERT_TRUE(s.ok()) << s.status().to_string();
@@ -86,6 +109,7 @@ class PlacementCosts : public ::testing::Test {
   }
 
   testing::TempFile profile_{kProfile};
+  testing::TempFile flat_{kFlatProfile};
   std::shared_ptr<PinPolicy> policy_ = std::make_shared<PinPolicy>();
   std::unique_ptr<Session> session_;
 };
@@ -105,7 +129,7 @@ RuntimeValue square() { return RuntimeValue(*Tensor::host(DataType::kFloat, Dims
 
 TEST_F(PlacementCosts, IssueTime_IsLearnedPerDevice_AndCopiesCarryTheirs) {
   auto m = chain();
-  ASSERT_NO_FATAL_FAILURE(open(m));
+  ASSERT_NO_FATAL_FAILURE(open(m, profile_));
   ASSERT_NO_FATAL_FAILURE(run_on(kGpu0, {{"x", square()}}));  // kernels and a copy on cuda:0
   ASSERT_NO_FATAL_FAILURE(run_on(kCpu, {{"x", square()}}));   // kernels on the host
   ASSERT_NO_FATAL_FAILURE(run_on(kCpu, {{"x", square()}}));
@@ -129,7 +153,7 @@ TEST_F(PlacementCosts, Transfer_OfAWeightKeptFromAnEarlierRun_IsNotCharged) {
   GraphBuilder g(m.mutable_graph());
   g.input("x", kF, {16, 16}).init_float("w", {16, 16}, std::vector<float>(256, 0.5f)).output("y", kF, {16, 16});
   g.node("Mul", {"x", "w"}, {"y"});
-  ASSERT_NO_FATAL_FAILURE(open(m));
+  ASSERT_NO_FATAL_FAILURE(open(m, profile_));
   ASSERT_NO_FATAL_FAILURE(run_on(kGpu0, {{"x", square()}}));  // x and w copied to cuda:0
   ASSERT_NO_FATAL_FAILURE(run_on(kGpu0, {{"x", square()}}));
   auto mul = policy_->last("Mul_1");
@@ -143,7 +167,7 @@ TEST_F(PlacementCosts, Transfer_OfAWeightKeptFromAnEarlierRun_IsNotCharged) {
 
 TEST_F(PlacementCosts, OutputTransfer_ChargesAnExcursionAwayFromTheInputs) {
   auto m = chain();
-  ASSERT_NO_FATAL_FAILURE(open(m));
+  ASSERT_NO_FATAL_FAILURE(open(m, flat_));
   ASSERT_NO_FATAL_FAILURE(run_on(kGpu0, {{"x", square()}}));
   ASSERT_NO_FATAL_FAILURE(run_on(kCpu, {{"x", square()}}));
   ASSERT_NO_FATAL_FAILURE(run_on(kCpu, {{"x", square()}}));
@@ -154,8 +178,8 @@ TEST_F(PlacementCosts, OutputTransfer_ChargesAnExcursionAwayFromTheInputs) {
   EXPECT_DOUBLE_EQ(relu[kCpu].output_transfer_us, 0);
   EXPECT_GT(relu[kGpu0].output_transfer_us, 0);
   EXPECT_DOUBLE_EQ(relu[kGpu0].output_transfer_us, relu[kGpu0].predicted_transfer_us);
-  // cuda:1 would copy it too, but has issued no copy yet to learn from.
-  EXPECT_DOUBLE_EQ(relu[kGpu1].output_transfer_us, relu[kGpu0].output_transfer_us - 4);
+  // cuda:1 would copy it too.
+  EXPECT_DOUBLE_EQ(relu[kGpu1].output_transfer_us, relu[kGpu0].output_transfer_us);
   EXPECT_DOUBLE_EQ(relu[kCpu].finish_us(), relu[kCpu].backlog_us + relu[kCpu].issue_us + relu[kCpu].predicted_compute_us);
   EXPECT_DOUBLE_EQ(relu[kGpu0].finish_us(), relu[kGpu0].backlog_us + relu[kGpu0].predicted_transfer_us + relu[kGpu0].issue_us +
                                                 relu[kGpu0].predicted_compute_us + relu[kGpu0].output_transfer_us);
@@ -163,7 +187,7 @@ TEST_F(PlacementCosts, OutputTransfer_ChargesAnExcursionAwayFromTheInputs) {
 
 TEST_F(PlacementCosts, OutputTransfer_DoesNotHoldNodesWhereTheirConsumersWere) {
   auto m = chain();
-  ASSERT_NO_FATAL_FAILURE(open(m));
+  ASSERT_NO_FATAL_FAILURE(open(m, flat_));
   ASSERT_NO_FATAL_FAILURE(run_on(kGpu0, {{"x", square()}}));
   ASSERT_NO_FATAL_FAILURE(run_on(kCpu, {{"x", square()}}));
   // In the second run Tanh had last run on cuda:0, away from Relu's input
@@ -177,6 +201,44 @@ TEST_F(PlacementCosts, OutputTransfer_DoesNotHoldNodesWhereTheirConsumersWere) {
   EXPECT_DOUBLE_EQ(sigmoid[kCpu].output_transfer_us, 0);
   EXPECT_GT(sigmoid[kGpu0].output_transfer_us, 3);
   EXPECT_GT(sigmoid[kGpu1].output_transfer_us, 3);
+}
+
+// One step of lookahead: a consumer that runs faster on another device
+// either pays the copy of its input there or runs slower here, and the
+// producer is charged the smaller, so that a cheap node does not keep a
+// heavy consumer away from its device. Costs are the consumers' own issue
+// and compute times, from their last predictions.
+TEST_F(PlacementCosts, OutputTransfer_LooksAhead_ToWhereAConsumerRunsFastest) {
+  auto m = chain();
+  ASSERT_NO_FATAL_FAILURE(open(m, profile_));
+  // A first run predicts nothing about the consumers yet.
+  ASSERT_NO_FATAL_FAILURE(run_on(kCpu, {{"x", square()}}));
+  for (int d : {kCpu, kGpu0, kGpu1})
+    EXPECT_DOUBLE_EQ(policy_->last("Relu_1")[d].output_transfer_us, 0) << "device " << d;
+  // Every device issues once, so that issue times are known everywhere.
+  for (int d : {kGpu1, kGpu0, kCpu, kCpu}) ASSERT_NO_FATAL_FAILURE(run_on(d, {{"x", square()}}));
+  auto relu = policy_->last("Relu_1");
+  auto tanh = policy_->last("Tanh_2");
+  // Sigmoid takes 22 us here (issue and compute), 5 us on a GPU: Tanh on
+  // the host is charged the copy of t to a GPU, which costs what copying x
+  // to cuda:0 costs Relu (same size, same link).
+  EXPECT_DOUBLE_EQ(tanh[kCpu].output_transfer_us, relu[kGpu0].predicted_transfer_us);
+  // Tanh takes 7 us here, 6 us on a GPU: the 1 us it would lose is less
+  // than the copy, so Relu on the host is charged that.
+  EXPECT_DOUBLE_EQ(relu[kCpu].output_transfer_us, 1);
+  // On a GPU Relu leaves Tanh where it runs fastest, but Tanh last ran on
+  // the host next to x: the excursion's copy back is charged, once.
+  EXPECT_DOUBLE_EQ(relu[kGpu0].output_transfer_us, relu[kGpu0].predicted_transfer_us);
+
+  // Once the chain has run on cuda:0, nothing is charged there, and the
+  // host still pays for its consumers' loss.
+  for (int i = 0; i < 2; ++i) ASSERT_NO_FATAL_FAILURE(run_on(kGpu0, {{"x", square()}}));
+  relu = policy_->last("Relu_1");
+  tanh = policy_->last("Tanh_2");
+  EXPECT_DOUBLE_EQ(relu[kGpu0].output_transfer_us, 0);
+  EXPECT_DOUBLE_EQ(tanh[kGpu0].output_transfer_us, 0);
+  EXPECT_DOUBLE_EQ(relu[kCpu].output_transfer_us, 1);
+  EXPECT_DOUBLE_EQ(tanh[kCpu].output_transfer_us, relu[kGpu0].predicted_transfer_us);
 }
 
 // Loop M times: v = Neg(v); scan output v (before negation) each step.
@@ -204,7 +266,7 @@ std::map<std::string, RuntimeValue> loop_inputs() {
 
 TEST_F(PlacementCosts, OutputTransfer_InLoopBodies_ReadsOnTheHostCount) {
   auto m = neg_loop();
-  ASSERT_NO_FATAL_FAILURE(open(m));
+  ASSERT_NO_FATAL_FAILURE(open(m, flat_));
   ASSERT_NO_FATAL_FAILURE(run_on(kCpu, loop_inputs()));
   ASSERT_NO_FATAL_FAILURE(run_on(kCpu, loop_inputs()));
   // v_out becomes v in the next iteration, which Neg and Identity_3 read on
@@ -222,7 +284,7 @@ TEST_F(PlacementCosts, OutputTransfer_InLoopBodies_ReadsOnTheHostCount) {
 
 TEST_F(PlacementCosts, OutputTransfer_LoopCarriedValue_GoesToTheNextIterationsReaders) {
   auto m = neg_loop();
-  ASSERT_NO_FATAL_FAILURE(open(m));
+  ASSERT_NO_FATAL_FAILURE(open(m, flat_));
   ASSERT_NO_FATAL_FAILURE(run_on(kGpu0, loop_inputs()));
   ASSERT_NO_FATAL_FAILURE(run_on(kGpu0, loop_inputs()));
   // From the second iteration on, v lives on cuda:0, and the nodes reading
