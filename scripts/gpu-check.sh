@@ -143,10 +143,10 @@ bench_diagnostics() {
     --sim "$raw/sim_profile.json" --models models/workloads
   step workloads_profiled 90 switchyard bench models/workloads --devices cpu,cuda:0 \
     --policies "$policies" --runs 20 --warmup 5 --profile "$raw/cost_profile.json" --json "$raw/workloads_profiled.json"
-  # Why dynamic put each node where it did, on the two workloads simulation
+  # Why dynamic put each node where it did, on the workloads simulation
   # says it should win.
   local m
-  for m in wide_branches moe_if; do
+  for m in wide_branches wide_branches_b512 moe_if; do
     step "decisions_$m" 30 switchyard run "models/workloads/$m.onnx" --devices cpu,cuda:0 --policy dynamic \
       --random-inputs --runs 30 --decisions "$raw/decisions_$m.jsonl" --trace "$raw/trace_$m.json"
   done

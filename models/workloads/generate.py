@@ -28,6 +28,10 @@ modulo a size; small random ints 0..7 already give varied trip counts).
   wide_branches   many independent branches from one input, heavy MatMul
                   branches and chains of tiny elementwise ops, merged by Add
                   and Concat.
+  wide_branches_b512
+                  the same graph and weights at batch 512: eight times the
+                  work in the same file, where a GPU pays for the heavy
+                  branches and the host for the light ones.
 
 Weights come from numpy's default_rng seeded with --seed plus a per-model
 offset, so the files are byte-for-byte reproducible. Thresholds that decide
@@ -57,10 +61,12 @@ from workload_check import check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-MODELS = ["rnn_loop", "early_exit", "early_exit_loop", "moe_if", "decode_loop", "scan_seq", "wide_branches"]
+MODELS = ["rnn_loop", "early_exit", "early_exit_loop", "moe_if", "decode_loop", "scan_seq", "wide_branches",
+          "wide_branches_b512"]
 # Per-model offsets added to --seed, so changing one model's flags leaves the others' bytes alone.
 SEED_OFFSET = {m: 1000 * (i + 1) for i, m in enumerate(MODELS)}
 SEED_OFFSET["early_exit_loop"] = SEED_OFFSET["early_exit"]  # same weights on purpose
+SEED_OFFSET["wide_branches_b512"] = SEED_OFFSET["wide_branches"]
 
 
 # --------------------------------------------------------------------------
@@ -556,8 +562,8 @@ def build_scan_seq(a, rng):
 #    Only two W x W matrices are stored; heavy branches share them (the file
 #    stays small, and a device running a heavy branch needs them copied).
 # --------------------------------------------------------------------------
-def build_wide_branches(a, rng):
-    B, W, NH, NL = a.wide_batch, a.wide_width, a.wide_heavy, a.wide_light
+def build_wide_branches(a, rng, model="wide_branches", batch=None):
+    B, W, NH, NL = batch or a.wide_batch, a.wide_width, a.wide_heavy, a.wide_light
     nm, w = Namer(), Weights()
     mats = [glorot(rng, W, W, gain=np.sqrt(2.0)) for _ in range(2)]
     w.add("Wa", mats[0]), w.add("Wb", mats[1])
@@ -612,7 +618,7 @@ def build_wide_branches(a, rng):
     g.op("Identity", [level[0]], outs="y_sum")
     g.op("Concat", branches, outs="y_cat", axis=1)
     nb = NH + NL
-    graph = g.graph("wide_branches", [vi("x", F, [B, W])],
+    graph = g.graph(model, [vi("x", F, [B, W])],
                     [vi("y_sum", F, [B, W]), vi("y_cat", F, [B, nb * W])], w.tensors)
 
     def reference(x):
@@ -634,8 +640,12 @@ def build_wide_branches(a, rng):
             outs.append(v.astype(np.float32))
         return {"y_sum": np.sum(outs, axis=0, dtype=np.float32), "y_cat": np.concatenate(outs, axis=1)}
 
-    return Workload("wide_branches", make_model(graph), reference,
-                    stats={"branches": f"{NH} heavy + {NL} light"})
+    return Workload(model, make_model(graph), reference,
+                    stats={"branches": f"{NH} heavy + {NL} light", "batch": B})
+
+
+def build_wide_branches_b512(a, rng):
+    return build_wide_branches(a, rng, "wide_branches_b512", a.wide_large_batch)
 
 
 BUILDERS = {
@@ -646,6 +656,7 @@ BUILDERS = {
     "decode_loop": build_decode_loop,
     "scan_seq": build_scan_seq,
     "wide_branches": build_wide_branches,
+    "wide_branches_b512": build_wide_branches_b512,
 }
 
 
@@ -701,6 +712,8 @@ def main():
     wg.add_argument("--wide-width", type=int, default=448, help="width (heavy branches: two width x width MatMuls)")
     wg.add_argument("--wide-heavy", type=int, default=6, help="MatMul branches")
     wg.add_argument("--wide-light", type=int, default=6, help="chains of 2..7 tiny elementwise ops")
+    wg.add_argument("--wide-large-batch", type=int, default=512,
+                    help="rows of x in wide_branches_b512 (the other flags apply to both)")
     a = ap.parse_args()
 
     names = [n.strip() for n in a.only.split(",") if n.strip()] or MODELS
