@@ -227,7 +227,7 @@ TEST_F(PlacementCosts, OutputTransfer_LooksAhead_ToWhereAConsumerRunsFastest) {
   // than the copy, so Relu on the host is charged that.
   EXPECT_DOUBLE_EQ(relu[kCpu].output_transfer_us, 1);
   // On a GPU Relu leaves Tanh where it runs fastest, but Tanh last ran on
-  // the host next to x: the excursion's copy back is charged, once.
+  // the host next to x: the excursion's copy back is charged.
   EXPECT_DOUBLE_EQ(relu[kGpu0].output_transfer_us, relu[kGpu0].predicted_transfer_us);
 
   // Once the chain has run on cuda:0, nothing is charged there, and the
