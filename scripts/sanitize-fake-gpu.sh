@@ -2,9 +2,10 @@
 # The CUDA backend and the run loop on the fake GPUs (tests/devices/cuda/
 # fake_gpu) under a sanitizer: completion callbacks on stream threads
 # against the run loop, concurrent sessions sharing a GPU, staged copies,
-# faults. Not part of CI: on a 2-core machine either build takes about 35
-# minutes (CI's own sanitizer build leaves CUDA out for that reason). Needs
-# the CUDA toolkit, not a GPU.
+# faults. Not part of CI: on a 2-core machine either build takes 10 to 35
+# minutes, depending on what ccache holds (CI's own sanitizer build leaves
+# CUDA out for that reason), and the thread run about 25. Needs the CUDA
+# toolkit, not a GPU.
 #
 #   scripts/sanitize-fake-gpu.sh thread  [test args]   ThreadSanitizer (build-tsan)
 #   scripts/sanitize-fake-gpu.sh address [test args]   AddressSanitizer + UBSan (build-asan-cuda)
@@ -20,7 +21,10 @@ case "$mode" in
     BUILD_DIR=${BUILD_DIR:-build-tsan}
     flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS=-fsanitize=thread
            -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread)
-    export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$supp"
+    # history_size=7 (the most): with less, TSan often cannot restore the
+    # stack of an earlier write made on a oneTBB worker, and a suppression
+    # of tsan.supp then cannot match the report.
+    export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 history_size=7 suppressions=$supp"
     ;;
   address)
     BUILD_DIR=${BUILD_DIR:-build-asan-cuda}

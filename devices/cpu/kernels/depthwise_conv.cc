@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "devices/cpu/kernels/depthwise_flat.h"
+#include "devices/cpu/kernels/target_clones.h"
 
 namespace sy::nn {
 namespace {
@@ -27,9 +28,8 @@ struct DepthwisePlane {
   const int64_t* hi;
 };
 
-__attribute__((target_clones("arch=x86-64-v3", "default"))) void depthwise_plane(const DepthwisePlane& p,
-                                                                                const float* x, const float* k,
-                                                                                float bias, float* y) {
+SY_TARGET_CLONES("arch=x86-64-v3", "default")
+void depthwise_plane(const DepthwisePlane& p, const float* x, const float* k, float bias, float* y) {
   for (int64_t oh = 0; oh < p.OH; ++oh) {
     float* yr = y + oh * p.OW;
     std::fill(yr, yr + p.OW, bias);
@@ -209,8 +209,8 @@ template <int kK>
 // Needs OW >= 8. x86-64-v3 and v4 bring FMA, which plain "avx2" left out
 // (a multiply and an add per tap). `xp`: the padded buffer, or null to read
 // x in place (stride 1, no pads).
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void depthwise_plane_padded(
-    const PaddedPlane& p, const float* x, float* xp, const float* k, float bias, float* y) {
+SY_TARGET_CLONES("arch=x86-64-v4", "arch=x86-64-v3", "default")
+void depthwise_plane_padded(const PaddedPlane& p, const float* x, float* xp, const float* k, float bias, float* y) {
   if (xp) {
     fill_padded(p, x, xp);
     x = xp;
@@ -400,9 +400,9 @@ struct BlockPlan {
 }
 
 // One task: a band of output rows of one block of 16 channels of one image.
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void depthwise_block_band(
-    const BlockPlan& p, const float* x, const float* W, const float* B, int64_t cn, int64_t oh0, float* y,
-    float* band) {
+SY_TARGET_CLONES("arch=x86-64-v4", "arch=x86-64-v3", "default")
+void depthwise_block_band(const BlockPlan& p, const float* x, const float* W, const float* B, int64_t cn, int64_t oh0,
+                          float* y, float* band) {
   const int64_t taps = p.KH * p.KW;
   // Plain floats: a std::vector of 64-byte vectors came back 16-byte
   // aligned, and the vectors' aligned loads faulted.

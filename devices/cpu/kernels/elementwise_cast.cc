@@ -8,8 +8,6 @@
 //
 // Thread-safety: compute() is const; the target type is parsed in init().
 // First: it sets this family's optimisation options for the whole TU.
-#include "devices/cpu/kernels/elementwise_common.h"
-
 #include <cctype>
 #include <charconv>
 #include <cinttypes>
@@ -19,6 +17,9 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+
+#include "devices/cpu/kernels/elementwise_common.h"
+#include "devices/cpu/kernels/target_clones.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -71,8 +72,8 @@ bool convert_f16c(const From* in, To* out, int64_t n) {
 // float to int32 or uint8 and bool to float stayed scalar (a [256, 1024]
 // Cast from float to int32 took 9.5x ONNX Runtime's time).
 template <typename From, typename To>
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void convert_run(
-    const From* __restrict in, To* __restrict out, int64_t n) {
+SY_TARGET_CLONES("arch=x86-64-v4", "arch=x86-64-v3", "default")
+void convert_run(const From* __restrict in, To* __restrict out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = cvt<To>(in[i]);
 }
 

@@ -20,6 +20,7 @@
 #include "devices/broadcast.h"
 #include "devices/cpu/cpu_kernels.h"
 #include "devices/cpu/kernels/parallel_ranges.h"
+#include "devices/cpu/kernels/target_clones.h"
 #include "devices/cpu/kernels/wrapping.h"
 #include "devices/kernel.h"
 
@@ -209,8 +210,9 @@ void run_plan(const BroadcastPlan<N>& p, const Inner& inner) {
 // quarter of AVX-512's width. The output is a fresh tensor, never an
 // operand, hence __restrict.
 template <typename O, typename A, typename B, typename F>
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void binary_run(
-    const F f, const A* __restrict pa, int64_t sa, const B* __restrict pb, int64_t sb, O* __restrict po, int64_t n) {
+SY_TARGET_CLONES("arch=x86-64-v4", "arch=x86-64-v3", "default")
+void binary_run(const F f, const A* __restrict pa, int64_t sa, const B* __restrict pb, int64_t sb, O* __restrict po,
+                int64_t n) {
   if (sa == 1 && sb == 1) {
     for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[i]);
   } else if (sa == 0 && sb == 1) {

@@ -7,15 +7,15 @@
 // Thread-safety: compute() is const. Dropout's training-mode RNG state is
 // local to each compute() call.
 // First: it sets this family's optimisation options for the whole TU.
-#include "devices/cpu/kernels/elementwise_common.h"
-
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <limits>
 #include <random>
 
+#include "devices/cpu/kernels/elementwise_common.h"
 #include "devices/cpu/kernels/quantize_simd.h"
+#include "devices/cpu/kernels/target_clones.h"
 
 namespace sy::elementwise {
 
@@ -155,10 +155,8 @@ void for_param_runs(const QuantParams& p, int64_t n, const F& f) {
 // Float to 8 bits runs quantize_prefix's intrinsics first; this finishes
 // the run's tail, and does the other types whole.
 template <typename X, typename Q, typename C>
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void quantize_run(const X* __restrict in,
-                                                                                                Q* __restrict o,
-                                                                                                int64_t n, C scale,
-                                                                                                C zero) {
+SY_TARGET_CLONES("arch=x86-64-v4", "arch=x86-64-v3", "default")
+void quantize_run(const X* __restrict in, Q* __restrict o, int64_t n, C scale, C zero) {
   constexpr C lo = static_cast<C>(std::numeric_limits<Q>::lowest());
   constexpr C hi = static_cast<C>(std::numeric_limits<Q>::max());
   for (int64_t i = 0; i < n; ++i) {
@@ -169,8 +167,8 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) vo
 
 // o = (in - zero) * scale: one run of DequantizeLinear.
 template <typename X, typename O, typename C>
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void dequantize_run(
-    const X* __restrict in, O* __restrict o, int64_t n, int64_t zero, C scale) {
+SY_TARGET_CLONES("arch=x86-64-v4", "arch=x86-64-v3", "default")
+void dequantize_run(const X* __restrict in, O* __restrict o, int64_t n, int64_t zero, C scale) {
   for (int64_t i = 0; i < n; ++i) o[i] = cvt<O>(static_cast<C>(static_cast<int64_t>(in[i]) - zero) * scale);
 }
 

@@ -9,14 +9,14 @@
 // floating-point exceptions).
 //
 // Thread-safety: compute() is const; attributes are parsed in init().
-#include "devices/cpu/kernels/elementwise_common.h"
-
 #include <cfloat>
 #include <climits>
 #include <cmath>
 #include <optional>
 #include <type_traits>
 
+#include "devices/cpu/kernels/elementwise_common.h"
+#include "devices/cpu/kernels/target_clones.h"
 #include "devices/cpu/kernels/vector_math.h"
 
 namespace sy::elementwise {
@@ -297,8 +297,8 @@ constexpr std::optional<VecFn> kVecFn<SigmoidOp> = VecFn::kSigmoid;
 // kernel's outputs are fresh tensors), so the two are __restrict: bytes
 // may alias anything, and Not stayed a byte at a time (8x).
 template <typename Op, typename T, typename O>
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void unary_loop(
-    const Op op, const T* __restrict in, O* __restrict o, int64_t n) {
+SY_TARGET_CLONES("arch=x86-64-v4", "arch=x86-64-v3", "default")
+void unary_loop(const Op op, const T* __restrict in, O* __restrict o, int64_t n) {
   if constexpr (std::is_same_v<Op, NotOp>) {
     // As bytes compared with zero: GCC leaves loops over bool scalar.
     const auto* x = reinterpret_cast<const uint8_t*>(in);
@@ -318,8 +318,8 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) vo
 // built for SSE, the passes around the vector function took as long as
 // the function (Gelu [8, 128, 768]: 258 us to 185; erf alone takes 147).
 template <typename Op>
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void split_loop(
-    const Op op, const float* __restrict in, float* __restrict out, int64_t n) {
+SY_TARGET_CLONES("arch=x86-64-v4", "arch=x86-64-v3", "default")
+void split_loop(const Op op, const float* __restrict in, float* __restrict out, int64_t n) {
   constexpr int64_t kBlock = 1024;
   float t[kBlock];
   for (int64_t c = 0; c < n; c += kBlock) {

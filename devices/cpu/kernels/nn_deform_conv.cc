@@ -33,6 +33,7 @@
 
 #include "devices/cpu/kernels/nn_common.h"
 #include "devices/cpu/kernels/reduction_common.h"
+#include "devices/cpu/kernels/target_clones.h"
 
 namespace sy::nn {
 namespace {
@@ -190,14 +191,10 @@ template <typename C>
   }
 }
 
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void column_rows(const RowJob<float>& j,
-                                                                                               int64_t o0, int64_t o1) {
-  column_rows_any(j, o0, o1);
-}
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void column_rows(const RowJob<double>& j,
-                                                                                               int64_t o0, int64_t o1) {
-  column_rows_any(j, o0, o1);
-}
+SY_TARGET_CLONES("arch=x86-64-v4", "arch=x86-64-v3", "default")
+void column_rows(const RowJob<float>& j, int64_t o0, int64_t o1) { column_rows_any(j, o0, o1); }
+SY_TARGET_CLONES("arch=x86-64-v4", "arch=x86-64-v3", "default")
+void column_rows(const RowJob<double>& j, int64_t o0, int64_t o1) { column_rows_any(j, o0, o1); }
 
 // xt [in_size, C] = image n of x [N, C, in_size], in the compute type.
 template <typename T, typename C>

@@ -12,17 +12,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
-#include <cstring>
-#include <limits>
 #include <string>
 
 #include "devices/cpu/kernels/nn_common.h"
 #include "devices/cpu/kernels/nn_pool_rows.h"
 #include "devices/cpu/kernels/reduction_common.h"
+#include "devices/cpu/kernels/target_clones.h"
 #include "devices/cpu/kernels/vector_math.h"
 
 namespace sy::nn {
@@ -72,9 +73,9 @@ constexpr int64_t kGroup = 8;
 using Floats8 = float __attribute__((vector_size(32)));
 using Ints8 = int32_t __attribute__((vector_size(32)));
 
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void max_group(
-    const float* xp, int64_t W, int64_t ih_lo, int64_t ih_hi, int64_t s2, int64_t sw, int64_t KW,
-    float (&best_out)[kGroup], int64_t (&at_out)[kGroup]) {
+SY_TARGET_CLONES("arch=x86-64-v4", "arch=x86-64-v3", "default")
+void max_group(const float* xp, int64_t W, int64_t ih_lo, int64_t ih_hi, int64_t s2, int64_t sw, int64_t KW,
+               float (&best_out)[kGroup], int64_t (&at_out)[kGroup]) {
   const Ints8 lane = Ints8{0, 1, 2, 3, 4, 5, 6, 7} * static_cast<int32_t>(sw);
   const int64_t row_end = ih_hi * W;  // nothing at or past it is read
   auto load = [&](int64_t i, Floats8 & v) __attribute__((always_inline)) {

@@ -9,6 +9,8 @@
 #include <memory>
 #include <vector>
 
+#include "devices/cpu/kernels/target_clones.h"
+
 namespace sy::nn {
 
 // A dilated window is worked out in 128 bits: the dilation may be
@@ -213,9 +215,8 @@ template <bool kMax>
 }
 
 // `buf` holds PoolLayout(p, oh1 - oh0).total floats.
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void pool_rows(const PoolRows& p,
-                                                                                              int64_t oh0, int64_t oh1,
-                                                                                              float* buf) {
+SY_TARGET_CLONES("arch=x86-64-v4", "arch=x86-64-v3", "default")
+void pool_rows(const PoolRows& p, int64_t oh0, int64_t oh1, float* buf) {
   if (p.max)
     pool_rows_as<true>(p, oh0, oh1, buf);
   else
@@ -224,8 +225,8 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) vo
 
 // dst[i] = op over c < count of src[c * stride + i], for i < n: a 3-D
 // window's input planes reduced to one.
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void reduce_planes(
-    bool max, float* dst, int64_t n, int64_t count, const float* src, int64_t stride) {
+SY_TARGET_CLONES("arch=x86-64-v4", "arch=x86-64-v3", "default")
+void reduce_planes(bool max, float* dst, int64_t n, int64_t count, const float* src, int64_t stride) {
   auto next = [&](int64_t c) { return src + c * stride; };
   if (max)
     reduce_into<true>(dst, n, count, next);

@@ -9,6 +9,7 @@
 #include "devices/broadcast.h"
 #include "devices/cpu/cpu_kernels.h"
 #include "devices/cpu/kernels/reduction_common.h"
+#include "devices/cpu/kernels/target_clones.h"
 
 namespace sy {
 namespace {
@@ -117,8 +118,8 @@ class LayerNormKernel final : public Kernel {
 // One row of RMSNormalization, cloned for AVX-512 and AVX2: at the
 // baseline's SSE width it took 1.3x ONNX Runtime's time.
 template <typename T, typename V, typename C>
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void rms_row(
-    const T* __restrict x, V* __restrict y, const C* __restrict scale, int64_t n, C eps) {
+SY_TARGET_CLONES("arch=x86-64-v4", "arch=x86-64-v3", "default")
+void rms_row(const T* __restrict x, V* __restrict y, const C* __restrict scale, int64_t n, C eps) {
   const C squares = lane_sum<C>(n, [&](int64_t j) {
     const C v = C(load(x[j]));
     return v * v;

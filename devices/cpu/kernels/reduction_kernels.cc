@@ -15,6 +15,7 @@
 
 #include "devices/cpu/cpu_kernels.h"
 #include "devices/cpu/kernels/reduction_common.h"
+#include "devices/cpu/kernels/target_clones.h"
 #include "devices/cpu/kernels/vector_math.h"
 
 namespace sy {
@@ -254,8 +255,8 @@ void accumulate_run(typename Op::Acc& a, const T* r, int64_t n) {
 // the rows in a local array the compiler keeps in registers: a call and a
 // load and store of the accumulators per row made that case 1.9x.
 template <typename Op, typename T>
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void add_rows(
-    typename Op::Acc* __restrict acc, const T* __restrict r, int64_t stride, int64_t rows, int64_t w) {
+SY_TARGET_CLONES("arch=x86-64-v4", "arch=x86-64-v3", "default")
+void add_rows(typename Op::Acc* __restrict acc, const T* __restrict r, int64_t stride, int64_t rows, int64_t w) {
   constexpr int64_t kBlock = 64;
   int64_t j = 0;
   for (; j + kBlock <= w; j += kBlock) {

@@ -11,6 +11,7 @@
 
 #include "devices/cpu/cpu_kernels.h"
 #include "devices/cpu/kernels/reduction_common.h"
+#include "devices/cpu/kernels/target_clones.h"
 #include "devices/cpu/kernels/vector_math.h"
 
 namespace sy {
@@ -25,7 +26,7 @@ enum class SoftmaxKind { kSoftmax, kLogSoftmax, kHardmax };
 // y[0, d) *= r. Cloned for AVX-512: reading back in SSE registers the row
 // that exp_shifted_sum had just stored in AVX-512 ones stalled every load
 // (a quarter of Softmax's time under perf; 7% this way).
-__attribute__((target_clones("avx512f", "default"))) void scale_row(float* __restrict y, float r, int64_t d) {
+SY_TARGET_CLONES("avx512f", "default") void scale_row(float* __restrict y, float r, int64_t d) {
   for (int64_t k = 0; k < d; ++k) y[k] *= r;
 }
 

@@ -11,6 +11,7 @@
 
 #include "devices/broadcast.h"
 #include "devices/cpu/kernels/resize_plan.h"
+#include "devices/cpu/kernels/target_clones.h"
 #include "devices/cpu/kernels/tensor_common.h"
 #include "devices/cpu/kernels/tensor_register.h"
 
@@ -73,9 +74,9 @@ template <int kTaps, typename C>
 
 // Cloned for FMA (x86-64-v3 has it, plain AVX2 does not): 7% here.
 template <typename C>
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void interpolate_row(
-    const C* __restrict s, const C* __restrict w, const int64_t* __restrict idx, int taps, int64_t out,
-    C* __restrict d) {
+SY_TARGET_CLONES("arch=x86-64-v4", "arch=x86-64-v3", "default")
+void interpolate_row(const C* __restrict s, const C* __restrict w, const int64_t* __restrict idx, int taps, int64_t out,
+                     C* __restrict d) {
   if (taps == 2)
     interpolate_taps<2>(s, w, idx, taps, out, d);
   else if (taps == 4)

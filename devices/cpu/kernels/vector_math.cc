@@ -6,6 +6,7 @@
 
 #include "devices/cpu/kernels/avx512.h"
 #include "devices/cpu/kernels/elementwise_common.h"
+#include "devices/cpu/kernels/target_clones.h"
 
 #if defined(__x86_64__) && defined(__GLIBC__)
 #include <dlfcn.h>
@@ -75,14 +76,14 @@ const Mvec& mvec() {
 
 // The sigmoid's loops around its exp, in the widest vectors the CPU has:
 // built for baseline SSE they took as long as the exp itself.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void negated_abs(const float* __restrict x,
-                                                                            float* __restrict t, int64_t n) {
+SY_TARGET_CLONES("avx512f", "avx2", "default")
+void negated_abs(const float* __restrict x, float* __restrict t, int64_t n) {
   for (int64_t i = 0; i < n; ++i) t[i] = -std::fabs(x[i]);
 }
 // t = e^-|x| in, the sigmoid out. x and t are apart, so that the loop
 // vectorises without a run-time overlap check.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void sigmoid_from_exp(const float* __restrict x,
-                                                                                 float* __restrict t, int64_t n) {
+SY_TARGET_CLONES("avx512f", "avx2", "default")
+void sigmoid_from_exp(const float* __restrict x, float* __restrict t, int64_t n) {
   for (int64_t i = 0; i < n; ++i) t[i] = (x[i] >= 0 ? 1.f : t[i]) / (1.f + t[i]);
 }
 
