@@ -17,7 +17,11 @@
 // stream-ordered free is caught when the freeing stream ran first), frees
 // name live allocations, no CUDA call is made from a host function or a
 // stream callback, events are recorded on their own device's streams. A
-// violation prints "fake CUDA: ..." and aborts the process.
+// violation prints "fake CUDA: ..." and aborts the process. Under
+// AddressSanitizer, memory no one may touch (a block's rounding past its
+// end, a freed block, a stream-ordered allocation its stream has not
+// reached) is also poisoned, so a kernel's or the host's stray access
+// is reported where it happens.
 //
 // All functions are thread-safe.
 #pragma once

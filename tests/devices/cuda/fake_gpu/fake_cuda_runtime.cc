@@ -23,6 +23,10 @@
 #include <thread>
 #include <vector>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
+
 using sy::fake_cuda::kFakeGpuMemory;
 using sy::fake_cuda::kFakeGpus;
 
@@ -264,11 +268,35 @@ void check_live(const void* p, size_t n, Kind kind, const char* what) {
         what, n, p);
 }
 
+size_t span_of(size_t n) { return (std::max<size_t>(n, 1) + 255) / 256 * 256; }
+
+// Under AddressSanitizer, the bytes of a block that no one may touch are
+// poisoned: the rounding past its end, all of it until the stream reaches a
+// stream-ordered allocation, all of it once freed. The copies and host
+// functions above check the same by range; this catches what they cannot
+// see, the emulated kernels' own reads and writes of device memory (and the
+// host's of pinned memory), at the faulting instruction. Elsewhere, no-ops.
+void poison(const void* p, size_t n) {
+#if defined(__SANITIZE_ADDRESS__)
+  ASAN_POISON_MEMORY_REGION(sy::fake_cuda::host_view(p), n);
+#else
+  (void)p, (void)n;
+#endif
+}
+void unpoison(const void* p, size_t n) {
+#if defined(__SANITIZE_ADDRESS__)
+  ASAN_UNPOISON_MEMORY_REGION(sy::fake_cuda::host_view(p), n);
+#else
+  (void)p, (void)n;
+#endif
+}
+
 void* new_block(size_t n, int device, bool ready = true) {
-  const size_t span = (std::max<size_t>(n, 1) + 255) / 256 * 256;
+  const size_t span = span_of(n);
   void* p = std::aligned_alloc(256, span);
   if (!p) return nullptr;
   std::memset(p, kUninitialised, span);
+  poison(static_cast<char*>(p) + (ready ? n : 0), ready ? span - n : span);
   if (device >= 0) p = device_address(p);
   State& g = st();
   std::lock_guard<std::mutex> lock(g.mu);
@@ -284,13 +312,16 @@ void kill_block(uintptr_t start) {
   Block& b = g.blocks[start];
   b.live = false;
   if (b.device >= 0) g.device_bytes[b.device] -= b.bytes;
+  unpoison(reinterpret_cast<void*>(start), span_of(b.bytes));  // a block freed before its stream reached it
   std::memset(sy::fake_cuda::host_view(reinterpret_cast<void*>(start)), kFreed, std::max<size_t>(b.bytes, 1));
+  poison(reinterpret_cast<void*>(start), span_of(b.bytes));
   g.quarantine.push_back(start);
   g.quarantined_bytes += b.bytes;
   while (g.quarantined_bytes > kQuarantineBytes) {
     const uintptr_t old = g.quarantine.front();
     g.quarantine.pop_front();
     g.quarantined_bytes -= g.blocks[old].bytes;
+    unpoison(reinterpret_cast<void*>(old), span_of(g.blocks[old].bytes));
     g.blocks.erase(old);
     std::free(sy::fake_cuda::host_view(reinterpret_cast<void*>(old)));
   }
@@ -582,7 +613,10 @@ cudaError_t cudaMallocAsync(void** p, size_t bytes, cudaStream_t stream) {
   // Usable in this stream's order; elsewhere only once ordered after it.
   push(s, [block] {
     std::lock_guard<std::mutex> lock(st().mu);
-    if (Block* b = block_of(block, 0)) b->ready = true;
+    if (Block* b = block_of(block, 0)) {
+      b->ready = true;
+      unpoison(block, b->bytes);
+    }
   });
   *p = block;
   return cudaSuccess;

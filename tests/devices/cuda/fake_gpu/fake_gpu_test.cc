@@ -6,9 +6,11 @@
 // device memory), in every CUDA build, GPU or not. The fake aborts with
 // "fake CUDA: ..." on a use after a stream-ordered free, a bad free, or a
 // CUDA call from a callback.
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -286,6 +288,45 @@ TEST_F(FakeGpu, OutOfDeviceMemory_IsResourceExhausted) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kResourceExhausted) << r.status().message();
   EXPECT_NE(r.status().message().find("out of memory"), std::string::npos) << r.status().message();
+}
+
+// Under AddressSanitizer the fake poisons what no one may touch, so that
+// the emulated kernels' stray reads and writes of device memory, which no
+// range check of the fake sees, are reported where they happen (the
+// sanitizer runs of scripts/sanitize-fake-gpu.sh).
+TEST(FakeCudaDeathTest, StrayDeviceAccess_IsReportedUnderAddressSanitizer) {
+#if !defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "needs an AddressSanitizer build (scripts/sanitize-fake-gpu.sh address): "
+                  "elsewhere the fake poisons nothing";
+#else
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // the fake's stream threads
+  auto byte = [](void* device_ptr, size_t i) {
+    return static_cast<volatile char*>(fake_cuda::host_view(device_ptr))[i];
+  };
+  void* p = nullptr;
+  ASSERT_EQ(cudaMalloc(&p, 10), cudaSuccess);
+  EXPECT_EQ(byte(p, 9), static_cast<char>(0xCD));  // the fake's "never written" pattern
+  EXPECT_DEATH(byte(p, 10), "AddressSanitizer: use-after-poison");
+  ASSERT_EQ(cudaFree(p), cudaSuccess);
+  EXPECT_DEATH(byte(p, 0), "AddressSanitizer: use-after-poison");
+
+  // A stream-ordered allocation whose stream is held back by a host function.
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  std::atomic<bool> go{false};
+  auto wait_for_go = [](void* flag) {
+    while (!static_cast<std::atomic<bool>*>(flag)->load()) std::this_thread::yield();
+  };
+  ASSERT_EQ(cudaLaunchHostFunc(s, wait_for_go, &go), cudaSuccess);
+  ASSERT_EQ(cudaMallocAsync(&p, 16, s), cudaSuccess);
+  EXPECT_DEATH(byte(p, 0), "AddressSanitizer: use-after-poison");
+  go = true;
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  EXPECT_EQ(byte(p, 15), static_cast<char>(0xCD));
+  ASSERT_EQ(cudaFreeAsync(p, s), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  ASSERT_EQ(cudaStreamDestroy(s), cudaSuccess);
+#endif
 }
 
 }  // namespace
