@@ -6,6 +6,7 @@
 #include "tests/devices/cuda/fake_gpu/fake_cuda.h"
 
 #include <cuda_runtime.h>
+#include <sanitizer/asan_interface.h>  // its macros are no-ops outside ASan builds
 
 #include <algorithm>
 #include <atomic>
@@ -22,10 +23,6 @@
 #include <random>
 #include <thread>
 #include <vector>
-
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-#endif
 
 using sy::fake_cuda::kFakeGpuMemory;
 using sy::fake_cuda::kFakeGpus;
@@ -276,20 +273,8 @@ size_t span_of(size_t n) { return (std::max<size_t>(n, 1) + 255) / 256 * 256; }
 // functions above check the same by range; this catches what they cannot
 // see, the emulated kernels' own reads and writes of device memory (and the
 // host's of pinned memory), at the faulting instruction. Elsewhere, no-ops.
-void poison(const void* p, size_t n) {
-#if defined(__SANITIZE_ADDRESS__)
-  ASAN_POISON_MEMORY_REGION(sy::fake_cuda::host_view(p), n);
-#else
-  (void)p, (void)n;
-#endif
-}
-void unpoison(const void* p, size_t n) {
-#if defined(__SANITIZE_ADDRESS__)
-  ASAN_UNPOISON_MEMORY_REGION(sy::fake_cuda::host_view(p), n);
-#else
-  (void)p, (void)n;
-#endif
-}
+void poison(const void* p, size_t n) { ASAN_POISON_MEMORY_REGION(sy::fake_cuda::host_view(p), n); }
+void unpoison(const void* p, size_t n) { ASAN_UNPOISON_MEMORY_REGION(sy::fake_cuda::host_view(p), n); }
 
 void* new_block(size_t n, int device, bool ready = true) {
   const size_t span = span_of(n);
