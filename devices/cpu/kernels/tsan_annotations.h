@@ -19,8 +19,7 @@
 #endif
 
 #ifdef SY_TSAN_BUILD
-extern "C" void __tsan_acquire(void* addr);
-extern "C" void __tsan_release(void* addr);
+#include <sanitizer/tsan_interface.h>  // __tsan_acquire, __tsan_release
 #endif
 
 namespace sy {
