@@ -281,7 +281,8 @@ void* new_block(size_t n, int device, bool ready = true) {
   void* p = std::aligned_alloc(256, span);
   if (!p) return nullptr;
   std::memset(p, kUninitialised, span);
-  poison(static_cast<char*>(p) + (ready ? n : 0), ready ? span - n : span);
+  const size_t usable = ready ? n : 0;  // a stream-ordered allocation: none until its stream gets there
+  poison(static_cast<char*>(p) + usable, span - usable);
   if (device >= 0) p = device_address(p);
   State& g = st();
   std::lock_guard<std::mutex> lock(g.mu);
