@@ -163,6 +163,15 @@ HostAllocator& HostAllocator::host() {
   return *a;
 }
 
+Status check_host_table_bytes(double bytes, const std::string& what) {
+  const uint64_t capacity = HostAllocator::host().capacity();
+  if (bytes <= static_cast<double>(capacity)) return OkStatus();
+  // A whole number where it fits in 64 bits, as the allocator's own errors give.
+  const std::string amount = bytes < 1e19 ? std::to_string(static_cast<uint64_t>(bytes)) : std::to_string(bytes);
+  return ResourceExhausted(what, " would take ", amount, " bytes, more than the ", capacity,
+                           " the host allocator gives one tensor");
+}
+
 StatusOr<BufferRef> HostAllocator::allocate(size_t bytes, DataType dtype, int64_t numel) {
   const uint64_t capacity = capacity_.load(std::memory_order_relaxed);
   if (bytes > capacity) {

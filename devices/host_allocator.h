@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "devices/buffer.h"
 #include "ir/status.h"
@@ -46,5 +47,13 @@ class HostAllocator {
 // Physical memory of this machine, or the process's cgroup memory limit if
 // that is lower: the default capacity.
 uint64_t physical_memory_bytes();
+
+// For kernels whose host-side tables (batch offsets, sampling taps) grow
+// with dims that a model or its inputs can make huge, even when the data
+// is small or empty: they size the tables up with this before making them,
+// since a std::vector too large to be had throws. ResourceExhausted when
+// `bytes` (a double, so the caller's sum cannot overflow) is more than the
+// host allocator gives one tensor.
+Status check_host_table_bytes(double bytes, const std::string& what);
 
 }  // namespace sy

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "devices/host_allocator.h"
 #include "executor/run_loop.h"
 
 namespace sy {
@@ -241,9 +242,15 @@ Status scan_begin_batch(RunLoop& loop, Frame& frame, NodeId n, ControlState& st)
       len = l;
     }
   }
+  // Every iteration's scan outputs are kept until the last. An empty scan
+  // input (another axis 0) can claim 2^40 iterations while holding nothing.
+  const size_t num_scans = node.outputs.size() - a.num_state;
+  RETURN_IF_ERROR(
+      check_host_table_bytes(static_cast<double>(len) * static_cast<double>(num_scans) * sizeof(Tensor),
+                             node.describe() + ": the scan outputs of " + std::to_string(len) + " iterations"));
   st.trip_count = len;
   st.iter = 0;
-  st.scans.assign(node.outputs.size() - a.num_state, {});
+  st.scans.assign(num_scans, {});
   return scan_next(loop, frame, n, st);
 }
 

@@ -1,6 +1,8 @@
 #include "executor/frame.h"
 
 #include <cstring>
+#include <new>
+#include <stdexcept>
 
 #include "executor/control_flow.h"
 
@@ -121,7 +123,19 @@ Status NodeTask::execute(Device& device) {
   KernelContext ctx(n, device, {in, n.inputs.size()}, {out, n.outputs.size()},
                     frame->plan().node(node).constant_inputs);
   ctx.set_resume(&resume);
-  return kernel->compute(ctx);
+  // Kernels size their working memory (index tables, scratch) from the
+  // shapes they are given, which a model or its inputs can make huge while
+  // holding no data: an empty tensor may claim 2^40 rows. Plans that can
+  // size up their tables first do (check_host_table_bytes). This is the net
+  // under the rest: a request the host cannot meet fails the node with a
+  // status rather than unwinding through the run loop.
+  try {
+    return kernel->compute(ctx);
+  } catch (const std::bad_alloc&) {
+    return ResourceExhausted("out of host memory: these input shapes need more working memory than can be allocated");
+  } catch (const std::length_error&) {
+    return ResourceExhausted("these input shapes need a working table longer than can be allocated");
+  }
 }
 
 }  // namespace sy

@@ -4,6 +4,9 @@
 
 #include <atomic>
 #include <cstring>
+#include <new>
+#include <stdexcept>
+#include <type_traits>
 
 #include "devices/kernel_registry.h"
 #include "executor/session.h"
@@ -30,6 +33,21 @@ class ConstantProbe final : public Kernel {
     return OkStatus();
   }
 };
+
+// A session of m on `devices` with the kernels of `registry`, each node
+// placed on the next device in turn.
+std::unique_ptr<Session> round_robin_session(onnx::ModelProto& m, const KernelRegistry& registry, const char* devices) {
+  auto model = testing::load_model(m);
+  EXPECT_TRUE(model.ok()) << model.status().to_string();
+  if (!model.ok()) return nullptr;
+  SessionOptions opt;
+  opt.registry = &registry;
+  opt.devices = devices;
+  opt.policy = "round-robin";
+  auto s = Session::create(std::shared_ptr<const Model>(std::move(model).value()), opt);
+  EXPECT_TRUE(s.ok()) << s.status().to_string();
+  return s.ok() ? std::move(s).value() : nullptr;
+}
 
 // Kernels may keep what they derive from a constant input (reordered
 // weights), so only values that hold the same tensor every run may be
@@ -58,21 +76,56 @@ TEST(Frame, KernelContext_MarksInitializersAndConstantNodesConstant) {
   // One memory space, and two, where the kernel sees staged copies.
   for (const char* devices : {"cpu", "cpu:0,cpu:1"}) {
     SCOPED_TRACE(devices);
-    auto model = testing::load_model(m);
-    ASSERT_TRUE(model.ok()) << model.status().to_string();
-    SessionOptions opt;
-    opt.registry = &registry;
-    opt.devices = devices;
-    opt.policy = "round-robin";
-    auto s = Session::create(std::shared_ptr<const Model>(std::move(model).value()), opt);
-    ASSERT_TRUE(s.ok()) << s.status().to_string();
+    auto s = round_robin_session(m, registry, devices);
+    ASSERT_NE(s, nullptr);
     for (int run = 0; run < 2; ++run) {
       g_constant_mask = 0xffff;
       Tensor x = *Tensor::host(DataType::kFloat, Dims{2});
       x.data<float>()[0] = x.data<float>()[1] = 1;
-      auto r = (*s)->run({{"x", RuntimeValue(x)}});
+      auto r = s->run({{"x", RuntimeValue(x)}});
       ASSERT_TRUE(r.ok()) << r.status().to_string();
       EXPECT_EQ(g_constant_mask.load(), 0b01010u) << "bits: x, w, fed, k, r";
+    }
+  }
+}
+
+// Throws what a std::vector throws when a kernel sizes it from shapes the
+// host cannot meet.
+template <typename E>
+class ThrowsOnCompute final : public Kernel {
+ public:
+  Status compute(KernelContext&) const override {
+    if constexpr (std::is_same_v<E, std::bad_alloc>)
+      throw E();
+    else
+      throw E("cannot create std::vector larger than max_size()");
+  }
+};
+
+// The net under kernels that size working memory from claimed shapes: the
+// exception fails the node with ResourceExhausted, and does not leave the
+// run. Each run on one device and on two, where the copies are in flight.
+TEST(Frame, KernelWhoseMemoryCannotBeHad_FailsTheRunWithResourceExhausted) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {2}).output("y", kF, {2});
+  g.node("Relu", {"x"}, {"r"});
+  g.node("Sigmoid", {"r"}, {"y"});
+  for (KernelFactory factory :
+       {&make_kernel<ThrowsOnCompute<std::bad_alloc>>, &make_kernel<ThrowsOnCompute<std::length_error>>}) {
+    KernelRegistry registry;
+    registry.add(*KernelRegistry::builtin().find("", "Relu", 17, DeviceKind::kCpu));
+    KernelDef thrower;
+    thrower.op = "Sigmoid";
+    thrower.factory = factory;
+    registry.add(thrower);
+    for (const char* devices : {"cpu", "cpu:0,cpu:1"}) {
+      SCOPED_TRACE(devices);
+      auto s = round_robin_session(m, registry, devices);
+      ASSERT_NE(s, nullptr);
+      auto r = s->run({{"x", RuntimeValue(*Tensor::host(DataType::kFloat, Dims{2}))}});
+      ASSERT_FALSE(r.ok());
+      EXPECT_EQ(r.status().code(), StatusCode::kResourceExhausted) << r.status().to_string();
     }
   }
 }

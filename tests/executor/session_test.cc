@@ -99,6 +99,36 @@ TEST(Session, Loop_ZeroTrips_ReturnsInitialValueAndEmptyScan) {
   EXPECT_EQ(r->outputs[1].tensor().numel(), 0);
 }
 
+// Scan over x [n, 0], each iteration an empty row copied out. An empty input
+// can claim any number of iterations, and every iteration's scan output is
+// kept until the last, so a claim of 2^40 fails before the first iteration
+// instead of growing host memory for as long as the run lasts.
+TEST(Session, Scan_EmptyInputClaimingTooManyIterations_IsResourceExhausted) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {1, 0}).output("y", kF, {1, 0});
+  for (auto* v : {m.mutable_graph()->mutable_input(0), m.mutable_graph()->mutable_output(0)}) {
+    auto* dim = v->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0);
+    dim->clear_dim_value();
+    dim->set_dim_param("n");
+  }
+  auto* scan = g.node("Scan", {"x"}, {"y"});
+  auto* a = scan->add_attribute();
+  a->set_name("num_scan_inputs");
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(1);
+  auto body = GraphBuilder::subgraph(scan, "body", "body");
+  body.input("row", kF, {0}).node("Identity", {"row"}, {"out"});
+  body.output("out", kF, {0});
+  auto s = session_for(m);
+  auto few = s->run({{"x", RuntimeValue(floats({3, 0}, 0))}});
+  ASSERT_TRUE(few.ok()) << few.status().to_string();
+  EXPECT_EQ(few->outputs[0].tensor().dims(), Dims({3, 0}));
+  auto r = s->run({{"x", RuntimeValue(floats({int64_t{1} << 40, 0}, 0))}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kResourceExhausted) << r.status().to_string();
+}
+
 // Counts place() calls, so the test can see that nodes inside a Loop body
 // are placed once per iteration.
 class CountingPolicy : public PlacementPolicy {

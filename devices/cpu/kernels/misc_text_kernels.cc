@@ -270,6 +270,9 @@ class TfIdfVectorizerKernel final : public Kernel {
       int64_t* f = freq.data() + row * output_size_;
       int64_t start_size = min_gram_;
       for (int64_t skip = 1; skip <= max_skip_ + 1; ++skip) {
+        // A gram that no longer fits in the row at this skip fits at none
+        // larger: stop, rather than try all max_skip_count (up to 2^20).
+        if (skip * (start_size - 1) >= cols) break;
         for (int64_t s = 0; s < cols; ++s) {
           if (s + skip * (start_size - 1) >= cols) break;
           int32_t cur = 0;

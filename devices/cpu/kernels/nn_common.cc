@@ -290,7 +290,17 @@ StatusOr<MatMulPlan> plan_matmul(const Dims& ad, const Dims& bd, const std::stri
   if (!pa) p.out.push_back(p.M);
   if (!pb) p.out.push_back(p.N);
   int64_t nb = 1;
-  for (int64_t d : batch) nb *= d;
+  for (int64_t d : batch) {
+    if (!checked_mul(nb, d, &nb)) return ResourceExhausted(op, ": ", batch.to_string(), " batches are too many");
+  }
+  // The kernels read a batch's offsets from these tables. An empty output
+  // needs none, however many batches an empty operand claims. Otherwise
+  // broadcasting (A [65536,1,1,1] x B [1,65536,1,1]) can make far more
+  // batches than either input holds elements: 16 bytes each, sized up
+  // before the output, which the kernels allocate after this plan.
+  if (nb == 0 || p.M == 0 || p.N == 0) return p;
+  RETURN_IF_ERROR(check_host_table_bytes(static_cast<double>(nb) * 2 * sizeof(int64_t),
+                                         op + ": the offsets of " + std::to_string(nb) + " batches"));
   Dims as = broadcast_strides(ab, batch), bs = broadcast_strides(bb, batch);
   p.a_off.resize(static_cast<size_t>(nb));
   p.b_off.resize(static_cast<size_t>(nb));

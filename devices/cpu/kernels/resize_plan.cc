@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "devices/cpu/kernels/tensor_common.h"
+#include "devices/host_allocator.h"
 
 namespace sy::tensor_ops {
 namespace {
@@ -45,18 +47,24 @@ double source_coord(ResizeCoord c, double x, double scale, int64_t in, int64_t o
   return x / scale;
 }
 
+// Taps per output coordinate on an axis of this scale. Antialiased
+// downsampling stretches the filter by 1 / scale: 2 - 2 * (floor(-k / scale)
+// + 1) taps, k = 1 (linear) or 2 (cubic). The output has at least one
+// element, so scale >= 1 / in and the taps number at most about 4 * in.
+// A double, since a huge input can make it more than an int holds.
+double axis_taps(const ResizeAttrs& a, double scale) {
+  const int taps = resize_taps(a.mode);
+  if (!a.antialias || a.mode == ResizeMode::kNearest || scale >= 1) return taps;
+  return 2 - 2 * (std::floor(-(taps / 2) / scale) + 1);
+}
+
 ResizeAxisPlan plan_axis(const ResizeAttrs& a, int64_t in, int64_t out, double scale, double roi_start,
                          double roi_end) {
   ResizeAxisPlan p;
   p.in = in;
   p.out = out;
-  p.ntaps = resize_taps(a.mode);
-  // Antialiased downsampling stretches the filter by 1 / scale: 2 - 2 *
-  // (floor(-k / scale) + 1) taps, k = 1 (linear) or 2 (cubic). The output
-  // has at least one element, so scale >= 1 / in and the taps number at most
-  // about 4 * in.
   const bool widen = a.antialias && a.mode != ResizeMode::kNearest && scale < 1;
-  if (widen) p.ntaps = static_cast<int>(2 - 2 * (std::floor(-(p.ntaps / 2) / scale) + 1));
+  p.ntaps = static_cast<int>(axis_taps(a, scale));  // plan_resize_axes checked that it fits
   p.idx.resize(static_cast<size_t>(out * p.ntaps));
   p.w.resize(p.idx.size());
   p.outside.assign(static_cast<size_t>(out), 0);
@@ -323,8 +331,21 @@ StatusOr<ResizeTarget> ResizeSpec::target(const KernelContext& ctx) const {
   return t;
 }
 
-std::vector<ResizeAxisPlan> plan_resize_axes(const ResizeAttrs& a, const Dims& in, const ResizeTarget& t) {
+StatusOr<std::vector<ResizeAxisPlan>> plan_resize_axes(const ResizeAttrs& a, const Dims& in, const ResizeTarget& t) {
   const size_t r = in.size();
+  // Each axis's plan holds an index and a weight per tap of every output
+  // coordinate, and a flag per coordinate. An output that could be allocated
+  // bounds the product of its dims, not this sum: a one-byte output of 2^31
+  // elements on one axis wants over 30 GB of tables.
+  double bytes = 0;
+  for (size_t k = 0; k < r; ++k) {
+    const double taps = axis_taps(a, t.scales[k]);
+    if (taps > std::numeric_limits<int>::max())
+      return ResourceExhausted("Resize: antialiasing a downscale by ", t.scales[k], " on axis ", k, " takes ", taps,
+                               " taps per output, too many");
+    bytes += static_cast<double>(t.out_dims[k]) * (taps * (sizeof(int64_t) + sizeof(double)) + 1);
+  }
+  RETURN_IF_ERROR(check_host_table_bytes(bytes, "Resize: the sampling tables of output " + t.out_dims.to_string()));
   std::vector<ResizeAxisPlan> plans(r);
   for (size_t k = 0; k < r; ++k)
     plans[k] = plan_axis(a, in[k], t.out_dims[k], t.scales[k], t.roi.empty() ? 0.0 : t.roi[k],

@@ -94,7 +94,8 @@ class ResizeSpec {
   std::vector<double> attr_scales_;
 };
 
-// The plan of every axis of an input with dims `in` resized to t.
-std::vector<ResizeAxisPlan> plan_resize_axes(const ResizeAttrs& a, const Dims& in, const ResizeTarget& t);
+// The plan of every axis of an input with dims `in` resized to t;
+// ResourceExhausted when its tables would not fit in host memory.
+StatusOr<std::vector<ResizeAxisPlan>> plan_resize_axes(const ResizeAttrs& a, const Dims& in, const ResizeTarget& t);
 
 }  // namespace sy::tensor_ops

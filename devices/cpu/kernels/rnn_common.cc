@@ -4,6 +4,8 @@
 #include <cctype>
 #include <string>
 
+#include "devices/host_allocator.h"
+
 namespace sy::nn {
 namespace {
 
@@ -122,6 +124,13 @@ StatusOr<RnnPlan> plan_rnn(const KernelContext& ctx, const RnnAttrs& a) {
   if (a.cell == RnnCell::kLstm) {
     RETURN_IF_ERROR(check(6, p.state, x.dtype(), "initial_c"));
     RETURN_IF_ERROR(check(7, Dims{D, 3 * H}, x.dtype(), "P"));
+  }
+  // A length per batch row. An empty X may claim any number of rows
+  // without holding them, so then they are sized up first.
+  if (x.numel() == 0) {
+    RETURN_IF_ERROR(check_host_table_bytes(
+        static_cast<double>(p.B) * sizeof(int64_t),
+        std::string(op) + ": the lengths of an empty X's " + std::to_string(p.B) + " batch rows"));
   }
   p.lens.assign(static_cast<size_t>(p.B), p.S);
   if (ctx.has_input(4)) {

@@ -104,7 +104,7 @@ Status run_resize(KernelContext& ctx, const ResizeAttrs& a, const Tensor& x, con
   ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), out_dims));
   if (out->numel() == 0) return OkStatus();
   if (x.numel() == 0) return InvalidArgument("Resize: cannot resize an empty input to a non-empty output");
-  std::vector<ResizeAxisPlan> plans = plan_resize_axes(a, x.dims(), t);
+  ASSIGN_OR_RETURN(std::vector<ResizeAxisPlan> plans, plan_resize_axes(a, x.dims(), t));
   DataType dt = x.dtype();
   ScalarValue extrap = scalar_from_double(dt, a.extrapolation);
   bool any_outside = false;

@@ -47,7 +47,7 @@ Status run_resize(KernelContext& ctx, const ResizeAttrs& a, const Tensor& x, con
   const size_t r = x.rank();
   const DataType dt = x.dtype();
   const size_t es = dtype_size(dt);
-  // Declines come first, before anything is allocated or enqueued.
+  // Declines that need no plan come first, before anything is allocated or enqueued.
   if (dt == DataType::kString || es == 0 || es > 8)
     return Unimplemented("CUDA Resize: ", dtype_name(dt), " elements are not supported");
   if (a.mode != ResizeMode::kNearest && !resize_interp_supports(static_cast<int>(dt)))
@@ -55,10 +55,13 @@ Status run_resize(KernelContext& ctx, const ResizeAttrs& a, const Tensor& x, con
   if (r > static_cast<size_t>(kResizeMaxRank))
     return Unimplemented("CUDA Resize: rank ", r, " > ", kResizeMaxRank);
 
-  if (out_dims.numel() == 0) return ctx.allocate_output(0, dt, out_dims).status();
+  // The output is allocated before the plan, as on the CPU: the device
+  // refuses an output too large for it, and the plan's tables grow with the
+  // output's dims. Should an axis below decline, the CPU fallback frees it.
+  ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, dt, out_dims));
+  if (out->numel() == 0) return OkStatus();
   if (x.numel() == 0) return InvalidArgument("Resize: cannot resize an empty input to a non-empty output");
-
-  const std::vector<ResizeAxisPlan> plans = tensor_ops::plan_resize_axes(a, x.dims(), target);
+  ASSIGN_OR_RETURN(const std::vector<ResizeAxisPlan> plans, tensor_ops::plan_resize_axes(a, x.dims(), target));
 
   ResizeMeta m;
   m.rank = static_cast<int32_t>(r);
@@ -100,7 +103,6 @@ Status run_resize(KernelContext& ctx, const ResizeAttrs& a, const Tensor& x, con
   std::memcpy(&m.extrapolation, ev.bytes, es);
 
   ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
-  ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, dt, out_dims));
 
   // One upload through the device's own host-to-device copy (on this
   // task's stream, staged through pinned memory when large), so the host

@@ -378,6 +378,9 @@ void add_dnn(std::vector<DiffCase>& cs) {
   cs.push_back(tol(make("MatMul_vector_matrix", "MatMul", {f32({300}), f32({300, 17})}), 1e-4, 1e-3));
   cs.push_back(tol(make("MatMul_matrix_vector", "MatMul", {f32({2, 17, 300}), f32({300})}), 1e-4, 1e-3));
   cs.push_back(tol(make("MatMul_f64", "MatMul", {f64({50, 60}), f64({60, 70})}), 1e-12, 1e-12));
+  // An empty A that claims 2^40 batches: an empty output, with no table of
+  // 2^40 batch offsets made on the way.
+  cs.push_back(make("MatMul_empty_many_batches", "MatMul", {f32({int64_t{1} << 40, 1, 0, 1}), f32({1, 1, 1, 1})}));
   cs.push_back(tol(make("Gemm_transposed_bias", "Gemm", {f32({300, 64}), f32({129, 300}), f32({1, 129})},
                         {attr_int("transA", 1), attr_int("transB", 1), attr_float("alpha", 0.5f),
                          attr_float("beta", 2.0f)}), 1e-4, 1e-3));

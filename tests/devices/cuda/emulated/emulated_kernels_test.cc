@@ -274,6 +274,39 @@ TEST(EmulatedGpu, BatchNormalization_RefusesWhatTheCpuRefuses) {
   });
 }
 
+// Host-side tables that grow with dims the inputs can make huge, without
+// holding the data (check_host_table_bytes): broadcast batches of MatMul,
+// an empty X's batch rows in RNN, Resize's sampling tables. Each fails with
+// ResourceExhausted on cuda:0 as on the CPU, before the table is made:
+// before, a std::vector of terabytes threw (a crash) or one of tens of
+// gigabytes took a minute to fill (the emulated GPU's fuzzing, seeds 2201
+// and 2202, found Resize's). For Resize the kernel also allocates its
+// output first, as the CPU's does: not_smaller's one scale for both axes
+// turns a width of 2^31 - 1 into an output of 2^61 elements.
+TEST(EmulatedGpu, HostTables_RefuseWhatTheCpuRefuses) {
+  using namespace diff;
+  constexpr StatusCode kTooLarge = StatusCode::kResourceExhausted;
+  constexpr int64_t kMillion = int64_t{1} << 20;
+  const DataType u8 = DataType::kUInt8;
+  const auto not_smaller = [](std::string name, double width) {
+    return opset(make(std::move(name), "Resize", {f32({1, 1, 2, 4}), omitted(), omitted(), ints({1, width})},
+                      {attr_ints("axes", {2, 3}), attr_string("keep_aspect_ratio_policy", "not_smaller")}),
+                 19);
+  };
+  expect_refused_alike({
+      {make("matmul_2_pow_40_broadcast_batches", "MatMul", {f32({kMillion, 1, 1, 1}), f32({1, kMillion, 1, 1})}),
+       kTooLarge},
+      {make("matmul_integer_2_pow_40_broadcast_batches", "MatMulInteger",
+            {in(u8, {kMillion, 1, 1, 1}, 0, 255), in(u8, {1, kMillion, 1, 1}, 0, 255)}),
+       kTooLarge},
+      {make("rnn_empty_x_of_2_pow_40_rows", "RNN", {f32({0, kMillion * kMillion, 1}), f32({1, 1, 1}), f32({1, 1, 1})},
+            {attr_int("hidden_size", 1)}),
+       kTooLarge},
+      {not_smaller("resize_not_smaller_int32_max", 2147483647.0), kTooLarge},
+      {not_smaller("resize_not_smaller_2_pow_40", 1099511627776.0), kTooLarge},
+  });
+}
+
 TEST(EmulatedGpu, FoldKernels_RefuseWhatTheCpuRefuses) {
   using namespace diff;
   constexpr StatusCode kBad = StatusCode::kInvalidArgument;
