@@ -47,6 +47,11 @@ double source_coord(ResizeCoord c, double x, double scale, int64_t in, int64_t o
   return x / scale;
 }
 
+// Antialiasing widens linear and cubic filters on an axis being shrunk.
+bool antialias_widens(const ResizeAttrs& a, double scale) {
+  return a.antialias && a.mode != ResizeMode::kNearest && scale < 1;
+}
+
 // Taps per output coordinate on an axis of this scale. Antialiased
 // downsampling stretches the filter by 1 / scale: 2 - 2 * (floor(-k / scale)
 // + 1) taps, k = 1 (linear) or 2 (cubic). The output has at least one
@@ -54,7 +59,7 @@ double source_coord(ResizeCoord c, double x, double scale, int64_t in, int64_t o
 // A double, since a huge input can make it more than an int holds.
 double axis_taps(const ResizeAttrs& a, double scale) {
   const int taps = resize_taps(a.mode);
-  if (!a.antialias || a.mode == ResizeMode::kNearest || scale >= 1) return taps;
+  if (!antialias_widens(a, scale)) return taps;
   return 2 - 2 * (std::floor(-(taps / 2) / scale) + 1);
 }
 
@@ -63,7 +68,7 @@ ResizeAxisPlan plan_axis(const ResizeAttrs& a, int64_t in, int64_t out, double s
   ResizeAxisPlan p;
   p.in = in;
   p.out = out;
-  const bool widen = a.antialias && a.mode != ResizeMode::kNearest && scale < 1;
+  const bool widen = antialias_widens(a, scale);
   p.ntaps = static_cast<int>(axis_taps(a, scale));  // plan_resize_axes checked that it fits
   p.idx.resize(static_cast<size_t>(out * p.ntaps));
   p.w.resize(p.idx.size());
