@@ -212,8 +212,15 @@ class AttentionKernel final : public Kernel {
     if (!y_direct) y_copy.resize(static_cast<size_t>(B * Hq * Sq * Dv));
     C* yb = y_direct ? y->data<C>() : y_copy.data();
     const std::vector<C> bias = mask ? mask_bias<C>(*mask) : std::vector<C>{};
+    // The QK output, [B, Hq, Sq, T], is written in place when of type C.
     const bool want_qk = ctx.output_wanted(3);
-    std::vector<C> qkb(want_qk ? static_cast<size_t>(B * Hq * Sq * T) : 0);
+    Tensor* qk_out = nullptr;
+    if (want_qk) {
+      ASSIGN_OR_RETURN(qk_out, ctx.allocate_output(3, ctx.input(0).dtype(), s.qk_dims));
+    }
+    const bool qk_direct = want_qk && qk_out->dtype() == DataTypeOf<C>::value;
+    std::vector<C> qk_copy(want_qk && !qk_direct ? static_cast<size_t>(B * Hq * Sq * T) : 0);
+    C* qkb = qk_direct ? qk_out->data<C>() : qk_copy.data();
 
     // Causal blocks are short, so that each computes only the keys its
     // last row may attend: a third less work on a square causal product.
@@ -234,7 +241,7 @@ class AttentionKernel final : public Kernel {
       for (int64_t r = 0; r < n; ++r) {
         const int64_t i = i0 + r;
         C* row = scores.data() + r * cols;
-        C* qk = want_qk ? qkb.data() + (bh * Sq + i) * T : nullptr;
+        C* qk = want_qk ? qkb + (bh * Sq + i) * T : nullptr;
         if (qk && attrs_.qk_mode == 0) std::copy(row, row + T, qk);
         if (softcap > 0)
           for (int64_t j = 0; j < cols; ++j) row[j] = softcap * std::tanh(row[j] / softcap);
@@ -263,10 +270,7 @@ class AttentionKernel final : public Kernel {
       scatter_heads(kb, *present[0], attention::head_layout(false, Hkv, T, D), B, Hkv, T, D);
     if (present[1] && !(past_k && v_direct))
       scatter_heads(vb, *present[1], attention::head_layout(false, Hkv, T, Dv), B, Hkv, T, Dv);
-    if (want_qk) {
-      ASSIGN_OR_RETURN(Tensor * qk, ctx.allocate_output(3, ctx.input(0).dtype(), s.qk_dims));
-      scatter_heads(qkb.data(), *qk, attention::head_layout(false, Hq, Sq, T), B, Hq, Sq, T);
-    }
+    if (want_qk && !qk_direct) scatter_heads(qkb, *qk_out, attention::head_layout(false, Hq, Sq, T), B, Hq, Sq, T);
     return OkStatus();
   }
 

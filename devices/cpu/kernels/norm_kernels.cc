@@ -61,6 +61,8 @@ class LayerNormKernel final : public Kernel {
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
     ASSIGN_OR_RETURN(Tensor * mean_out, maybe_output(ctx, 1, stash, shape.stat_dims));
     ASSIGN_OR_RETURN(Tensor * inv_out, maybe_output(ctx, 2, stash, shape.stat_dims));
+    // Nothing to write: an empty X may claim 2^40 rows of nothing.
+    if (y->numel() == 0 && !mean_out && !inv_out) return OkStatus();
     Status st;
     visit_float(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
@@ -146,6 +148,7 @@ class RmsNormKernel final : public Kernel {
     RETURN_IF_ERROR(check_float_input(node, scale_t, "scale"));
     ASSIGN_OR_RETURN(LayerNormShape shape, resolve_layer_norm_shape(node, x, attrs_));
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, scale_t.dtype(), x.dims()));
+    if (y->numel() == 0) return OkStatus();  // an empty X may claim 2^40 rows of nothing
     Status st;
     visit_float(x.dtype(), [&](auto xtag) {
       using T = decltype(xtag);
@@ -194,6 +197,9 @@ class BatchNormKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     RETURN_IF_ERROR(check_batch_norm_inputs(ctx));
     const int64_t n = x.dim(0), c = x.dim(1), spatial = prod(x.dims(), 2, x.rank());
+    // The images the loops visit: none when X is empty, which may claim
+    // 2^40 images of nothing.
+    const int64_t images = x.numel() > 0 ? n : 0;
     // Old opsets list training outputs even in inference models; those are
     // filled too when requested.
     const bool want_stats = training_ || (opset_ < 14 && (ctx.output_wanted(1) || ctx.output_wanted(2) ||
@@ -212,13 +218,13 @@ class BatchNormKernel final : public Kernel {
         parallel_rows(c, n * spatial * 2, [&](int64_t b, int64_t e) {
           for (int64_t ch = b; ch < e; ++ch) {
             C s = 0;
-            for (int64_t i = 0; i < n; ++i) {
+            for (int64_t i = 0; i < images; ++i) {
               const T* p = in + (i * c + ch) * spatial;
               for (int64_t j = 0; j < spatial; ++j) s += load(p[j]);
             }
             const C m = cnt > 0 ? s / cnt : C(0);
             C v = 0;
-            for (int64_t i = 0; i < n; ++i) {
+            for (int64_t i = 0; i < images; ++i) {
               const T* p = in + (i * c + ch) * spatial;
               for (int64_t j = 0; j < spatial; ++j) {
                 C dlt = C(load(p[j])) - m;
@@ -241,7 +247,7 @@ class BatchNormKernel final : public Kernel {
       if (spatial == 1) {
         // [N, C]: a row of every channel per sample, where a row per
         // channel held one element ([256, 1024]: 320 us, 8x ONNX Runtime).
-        parallel_rows(n, c, [&, m = mul.data(), a = add.data()](int64_t b, int64_t e) {
+        parallel_rows(images, c, [&, m = mul.data(), a = add.data()](int64_t b, int64_t e) {
           for (int64_t r = b; r < e; ++r) {
             const T* p = in + r * c;
             T* q = out + r * c;
@@ -249,7 +255,7 @@ class BatchNormKernel final : public Kernel {
           }
         });
       } else {
-        parallel_rows(n * c, spatial, [&](int64_t b, int64_t e) {
+        parallel_rows(images * c, spatial, [&](int64_t b, int64_t e) {
           for (int64_t r = b; r < e; ++r) {
             const auto ch = static_cast<size_t>(r % c);
             const T* p = in + r * spatial;
@@ -309,6 +315,7 @@ class GroupedNormKernel final : public Kernel {
     const int64_t groups = sh.groups, per_group = sh.per_group, spatial = sh.spatial, len = per_group * spatial;
     const bool params_per_group = attrs_.params_per_group;
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
+    if (y->numel() == 0) return OkStatus();  // an empty X may claim 2^40 images of nothing
     visit_float(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       using C = ComputeT<T>;
@@ -361,6 +368,7 @@ class LrnKernel final : public Kernel {
     if (x.rank() < 2) return InvalidArgument(node.describe(), ": X must have rank >= 2, got ", x.describe());
     const int64_t n = x.dim(0), c = x.dim(1), spatial = prod(x.dims(), 2, x.rank());
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
+    if (y->numel() == 0) return OkStatus();  // an empty X may claim 2^40 images of nothing
     const int64_t lo = (size_ - 1) / 2, hi = size_ / 2;  // floor((s-1)/2), ceil((s-1)/2)
     visit_float(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
@@ -489,6 +497,7 @@ class LpNormKernel final : public Kernel {
     const auto a = static_cast<size_t>(axis);
     const int64_t outer = prod(x.dims(), 0, a), d = x.dim(a), inner = prod(x.dims(), a + 1, x.rank());
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.dims()));
+    if (y->numel() == 0) return OkStatus();  // an empty X may claim 2^40 vectors of nothing
     visit_float(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       using C = ComputeT<T>;

@@ -277,6 +277,12 @@ void run_reduce(const ReducePlan& p, const T* x, T* y) {
   using Acc = typename Op::Acc;
   const int64_t n = p.red_numel;
   const int64_t inner = p.inner;
+  if (n == 0) {
+    // Every output reduces nothing. The loops below would step through
+    // the reduced groups, which an empty input may claim 2^40 of.
+    std::fill(y, y + p.out_numel, Op::finish(Op::init(), 0));
+    return;
+  }
   if (p.inner_reduced) {
     // Each output: strided outer reduced groups, contiguous inner run.
     auto reduce_one = [&](int64_t base) {

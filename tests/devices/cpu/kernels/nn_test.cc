@@ -555,6 +555,9 @@ TEST(Nn, ConvTranspose_MatchesDirectSum) {
       {4, 3, 5, 7, 3, 2, 1, 1, {1, 1, 1, 1}, {1, 1}},
       {4, 6, 4, 6, 2, 3, 2, 2, {0, 2, 1, 3}, {0, 2}},
       {3, 2, 6, 5, 3, 1, 1, 1, {2, 0, 0, 2}, {0, 0}},
+      // 64 * 4 * 4 taps of 72 rows of 64 columns: more than one block of
+      // the column buffer.
+      {2, 64, 72, 64, 4, 2, 1, 1, {1, 0, 2, 1}, {0, 0}},
   };
   for (const Case& c : cases) {
     const int64_t N = 2, Cg = c.C / c.group, Mg = c.M / c.group;
@@ -593,6 +596,26 @@ TEST(Nn, ConvTranspose_MatchesDirectSum) {
       }
     expect_near(to_vector<float>(r.outputs[0].tensor()), std::vector<float>(want.begin(), want.end()));
   }
+}
+
+// With no input channels every tap is 0: the output is the bias, however
+// many taps the empty W claims (2^40 here, a 4 TB column buffer).
+TEST(Nn, ConvTranspose_EmptyInput_IsTheBias) {
+  constexpr int64_t kSide = int64_t{1} << 20;
+  auto r = run_kernel("ConvTranspose",
+                      {make_tensor<float>({1, 0, 1, 1}, {}), make_tensor<float>({0, 2, kSide, kSide}, {}),
+                       make_tensor<float>({2}, {1.5f, -2.f})},
+                      1, {attr_ints("pads", {kSide / 2, kSide / 2, kSide / 2 - 1, kSide / 2 - 1})});
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{1, 2, 1, 1}));
+  EXPECT_EQ(to_vector<float>(r.outputs[0].tensor()), (std::vector<float>{1.5f, -2.f}));
+  // No images, with rows 2^40 long: an empty output, not a column buffer
+  // sized for one such row.
+  auto none = run_kernel("ConvTranspose",
+                         {make_tensor<float>({0, 1, 1, int64_t{1} << 40}, {}), make_tensor<float>({1, 1, 1, 1}, {2.f})},
+                         1);
+  ASSERT_TRUE(none.status.ok()) << none.status.to_string();
+  EXPECT_EQ(none.outputs[0].tensor().dims(), (Dims{0, 1, 1, int64_t{1} << 40}));
 }
 
 TEST(Nn, ConvInteger_ZeroPoint) {

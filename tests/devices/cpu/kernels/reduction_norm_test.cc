@@ -238,6 +238,44 @@ TEST(ReduceNorm, LpNorm_L2AndZeroVector) {
   expect_near(to_vector<float>(l1.outputs[0].tensor()), {1.f / 3, 0.6f, -2.f / 3, 0.4f});
 }
 
+// An empty X may claim 2^40 images (or rows, or vectors) of nothing, at no
+// cost in memory. Each kernel gives its empty Y, and BatchNormalization its
+// statistics of nothing, at once: each stepped through the claimed images
+// one by one, which took hours.
+TEST(ReduceNorm, EmptyInputClaimingHugeDims_FinishesAtOnce) {
+  constexpr int64_t kHuge = int64_t{1} << 40;
+  const Tensor x = make_tensor<float>({kHuge, 2, 3, 0}, {});
+  const Tensor two = make_tensor<float>({2}, {1, 2}), zero = make_tensor<float>({0}, {});
+  struct Case {
+    const char* op;
+    std::vector<RuntimeValue> inputs;
+    std::vector<Attribute> attrs;
+    int opset;
+  };
+  const std::vector<Case> cases = {
+      {"LayerNormalization", {x, zero}, {attr_int("axis", -1)}, 17},
+      {"RMSNormalization", {x, zero}, {attr_int("axis", -1)}, 23},
+      {"InstanceNormalization", {x, two, two}, {}, 6},
+      {"GroupNormalization", {x, two, two}, {attr_int("num_groups", 2)}, 21},
+      {"LRN", {x}, {attr_int("size", 3)}, 13},
+      {"LpNormalization", {x}, {attr_int("axis", 2)}, 1},
+      {"MeanVarianceNormalization", {x}, {}, 13},
+  };
+  for (const Case& c : cases) {
+    auto r = run_kernel(c.op, c.inputs, 1, c.attrs, c.opset);
+    ASSERT_TRUE(r.status.ok()) << c.op << ": " << r.status.to_string();
+    EXPECT_EQ(r.outputs[0].tensor().dims(), x.dims()) << c.op;
+  }
+  // Training mode: the batch mean and variance of nothing are 0, so the
+  // running statistics move towards 0 by 1 - momentum.
+  auto bn = run_kernel("BatchNormalization", {x, two, two, two, two}, 3,
+                       {attr_int("training_mode", 1), attr_float("momentum", 0.5f)}, 15);
+  ASSERT_TRUE(bn.status.ok()) << bn.status.to_string();
+  EXPECT_EQ(bn.outputs[0].tensor().dims(), x.dims());
+  expect_near(to_vector<float>(bn.outputs[1].tensor()), {0.5f, 1.f});
+  expect_near(to_vector<float>(bn.outputs[2].tensor()), {0.5f, 1.f});
+}
+
 // ------------------------------------------------------------------ Losses
 
 Tensor nll_input() {

@@ -108,6 +108,21 @@ TEST(Reduce, EmptySet_IdentityValues) {
   EXPECT_EQ(to_vector<float>(lse.outputs[0].tensor())[0], -std::numeric_limits<float>::infinity());
 }
 
+// The reduced axes of an empty input may claim 2^40 of nothing between
+// them: each output is the value of an empty set at once. The loops over
+// the reduced groups stepped through all of them.
+TEST(Reduce, EmptySet_ClaimingHugeAxes_FinishesAtOnce) {
+  constexpr int64_t kHuge = int64_t{1} << 40;
+  Tensor e = make_tensor<float>({kHuge, 2, 3, 0}, {});
+  auto sum = run_kernel("ReduceSum", {e, make_tensor<int64_t>({2}, {0, 3})}, 1, {}, 13);
+  ASSERT_TRUE(sum.status.ok()) << sum.status.to_string();
+  EXPECT_EQ(sum.outputs[0].tensor().dims(), (Dims{1, 2, 3, 1}));
+  expect_near(to_vector<float>(sum.outputs[0].tensor()), std::vector<float>(6, 0.f));
+  auto prod = run_kernel("ReduceProd", {e}, 1, {attr_ints("axes", {0, 3}), attr_int("keepdims", 0)}, 13);
+  ASSERT_TRUE(prod.status.ok()) << prod.status.to_string();
+  expect_near(to_vector<float>(prod.outputs[0].tensor()), std::vector<float>(6, 1.f));
+}
+
 // Opset 20: ReduceMax is any and ReduceMin all; over nothing, false and
 // true (a byte of 1, not the 255 a uint8 min of nothing starts from).
 TEST(Reduce, MaxMin_Bool) {

@@ -279,12 +279,10 @@ TEST(TensorOps, Tile_RepeatsAndRejectsOverflow) {
 }
 
 // Every mode (wrap from opset 19), pads and crops on each axis, on a tensor
-// big enough for the parallel path: against the spec's index rules.
+// big enough for the parallel path, then wide pads of a short inner axis
+// (a reflection or wrap every few columns: more runs than the kernel keeps
+// segments for): against the spec's index rules.
 TEST(TensorOps, Pad_EveryMode_MatchesReference) {
-  const Dims xd{4, 130, 131};
-  std::vector<float> xv(static_cast<size_t>(xd.numel()));
-  for (size_t i = 0; i < xv.size(); ++i) xv[i] = float(i);
-  const std::vector<int64_t> pads = {1, -2, 3, 0, 5, -4};  // begins, then ends
   auto source = [](int64_t c, int64_t dim, const std::string& mode) -> int64_t {
     if (c >= 0 && c < dim) return c;
     if (mode == "constant") return -1;
@@ -293,21 +291,32 @@ TEST(TensorOps, Pad_EveryMode_MatchesReference) {
     const int64_t period = 2 * (dim - 1), m = ((c % period) + period) % period;  // reflect
     return m < dim ? m : period - m;
   };
-  for (const std::string mode : {"constant", "edge", "reflect", "wrap"}) {
-    auto r = run_kernel("Pad", {f32(xd, xv), i64v(pads), f32(Dims{}, {-7})}, 1, {attr_string("mode", mode)}, 19);
-    ASSERT_TRUE(r.status.ok()) << mode << ": " << r.status.to_string();
-    const Dims od{4 + 1 + 0, 130 - 2 + 5, 131 + 3 - 4};
-    ASSERT_EQ(out0(r).dims(), od) << mode;
-    const std::vector<float> got = to_vector<float>(out0(r));
-    int64_t bad = 0;
-    for (int64_t a = 0; a < od[0]; ++a)
-      for (int64_t b = 0; b < od[1]; ++b)
-        for (int64_t c = 0; c < od[2]; ++c) {
-          const int64_t sa = source(a - 1, xd[0], mode), sb = source(b + 2, xd[1], mode), sc = source(c - 3, xd[2], mode);
-          const float want = sa < 0 || sb < 0 || sc < 0 ? -7.f : xv[static_cast<size_t>((sa * xd[1] + sb) * xd[2] + sc)];
-          bad += got[static_cast<size_t>((a * od[1] + b) * od[2] + c)] != want;
-        }
-    EXPECT_EQ(bad, 0) << mode;
+  struct Case {
+    Dims xd;
+    std::vector<int64_t> pads;  // begins, then ends
+  };
+  for (const Case& k : {Case{Dims{4, 130, 131}, {1, -2, 3, 0, 5, -4}}, Case{Dims{2, 3, 3}, {0, 1, 1000, 1, 0, 997}}}) {
+    const Dims& xd = k.xd;
+    std::vector<float> xv(static_cast<size_t>(xd.numel()));
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = float(i);
+    const Dims od{xd[0] + k.pads[0] + k.pads[3], xd[1] + k.pads[1] + k.pads[4], xd[2] + k.pads[2] + k.pads[5]};
+    for (const std::string mode : {"constant", "edge", "reflect", "wrap"}) {
+      auto r = run_kernel("Pad", {f32(xd, xv), i64v(k.pads), f32(Dims{}, {-7})}, 1, {attr_string("mode", mode)}, 19);
+      ASSERT_TRUE(r.status.ok()) << mode << ": " << r.status.to_string();
+      ASSERT_EQ(out0(r).dims(), od) << mode;
+      const std::vector<float> got = to_vector<float>(out0(r));
+      int64_t bad = 0;
+      for (int64_t a = 0; a < od[0]; ++a)
+        for (int64_t b = 0; b < od[1]; ++b)
+          for (int64_t c = 0; c < od[2]; ++c) {
+            const int64_t sa = source(a - k.pads[0], xd[0], mode), sb = source(b - k.pads[1], xd[1], mode),
+                          sc = source(c - k.pads[2], xd[2], mode);
+            const float want =
+                sa < 0 || sb < 0 || sc < 0 ? -7.f : xv[static_cast<size_t>((sa * xd[1] + sb) * xd[2] + sc)];
+            bad += got[static_cast<size_t>((a * od[1] + b) * od[2] + c)] != want;
+          }
+      EXPECT_EQ(bad, 0) << mode << " on " << xd.to_string();
+    }
   }
 }
 
@@ -456,6 +465,15 @@ TEST(TensorOps, OneHot_AxisAndOutOfRangeIsAllOff) {
   EXPECT_EQ(out0(r).dims(), (Dims{3, 3}));
   // column j is the one-hot of indices[j]; 5 is outside [-3, 2] so all off.
   EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{1, 0, 0, 0, 0, 0, 0, 1, 0}));
+}
+
+// Empty indices may claim 2^40 rows of nothing; the output is empty at
+// once (the loop over the indices' rows took hours).
+TEST(TensorOps, OneHot_EmptyIndicesClaimingHugeDims_FinishAtOnce) {
+  auto r = run_kernel("OneHot", {i64(Dims{int64_t{1} << 40, 0}, {}), f32(Dims{}, {3}), f32(Dims{2}, {0, 1})}, 1,
+                      {attr_int("axis", 1)}, 11);
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).dims(), (Dims{int64_t{1} << 40, 3, 0}));
 }
 
 TEST(TensorOps, Compress_AxisAndFlat) {
