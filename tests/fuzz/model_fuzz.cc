@@ -17,6 +17,12 @@
 // With --devices cpu,cuda:0 the mutants run on a GPU as well (the gpu,
 // random or dynamic policy), and a GPU memory fault is a finding too;
 // scripts/gpu-check.sh runs such a campaign on the GPU machine.
+//
+// --replay runs the cases themselves, unmutated; --empty-claims runs each
+// case once for every tensor input of rank >= 2 and ordered pair of its
+// axes, the input empty along one and 2^40 long along the other
+// (fuzz_cases.h), which finds kernels that step through dims that hold no
+// data. ctest runs all of those (label fuzz).
 #include <signal.h>
 #include <unistd.h>
 
@@ -28,7 +34,6 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <mutex>
@@ -37,25 +42,15 @@
 #include <thread>
 #include <vector>
 
-#include "cli/case_runner.h"
-#include "cli/tensor_io.h"
 #include "devices/host_allocator.h"
 #include "executor/clock.h"
 #include "executor/session.h"
 #include "ir/onnx_loader.h"
-#include "ir/tensor_proto.h"
 #include "onnx/onnx_pb.h"
+#include "tests/fuzz/fuzz_cases.h"
 
 namespace sy {
 namespace {
-
-namespace fs = std::filesystem;
-
-struct Seed {
-  std::string name;
-  onnx::ModelProto model;
-  std::vector<std::pair<std::string, RuntimeValue>> inputs;
-};
 
 // What the iteration in progress is, for the crash and hang reports. Fixed
 // storage: the signal handler may only write() it.
@@ -88,60 +83,6 @@ extern "C" void on_sanitizer_death() { report_current("sanitizer report"); }
 // AddressSanitizer and UBSan end the process without a signal; they call
 // this hook first (weak: absent without a sanitizer).
 extern "C" void __sanitizer_set_death_callback(void (*)()) __attribute__((weak));
-
-// --- corpus ------------------------------------------------------------------
-
-bool read_model(const fs::path& file, onnx::ModelProto& m) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return false;
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return m.ParseFromString(bytes);
-}
-
-// A backend test case: model.onnx and test_data_set_0/input_*.pb, named
-// like the graph's inputs in order.
-bool load_test_case(const fs::path& dir, Seed& s) {
-  if (!read_model(dir / "model.onnx", s.model)) return false;
-  const auto& g = s.model.graph();
-  auto files = numbered_files(dir / "test_data_set_0", "input_");
-  if (static_cast<int>(files.size()) > g.input_size()) return false;
-  for (size_t i = 0; i < files.size(); ++i) {
-    const TypeInfo declared = type_from_proto(g.input(static_cast<int>(i)).type());
-    auto v = read_value_file(files[i].string(), &declared);
-    if (!v.ok()) return false;
-    s.inputs.emplace_back(g.input(static_cast<int>(i)).name(), std::move(v).value());
-  }
-  return true;
-}
-
-// A bundled control-flow case: model.onnx and inputs/<name>.npy.
-bool load_npy_case(const fs::path& dir, Seed& s) {
-  if (!read_model(dir / "model.onnx", s.model)) return false;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir / "inputs", ec)) {
-    auto t = read_npy(e.path().string());
-    if (!t.ok()) return false;
-    s.inputs.emplace_back(e.path().stem().string(), RuntimeValue(std::move(t).value()));
-  }
-  return !ec;
-}
-
-std::vector<Seed> load_corpus(const std::vector<std::string>& roots) {
-  std::vector<Seed> seeds;
-  for (const auto& root : roots) {
-    std::vector<fs::path> dirs;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(root, ec))
-      if (e.is_directory()) dirs.push_back(e.path());
-    std::sort(dirs.begin(), dirs.end());
-    for (const auto& d : dirs) {
-      Seed s;
-      s.name = d.filename().string();
-      if (fs::exists(d / "test_data_set_0") ? load_test_case(d, s) : load_npy_case(d, s)) seeds.push_back(std::move(s));
-    }
-  }
-  return seeds;
-}
 
 // --- mutations -----------------------------------------------------------------
 
@@ -535,6 +476,14 @@ class Mutator {
       const size_t rank = chance(70) ? dims.size() : pick(5);
       Dims nd;
       for (size_t d = 0; d < rank; ++d) nd.push_back(d < dims.size() && chance(60) ? dims[d] : static_cast<int64_t>(pick(5)));
+      if (nd.size() >= 2 && chance(20)) {
+        // Empty, with a huge dim besides: it costs nothing to hold, so a
+        // kernel that sizes a table by the dims must not take them on trust.
+        static constexpr int64_t kHuge[] = {int64_t{1} << 20, int64_t{1} << 31, int64_t{1} << 40};
+        const size_t zero = pick(nd.size()), huge = (zero + 1 + pick(nd.size() - 1)) % nd.size();
+        nd[zero] = 0;
+        nd[huge] = kHuge[pick(std::size(kHuge))];
+      }
       dims = nd;
     } else {
       static constexpr DataType kTypes[] = {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32,
@@ -579,6 +528,9 @@ struct Config {
   uint64_t seed = 1;
   int64_t timeout_ms = 2000;
   bool verbose = false;
+  // "--replay" or "--empty-claims", the flag under which iteration i runs
+  // case i as it is; empty: iterations run mutants.
+  std::string replay;
   std::string dump;
   std::string devices;  // empty: cpu, or cpu:0,cpu:1 under random
 };
@@ -602,24 +554,27 @@ uint64_t iteration_seed(uint64_t seed, int64_t i) {
   return z ^ (z >> 31);
 }
 
-void run_iteration(const std::vector<Seed>& corpus, const std::vector<std::string>& op_types, const Config& cfg,
+void run_iteration(const FuzzCases& cases, const std::vector<std::string>& op_types, const Config& cfg,
                    int64_t iter, Tally& tally) {
   const uint64_t seed = cfg.seed;
   const bool verbose = cfg.verbose;
   Mutator mut(iteration_seed(seed, iter));
-  const Seed& s = corpus[mut.pick(corpus.size())];
+  const bool replaying = !cfg.replay.empty();
+  set_current("iteration " + std::to_string(iter) + ", while making its case");
+  Seed s = replaying ? cases.replay(static_cast<size_t>(iter)) : cases.seeds()[mut.pick(cases.seeds().size())];
   set_current("iteration " + std::to_string(iter) + ", while mutating " + s.name);
-  onnx::ModelProto m = s.model;
-  auto inputs = s.inputs;
-  mut.mutate(m, inputs, op_types);
+  onnx::ModelProto& m = s.model;
+  auto& inputs = s.inputs;
+  if (!replaying) mut.mutate(m, inputs, op_types);
   std::string bytes = m.SerializeAsString();
-  if (mut.chance(5)) mut.mutate_bytes(bytes);
+  if (!replaying && mut.chance(5)) mut.mutate_bytes(bytes);
   // One device (the cpu or the dynamic policy), or two with separate
   // memories under the random policy, so that copies and the device threads
   // are fuzzed too. With --devices (a GPU), those devices under the gpu,
-  // random or dynamic policy.
+  // random or dynamic policy. A replayed case runs on the cpu, or under
+  // the gpu policy.
   SessionOptions opt;
-  const size_t placement = mut.pick(4);
+  const size_t placement = replaying ? 0 : mut.pick(4);
   if (cfg.devices.empty()) {
     opt.policy = placement == 0 ? "cpu" : placement == 1 ? "random" : "dynamic";
     opt.devices = placement == 1 ? "cpu:0,cpu:1" : "cpu";
@@ -628,8 +583,8 @@ void run_iteration(const std::vector<Seed>& corpus, const std::vector<std::strin
     opt.devices = cfg.devices;
   }
   opt.policy_options.seed = iter;
-  const std::string replay = "--seed " + std::to_string(seed) + " --only " + std::to_string(iter) +
-                             (cfg.devices.empty() ? "" : " --devices " + cfg.devices);
+  const std::string replay = (replaying ? cfg.replay : "--seed " + std::to_string(seed)) + " --only " +
+                             std::to_string(iter) + (cfg.devices.empty() ? "" : " --devices " + cfg.devices);
   const std::string what = "iteration " + std::to_string(iter) + " (" + replay + "): " + s.name + " [" + opt.devices +
                            ", " + opt.policy + "]: " + mut.log();
   set_current(what);
@@ -665,13 +620,22 @@ int main(int argc, char** argv) {
                "Internal error is a failure");
   Config cfg;
   int64_t iterations = 1000;
-  int64_t only = -1;
+  int64_t only = -1, first_iteration = 0;
   int hang_s = 60;
   double max_seconds = 0;
   std::vector<std::string> corpus_dirs;
   app.add_option("--iterations", iterations, "Mutants to run")->capture_default_str();
   app.add_option("--seed", cfg.seed, "Campaign seed")->capture_default_str();
   app.add_option("--only", only, "Run just this iteration (a reproducer), verbosely");
+  app.add_option("--first", first_iteration, "Start at this iteration")->check(CLI::NonNegativeNumber);
+  bool replay = false, empty_claims = false;
+  auto* replay_flag = app.add_flag("--replay", replay,
+               "Run each case once as it is, unmutated (iteration i is case i, --iterations at most the cases): "
+               "to try inputs made elsewhere");
+  app.add_flag("--empty-claims", empty_claims,
+               "Replay each case once for every tensor input of rank >= 2 and ordered pair of its axes, the input "
+               "made empty along one and 2^40 long along the other")
+      ->excludes(replay_flag);
   app.add_option("--corpus", corpus_dirs, "Folders of case folders (model.onnx with test_data_set_0/ or inputs/)")
       ->required();
   app.add_option("--devices", cfg.devices,
@@ -698,13 +662,26 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  const std::vector<Seed> corpus = load_corpus(corpus_dirs);
-  if (corpus.empty()) {
+  const FuzzCases cases(corpus_dirs, empty_claims);
+  if (replay || empty_claims) cfg.replay = empty_claims ? "--empty-claims" : "--replay";
+  if (cases.seeds().empty()) {
     std::fprintf(stderr, "error: no test cases found under the --corpus folders\n");
     return 2;
   }
+  if (empty_claims && cases.replayable() == 0) {
+    std::fprintf(stderr, "error: --empty-claims: no case has a tensor input of rank 2 or more\n");
+    return 2;
+  }
+  const size_t case_count = cfg.replay.empty() ? cases.seeds().size() : cases.replayable();
+  if (!cfg.replay.empty()) {
+    if (only >= static_cast<int64_t>(case_count)) {
+      std::fprintf(stderr, "error: --only %lld: there are %zu cases to replay\n", static_cast<long long>(only), case_count);
+      return 2;
+    }
+    iterations = std::min<int64_t>(iterations, static_cast<int64_t>(case_count));
+  }
   std::vector<std::string> op_types;
-  for (const auto& s : corpus)
+  for (const auto& s : cases.seeds())
     for (const auto& n : s.model.graph().node()) op_types.push_back(n.op_type());
   std::sort(op_types.begin(), op_types.end());
   op_types.erase(std::unique(op_types.begin(), op_types.end()), op_types.end());
@@ -726,20 +703,20 @@ int main(int argc, char** argv) {
 
   Tally tally;
   if (only >= 0) cfg.verbose = true;
-  const int64_t first = only >= 0 ? only : 0;
+  const int64_t first = only >= 0 ? only : first_iteration;
   const int64_t last = only >= 0 ? only + 1 : iterations;
   const int64_t stop_ns = SteadyClock::instance().now_ns() + static_cast<int64_t>(max_seconds * 1e9);
   int64_t i = first;
   for (; i < last && tally.gpu_fault.empty(); ++i) {
     if (max_seconds > 0 && SteadyClock::instance().now_ns() > stop_ns) break;
-    run_iteration(corpus, op_types, cfg, i, tally);
+    run_iteration(cases, op_types, cfg, i, tally);
   }
   done = true;
   watchdog.join();
 
   std::printf("%lld mutants of %zu cases: %lld refused by the loader, %lld by the session, %lld failed to run, "
               "%lld ran%s\n",
-              static_cast<long long>(i - first), corpus.size(), static_cast<long long>(tally.load_refused),
+              static_cast<long long>(i - first), case_count, static_cast<long long>(tally.load_refused),
               static_cast<long long>(tally.session_refused), static_cast<long long>(tally.run_failed),
               static_cast<long long>(tally.ran), i < last ? " (stopped early)" : "");
   for (const auto& f : tally.internal) std::printf("INTERNAL ERROR (a bug): %s\n", f.c_str());
