@@ -630,8 +630,8 @@ int main(int argc, char** argv) {
   app.add_option("--first", first_iteration, "Start at this iteration")->check(CLI::NonNegativeNumber);
   bool replay = false, empty_claims = false;
   auto* replay_flag = app.add_flag("--replay", replay,
-               "Run each case once as it is, unmutated (iteration i is case i, --iterations at most the cases): "
-               "to try inputs made elsewhere");
+                                   "Run each case once as it is, unmutated (iteration i is case i, --iterations at "
+                                   "most the cases): to try inputs made elsewhere");
   app.add_flag("--empty-claims", empty_claims,
                "Replay each case once for every tensor input of rank >= 2 and ordered pair of its axes, the input "
                "made empty along one and 2^40 long along the other")
@@ -675,7 +675,8 @@ int main(int argc, char** argv) {
   const size_t case_count = cfg.replay.empty() ? cases.seeds().size() : cases.replayable();
   if (!cfg.replay.empty()) {
     if (only >= static_cast<int64_t>(case_count)) {
-      std::fprintf(stderr, "error: --only %lld: there are %zu cases to replay\n", static_cast<long long>(only), case_count);
+      std::fprintf(stderr, "error: --only %lld: there are %zu cases to replay\n", static_cast<long long>(only),
+                   case_count);
       return 2;
     }
     iterations = std::min<int64_t>(iterations, static_cast<int64_t>(case_count));
