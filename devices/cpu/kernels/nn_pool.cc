@@ -141,11 +141,15 @@ class PoolKernel : public Kernel {
         return pool_float_rows(w, kind_ == PoolKind::kMax, count_include_pad_, x.dim(0) * x.dim(1), x.data<float>(),
                                y->data<float>());
       };
-      // Rows of 32 outputs or more pool faster by rows than in oneDNN's JIT
-      // kernels (a 2x2 window over [1, 64, 112, 112]: 75 us against
-      // 100-125); shorter ones faster in oneDNN (3x3, stride 1, 28 columns:
-      // 60-80 us against 90-110).
-      if (w.out[2] >= 32 ? rows() || run_dnnl(x, y, w) : run_dnnl(x, y, w) || rows()) return OkStatus();
+      // Rows of 16 outputs or more pool faster by rows than in oneDNN's JIT
+      // kernels (2x2, stride 2, [8, 64, 32, 32]: 80 us against 115; 3x3,
+      // stride 1, 28 columns: 22 against 31); shorter ones faster in oneDNN
+      // (2x2, stride 2, 7 columns: 185 us against 845), whose row loops
+      // then run mostly scalar. oneDNN's 3-D windows are slower still:
+      // there rows of 8 gain too (2x2x2, stride 2, [1, 64, 8, 16, 16]: 23
+      // us against 28; 16 columns: 51 against 126).
+      const bool by_rows = w.out[2] >= 16 || (w.in[0] > 1 && w.out[2] >= 8);
+      if (by_rows ? rows() || run_dnnl(x, y, w) : run_dnnl(x, y, w) || rows()) return OkStatus();
     }
     bool ok = visit_pool_type(x.dtype(), [&](auto tag) { run<decltype(tag)>(x, y, idx, w); });
     if (!ok) return Unimplemented(name(), ": unsupported type ", dtype_name(x.dtype()));

@@ -661,21 +661,24 @@ TEST(ReduceCumSum, Axis0Of2D) {
   EXPECT_EQ(to_vector<int64_t>(r.outputs[0].tensor()), (std::vector<int64_t>{1, 2, 3, 5, 7, 9}));
 }
 
-// Along an outer axis the columns go in blocks of 64: a partial block,
-// several outer slices, exclusive and reverse, against sequential sums.
-TEST(ReduceCumSum, OuterAxisColumnBlocks_MatchSequentialSums) {
+// Along an outer axis the columns go in blocks of 256 bytes of sums (32
+// int64 sums of int32, 64 float sums): full and partial blocks, several
+// outer slices, exclusive and reverse, against sequential sums. Small
+// integers, so that float sums are exact too.
+template <typename T>
+void expect_outer_axis_cumsum_matches_sequential() {
   const int64_t outer = 3, d = 9, inner = 150;
-  std::vector<int32_t> x(outer * d * inner);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int32_t>(i % 17) - 8;
+  std::vector<T> x(outer * d * inner);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>(static_cast<int>(i % 17) - 8);
   for (int flags = 0; flags < 4; ++flags) {
     const bool excl = flags & 1, rev = flags & 2;
-    auto r = run_kernel("CumSum", {make_tensor<int32_t>({outer, d, inner}, x), make_tensor<int64_t>({}, {1})}, 1,
+    auto r = run_kernel("CumSum", {make_tensor<T>({outer, d, inner}, x), make_tensor<int64_t>({}, {1})}, 1,
                         {attr_int("exclusive", excl), attr_int("reverse", rev)}, 14);
     ASSERT_TRUE(r.status.ok()) << r.status.to_string();
-    const std::vector<int32_t> y = to_vector<int32_t>(r.outputs[0].tensor());
+    const std::vector<T> y = to_vector<T>(r.outputs[0].tensor());
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) {
-        int32_t sum = 0;
+        T sum = 0;
         for (int64_t s = 0; s < d; ++s) {
           const int64_t k = rev ? d - 1 - s : s, at = (o * d + k) * inner + i;
           if (!excl) sum += x[at];
@@ -684,6 +687,12 @@ TEST(ReduceCumSum, OuterAxisColumnBlocks_MatchSequentialSums) {
         }
       }
   }
+}
+
+TEST(ReduceCumSum, OuterAxisColumnBlocks_MatchSequentialSums) {
+  expect_outer_axis_cumsum_matches_sequential<int32_t>();
+  expect_outer_axis_cumsum_matches_sequential<float>();
+  expect_outer_axis_cumsum_matches_sequential<double>();
 }
 
 TEST(ReduceCumSum, AxisOutOfRange) {
