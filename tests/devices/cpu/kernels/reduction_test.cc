@@ -426,11 +426,11 @@ TEST(ReduceArgMax, AxisOutOfRange) {
   EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
 }
 
-// Contiguous runs of 16 or more go through 8 accumulators: lengths around
+// Contiguous runs of 64 or more go through 32 accumulators: lengths around
 // that, against a double reference, and NaN placed in the lanes and in the
-// tail for Max and Min.
+// tail for Max and Min, of float and of double (which has its own lanes).
 TEST(Reduce, LongRuns_MatchReference) {
-  for (int64_t d : {15, 16, 17, 37, 1000}) {
+  for (int64_t d : {15, 16, 17, 37, 63, 64, 65, 100, 1000}) {
     std::vector<float> x(static_cast<size_t>(3 * d));
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int64_t>(i * 7919 % 61) - 30) / 16;
     for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceL2", "ReduceLogSumExp"}) {
@@ -462,25 +462,30 @@ TEST(Reduce, LongRuns_MatchReference) {
   }
   // NaN and infinities (which send Max and Min down their exact path), in
   // the lanes and in the tail.
-  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
-  for (int64_t at : {0, 5, 17, 19}) {  // 20 elements: 16 in lanes, 4 in the tail
-    for (float special : {nan, inf, -inf}) {
-      std::vector<float> x(20, 1.f);
-      x[static_cast<size_t>(at)] = special;
-      for (const char* op : {"ReduceMax", "ReduceMin", "ReduceSum"}) {
-        auto r = run_kernel(op, {make_tensor<float>({20}, x)}, 1, {attr_int("keepdims", 0)}, 18);
-        ASSERT_TRUE(r.status.ok()) << r.status.to_string();
-        const float got = to_vector<float>(r.outputs[0].tensor())[0];
-        const std::string o = op;
-        const float want = special != special ? nan
-                           : o == "ReduceSum" ? special
-                           : o == "ReduceMax" ? std::max(special, 1.f)
-                                              : std::min(special, 1.f);
-        if (want != want) EXPECT_TRUE(std::isnan(got)) << op << " NaN at " << at;
-        else EXPECT_EQ(got, want) << op << " " << special << " at " << at;
+  auto specials = [](auto zero) {
+    using T = decltype(zero);
+    const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+    for (int64_t at : {0, 5, 33, 63, 64, 69}) {  // 70 elements: 64 in lanes, 6 in the tail
+      for (T special : {nan, inf, -inf}) {
+        std::vector<T> x(70, T(1));
+        x[static_cast<size_t>(at)] = special;
+        for (const char* op : {"ReduceMax", "ReduceMin", "ReduceSum"}) {
+          auto r = run_kernel(op, {make_tensor<T>({70}, x)}, 1, {attr_int("keepdims", 0)}, 18);
+          ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+          const T got = to_vector<T>(r.outputs[0].tensor())[0];
+          const std::string o = op;
+          const T want = special != special ? nan
+                         : o == "ReduceSum" ? special
+                         : o == "ReduceMax" ? std::max(special, T(1))
+                                            : std::min(special, T(1));
+          if (want != want) EXPECT_TRUE(std::isnan(got)) << op << " NaN at " << at;
+          else EXPECT_EQ(got, want) << op << " " << special << " at " << at;
+        }
       }
     }
-  }
+  };
+  specials(0.f);
+  specials(0.0);
 }
 
 // ----------------------------------------------------------------- Softmax
