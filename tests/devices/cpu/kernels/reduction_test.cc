@@ -426,9 +426,10 @@ TEST(ReduceArgMax, AxisOutOfRange) {
   EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
 }
 
-// Contiguous runs of 64 or more go through 32 accumulators: lengths around
-// that, against a double reference, and NaN placed in the lanes and in the
-// tail for Max and Min, of float and of double (which has its own lanes).
+// Contiguous runs of 64 or more go through 32 accumulators (float
+// LogSumExp: the vector exp): lengths around that, against a double
+// reference, and NaN or an infinity placed in the lanes and in the tail,
+// of float and of double (which has lanes of its own for Max and Min).
 TEST(Reduce, LongRuns_MatchReference) {
   for (int64_t d : {15, 16, 17, 37, 63, 64, 65, 100, 1000}) {
     std::vector<float> x(static_cast<size_t>(3 * d));
@@ -469,7 +470,7 @@ TEST(Reduce, LongRuns_MatchReference) {
       for (T special : {nan, inf, -inf}) {
         std::vector<T> x(70, T(1));
         x[static_cast<size_t>(at)] = special;
-        for (const char* op : {"ReduceMax", "ReduceMin", "ReduceSum"}) {
+        for (const char* op : {"ReduceMax", "ReduceMin", "ReduceSum", "ReduceLogSumExp"}) {
           auto r = run_kernel(op, {make_tensor<T>({70}, x)}, 1, {attr_int("keepdims", 0)}, 18);
           ASSERT_TRUE(r.status.ok()) << r.status.to_string();
           const T got = to_vector<T>(r.outputs[0].tensor())[0];
@@ -477,8 +478,11 @@ TEST(Reduce, LongRuns_MatchReference) {
           const T want = special != special ? nan
                          : o == "ReduceSum" ? special
                          : o == "ReduceMax" ? std::max(special, T(1))
-                                            : std::min(special, T(1));
+                         : o == "ReduceMin" ? std::min(special, T(1))
+                         : special > 0      ? special
+                                            : T(1) + std::log(T(69));  // e^1 69 times, and e^-inf
           if (want != want) EXPECT_TRUE(std::isnan(got)) << op << " NaN at " << at;
+          else if (o == "ReduceLogSumExp" && special < 0) EXPECT_NEAR(got, want, 1e-5) << op << " at " << at;
           else EXPECT_EQ(got, want) << op << " " << special << " at " << at;
         }
       }
