@@ -374,19 +374,20 @@ TEST(ReduceArgMax, LongFloatRows_MatchTheLoopRules) {
   }
 }
 
-// Along a middle axis the columns go in blocks of 256 (here a full and a
+// Along a middle axis the columns go in blocks of 32 (here full ones and a
 // partial one), compared a row at a time: ties, NaNs (never better, but a
 // NaN first row stays), ArgMax and ArgMin, first and last index, against
-// the rules element by element.
-TEST(ReduceArgMax, MiddleAxisColumnBlocks_MatchTheLoopRules) {
+// the rules element by element, for a float, a double and an integer type.
+template <typename T>
+void expect_middle_axis_arg_matches_rules() {
   const int64_t outer = 2, d = 7, inner = 300;
-  std::vector<float> x(outer * d * inner);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 11 % 5);  // many ties
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  for (size_t i = 0; i < x.size(); i += 41) x[i] = nan;
+  std::vector<T> x(outer * d * inner);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>((i * 37) % 11 % 5);  // many ties
+  if constexpr (std::is_floating_point_v<T>)
+    for (size_t i = 0; i < x.size(); i += 41) x[i] = std::numeric_limits<T>::quiet_NaN();
   for (const char* op : {"ArgMax", "ArgMin"})
     for (int last = 0; last < 2; ++last) {
-      auto r = run_kernel(op, {make_tensor<float>({outer, d, inner}, x)}, 1,
+      auto r = run_kernel(op, {make_tensor<T>({outer, d, inner}, x)}, 1,
                           {attr_int("axis", 1), attr_int("keepdims", 0), attr_int("select_last_index", last)}, 13);
       ASSERT_TRUE(r.status.ok()) << r.status.to_string();
       const std::vector<int64_t> y = to_vector<int64_t>(r.outputs[0].tensor());
@@ -396,12 +397,18 @@ TEST(ReduceArgMax, MiddleAxisColumnBlocks_MatchTheLoopRules) {
           auto at = [&](int64_t k) { return x[(o * d + k) * inner + i]; };
           int64_t want = 0;
           for (int64_t k = 1; k < d; ++k) {
-            const float v = at(k), b = at(want);
+            const T v = at(k), b = at(want);
             if (is_max ? (last ? v >= b : v > b) : (last ? v <= b : v < b)) want = k;
           }
           ASSERT_EQ(y[o * inner + i], want) << op << " last " << last << " at " << o << "," << i;
         }
     }
+}
+
+TEST(ReduceArgMax, MiddleAxisColumnBlocks_MatchTheLoopRules) {
+  expect_middle_axis_arg_matches_rules<float>();
+  expect_middle_axis_arg_matches_rules<double>();
+  expect_middle_axis_arg_matches_rules<uint8_t>();
 }
 
 TEST(ReduceArgMax, SelectLastIndex_Ties) {
