@@ -318,6 +318,8 @@ int cmd_bench(const BenchArgs& a) {
     if (!fs::exists(a.profile, ec))
       return report_error("cost profile '" + a.profile + "' not found (write one with 'switchyard calibrate')",
                           kExitBadInput);
+    if (!fs::is_regular_file(a.profile, ec))
+      return report_error("cost profile '" + a.profile + "' is not a regular file", kExitBadInput);
   }
   if (!a.json.empty()) {
     const fs::path dir = fs::path(a.json).parent_path();
@@ -345,6 +347,11 @@ int cmd_bench(const BenchArgs& a) {
     if (!in.ok()) return report_error(p + ": " + in.status().message(), kExitBadInput);
     m.inputs = std::move(in).value();
     models.push_back(std::move(m));
+  }
+  {
+    std::vector<const Graph*> graphs;
+    for (const Loaded& m : models) graphs.push_back(m.model->graph.get());
+    if (Status s = check_dims_named(dims, graphs); !s.ok()) return report_error(s.message(), kExitBadInput);
   }
 
   std::string baseline, static_list;

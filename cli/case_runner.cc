@@ -28,9 +28,12 @@ std::vector<fs::path> numbered_files(const fs::path& dir, const std::string& pre
 
 std::map<std::string, std::string> load_exclusions(const std::string& path, bool required, std::string* err) {
   std::map<std::string, std::string> out;
+  std::error_code ec;
   std::ifstream in(path);
-  if (!in) {
-    if (required) *err = "cannot read exclusion list '" + path + "'";
+  // A folder opens as a stream that reads as empty.
+  if (!in || !fs::is_regular_file(path, ec)) {
+    if (required)
+      *err = "cannot read exclusion list '" + path + "'" + (fs::exists(path, ec) ? ": not a regular file" : "");
     return out;
   }
   std::string line;
@@ -45,6 +48,7 @@ std::map<std::string, std::string> load_exclusions(const std::string& path, bool
     reason.erase(0, reason.find_first_not_of(" \t"));
     out[name] = reason.empty() ? "excluded" : reason;
   }
+  if (in.bad() && required) *err = "cannot read exclusion list '" + path + "'";
   return out;
 }
 

@@ -1,12 +1,15 @@
 #include "cli/cli_args.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include "devices/sim/sim_profile.h"
 #include "executor/session.h"
+#include "ir/graph.h"
 
 namespace sy {
 
@@ -17,11 +20,37 @@ StatusOr<std::map<std::string, int64_t>> parse_dims(const std::vector<std::strin
     if (eq == std::string::npos || eq == 0) return InvalidArgument("--dim expects NAME=VALUE, got '", d, "'");
     const std::string k = d.substr(0, eq), v = d.substr(eq + 1);
     char* end = nullptr;
+    errno = 0;
     const long long x = std::strtoll(v.c_str(), &end, 10);
     if (v.empty() || *end || x < 0) return InvalidArgument("--dim ", k, ": '", v, "' is not a non-negative integer");
+    if (errno == ERANGE) return InvalidArgument("--dim ", k, ": '", v, "' is out of range");
     dims[k] = x;
   }
   return dims;
+}
+
+namespace {
+
+void collect_symbols(const TypeInfo& t, std::set<std::string>& out) {
+  for (const Dim& d : t.shape)
+    if (!d.symbol.empty()) out.insert(d.symbol);
+  if (t.inner) collect_symbols(*t.inner, out);
+}
+
+}  // namespace
+
+Status check_dims_named(const std::map<std::string, int64_t>& dims, const std::vector<const Graph*>& graphs) {
+  std::set<std::string> symbols;
+  for (const Graph* g : graphs)
+    for (ValueId id : g->inputs()) collect_symbols(g->value(id).type, symbols);
+  for (const auto& [name, value] : dims) {
+    if (symbols.count(name)) continue;
+    std::string have;
+    for (const std::string& s : symbols) have += (have.empty() ? "" : ", ") + s;
+    return InvalidArgument("--dim ", name, ": no input has a symbolic dimension of that name (",
+                           have.empty() ? std::string("the inputs have none") : "they have: " + have, ")");
+  }
+  return OkStatus();
 }
 
 Status check_devices(const std::string& devices, const std::string& simulate) {

@@ -1,6 +1,6 @@
-// Small pieces shared by several subcommands: parsing `--dim NAME=VALUE`,
-// checking the device list or simulation profile, and the latency
-// percentile that `run --report` and `bench` both print.
+// Small pieces shared by several subcommands: parsing and checking
+// `--dim NAME=VALUE`, checking the device list or simulation profile, and
+// the latency percentile that `run --report` and `bench` both print.
 #pragma once
 
 #include <cstdint>
@@ -12,9 +12,17 @@
 
 namespace sy {
 
+class Graph;
+
 // Parses repeated `--dim NAME=VALUE` options into NAME -> VALUE. VALUE must
 // be a non-negative integer; the error names the offending option.
 StatusOr<std::map<std::string, int64_t>> parse_dims(const std::vector<std::string>& specs);
+
+// Checks that every `--dim` NAME is a symbolic dimension of some input of
+// one of `graphs` (sequences and optionals included): one that names none
+// would be ignored, and is most likely a typo. The error lists the names
+// the inputs have.
+Status check_dims_named(const std::map<std::string, int64_t>& dims, const std::vector<const Graph*>& graphs);
 
 // Checks a device list (`--devices`) or, when `simulate` is set, the
 // simulation profile that replaces it; the error is ready to print.

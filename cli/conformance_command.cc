@@ -90,6 +90,10 @@ namespace {
 
 // Case name -> status from a `conformance --json` file.
 StatusOr<std::map<std::string, std::string>> load_statuses(const std::string& path) {
+  // A folder opens as a stream, and reading it throws out of the parser.
+  std::error_code ec;
+  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec))
+    return InvalidArgument("baseline '", path, "' is not a regular file");
   std::ifstream in(path);
   if (!in) return NotFound("cannot read baseline '", path, "'");
   nlohmann::json j = nlohmann::json::parse(in, nullptr, false);

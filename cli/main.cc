@@ -34,7 +34,8 @@ int main(int argc, char** argv) {
   auto* c_run = app.add_subcommand("run", "Run a model on inputs and write its outputs");
   c_run->add_option("model", run.model, "ONNX model file")->required();
   c_run->add_option("-i,--input", run.inputs, "Input as NAME=FILE (.npy or TensorProto .pb); repeatable");
-  c_run->add_option("--dim", run.dims, "Fix a symbolic input dimension, NAME=VALUE; repeatable");
+  c_run->add_option("--dim", run.dims,
+                    "Fix a symbolic input dimension, NAME=VALUE; repeatable (NAME must be one the inputs have)");
   c_run->add_option("-o,--output-dir", run.output_dir, "Write each output to DIR/<name>.npy");
   c_run->add_option("-n,--runs", run.runs, "Number of runs (for timing)")->check(CLI::Range(1, 1000000));
   c_run->add_option("--timeout", run.timeout_s,
@@ -151,7 +152,9 @@ int main(int argc, char** argv) {
   c_bench->add_option("-c,--concurrency", bench.concurrency, "Threads running the timed runs at once (runs split among them)")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
-  c_bench->add_option("--dim", bench.dims, "Size of a symbolic input dimension, NAME=VALUE; repeatable");
+  c_bench->add_option("--dim", bench.dims,
+                      "Size of a symbolic input dimension, NAME=VALUE; repeatable (NAME must be one that some "
+                      "model's inputs have)");
   c_bench->add_option("--seed", bench.seed, "Seed for the random inputs and the 'random' policy")->capture_default_str();
   c_bench->add_option("--profile", bench.profile, "Cost profile to load in every session (from 'calibrate'); not written");
   c_bench->add_option("--json", bench.json, "Also write every row (with per-run latencies) as JSON");

@@ -82,6 +82,8 @@ int cmd_run(const RunArgs& a) {
     if (!dims.ok()) return report_error(dims.status().message(), kExitBadInput);
     opts.dims = std::move(dims).value();
   }
+  if (Status s = check_dims_named(opts.dims, {model->graph.get()}); !s.ok())
+    return report_error(s.message(), kExitBadInput);
   auto session = Session::create(model, opts);
   if (!session.ok()) return report_error(session.status().message(), kExitBadInput);
   const Graph& g = *model->graph;
@@ -115,6 +117,16 @@ int cmd_run(const RunArgs& a) {
   // Output files are checked before running, so a typo costs no run.
   if (!a.trace.empty() && !std::ofstream(a.trace))
     return report_error("cannot write trace '" + a.trace + "'", kExitBadInput);
+  if (!a.report.empty() && !std::ofstream(a.report))
+    return report_error("cannot write report '" + a.report + "'", kExitBadInput);
+  if (!a.profile.empty()) {
+    // Saved after the runs, into a folder that must exist.
+    const fs::path dir = fs::path(a.profile).parent_path();
+    std::error_code ec;
+    if (!dir.empty() && !fs::is_directory(dir, ec))
+      return report_error("cannot write cost profile '" + a.profile + "': folder '" + dir.string() + "' does not exist",
+                          kExitBadInput);
+  }
   std::vector<std::string> names;
   for (Device* d : (*session)->devices()) names.push_back(d->id().to_string());
   TraceWriter trace(names);

@@ -16,7 +16,8 @@ namespace {
 
 StatusOr<std::string> read_file(const std::string& path, uint64_t limit = 4ull << 30) {
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return NotFound(path, ": no such file");
+  if (!fs::exists(path, ec)) return NotFound(path, ": no such file");
+  if (!fs::is_regular_file(path, ec)) return InvalidArgument(path, ": not a regular file");
   uintmax_t size = fs::file_size(path, ec);
   if (ec) return NotFound(path, ": cannot read");
   if (size > limit) return InvalidArgument(path, ": file too large");

@@ -178,8 +178,8 @@ StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> 
     // A missing profile is fine: it is created by save_profile().
     std::error_code ec;
     if (std::filesystem::exists(options.profile, ec)) {
-      Status st = s->cost_->load(options.profile);
-      if (!st.ok()) return st.with_context("profile " + options.profile);
+      // load()'s errors name the profile already.
+      RETURN_IF_ERROR(s->cost_->load(options.profile));
       s->topology_ = s->cost_->topology();
     }
   }

@@ -587,6 +587,9 @@ PredictionError CostModel::error() const {
 Status CostModel::load(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return NotFound("cost profile '", path, "' not found");
+  // A folder opens as a stream, and reading it throws out of the parser.
+  if (!std::filesystem::is_regular_file(path, ec))
+    return InvalidArgument("cost profile '", path, "' is not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return InvalidArgument("cost profile '", path, "': cannot be read");
   json doc = json::parse(in, nullptr, /*allow_exceptions=*/false);

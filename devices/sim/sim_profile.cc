@@ -190,7 +190,9 @@ std::string SimProfile::describe() const {
 
 StatusOr<SimProfile> load_sim_profile(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return NotFound("simulation profile '", path, "' not found");
+  if (!std::filesystem::exists(path, ec)) return NotFound("simulation profile '", path, "' not found");
+  if (!std::filesystem::is_regular_file(path, ec))
+    return InvalidArgument("simulation profile '", path, "' is not a regular file");
   const auto size = std::filesystem::file_size(path, ec);
   if (ec || size > kMaxFileBytes) return InvalidArgument("simulation profile '", path, "': larger than 64 MiB");
   std::ifstream in(path, std::ios::binary);

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
+#include <tuple>
 
 #include "devices/cuda/cuda_backend.h"
 #include "tests/cli/cli_test_util.h"
@@ -417,6 +419,44 @@ TEST_F(BadInputFile, DimWithNonIntegerValue_Exit2) {
   expect_clean_failure(run_with({"--random-inputs", "--dim", "batch=twelve"}), kBadInput, {"--dim", "integer"});
 }
 
+TEST_F(BadInputFile, DimOutOfRange_Exit2) {
+  expect_clean_failure(run_with({"--random-inputs", "--dim", "batch=99999999999999999999"}), kBadInput,
+                       {"out of range"});
+}
+
+// relu_model's x is [2, 3]: a --dim would be ignored, most likely a typo.
+TEST_F(BadInputFile, DimNamingNoSymbolicDimension_Exit2) {
+  const auto r = run_with({"--random-inputs", "--dim", "batch=4"});
+  expect_clean_failure(r, kBadInput, {"no input has a symbolic dimension"});
+  EXPECT_TRUE(contains_any(r.err, {"--dim batch", "the inputs have none"})) << r.describe();
+}
+
+// x is [N, 3]: --dim N is taken, a second --dim for a name the model does
+// not have is refused, listing N.
+TEST(BadInput, DimNamingAnotherSymbol_Exit2ListingTheModelsOwn) {
+  TempDir d;
+  onnx::ModelProto m = make_model();
+  auto* g = m.mutable_graph();
+  auto first_dim_n = [](onnx::ValueInfoProto* v) {
+    v->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("N");
+  };
+  first_dim_n(add_input(g, "x", onnx::TensorProto::FLOAT, {2, 3}));
+  add_node(g, "Relu", {"x"}, {"y"});
+  first_dim_n(add_output(g, "y", onnx::TensorProto::FLOAT, {2, 3}));
+  write_model(m, d.file("model.onnx"));
+  const auto ok = run_model(d.file("model.onnx"), {"--random-inputs", "--dim", "N=4"});
+  ASSERT_TRUE(ok.exited && ok.exit_code == 0) << ok.describe();
+  const auto r = run_model(d.file("model.onnx"), {"--random-inputs", "--dim", "N=4", "--dim", "batch=4"});
+  expect_clean_failure(r, kBadInput, {"no input has a symbolic dimension"});
+  EXPECT_TRUE(contains_any(r.err, {"they have: N"})) << r.describe();
+}
+
+// A folder opens as a stream on Linux, and reading it throws: each file
+// option must say what the path is instead.
+TEST_F(BadInputFile, InputFileIsAFolder_Exit2) {
+  expect_clean_failure(run_with({"--input", "x=" + d.path().string()}), kBadInput, {"not a regular file"});
+}
+
 TEST_F(BadInputFile, UnknownPolicy_Exit2) {
   const auto r = run_with({"--random-inputs", "--policy", "no-such-policy"});
   expect_clean_failure(r, kBadInput, {"policy"});
@@ -569,11 +609,33 @@ TEST(BadInput, MalformedProfile_Exit2) {
                        {"profile"});
 }
 
+TEST(BadInput, ProfileOrSimulationProfileIsAFolder_Exit2) {
+  TempDir d;
+  expect_clean_failure(run_model(kLoopModel, {"--random-inputs", "--profile", d.path().string()}), kBadInput,
+                       {"not a regular file"});
+  expect_clean_failure(run_model(kLoopModel, {"--random-inputs", "--simulate", d.path().string()}), kBadInput,
+                       {"not a regular file"});
+}
+
 TEST(BadInput, UnwritableTrace_Exit2BeforeRunning) {
   TempDir d;
   expect_clean_failure(
       run_model(kLoopModel, {"--random-inputs", "--devices", "cpu:0,cpu:1", "--trace", d.file("no/such/dir/t.json")}),
       kBadInput, {"cannot write trace"});
+}
+
+// The report and the cost profile are written after the runs: a bad path is
+// refused before any (no run summary printed).
+TEST(BadInput, UnwritableReportOrProfile_Exit2BeforeRunning) {
+  TempDir d;
+  using Case = std::tuple<std::string, std::string, std::string>;  // option, path, reason
+  for (const auto& [option, path, reason] : {Case{"--report", d.file("no/such/dir/r.json"), "cannot write report"},
+                                             Case{"--report", d.path().string(), "cannot write report"},
+                                             Case{"--profile", d.file("no/such/dir/p.json"), "does not exist"}}) {
+    const auto r = run_model(kLoopModel, {"--random-inputs", option, path});
+    expect_clean_failure(r, kBadInput, {reason});
+    EXPECT_EQ(r.out.find("busy (last run)"), std::string::npos) << "ran before refusing\n" << r.describe();
+  }
 }
 
 }  // namespace

@@ -184,6 +184,9 @@ TEST(BenchCommand, BadNumbersAndDims_AreBadInput) {
   expect_bad_input(run_switchyard({"bench", if_in_loop().string(), "--runs", "0"}), {"runs"});
   expect_bad_input(run_switchyard({"bench", if_in_loop().string(), "--dim", "n"}), {"--dim"});
   expect_bad_input(run_switchyard({"bench", if_in_loop().string(), "--profile", "/nonexistent/p.json"}), {"profile"});
+  expect_bad_input(run_switchyard({"bench", if_in_loop().string(), "--profile", "/tmp"}), {"not a regular file"});
+  expect_bad_input(run_switchyard({"bench", if_in_loop().string(), "--dim", "batch=2"}),
+                   {"no input has a symbolic dimension"});
   expect_bad_input(run_switchyard({"bench", if_in_loop().string(), "--json", "/nonexistent/dir/x.json"}),
                    {"/nonexistent/dir"});
 }

@@ -91,5 +91,19 @@ TEST_F(Conformance, WorkersAndIsolatedProcesses_GiveTheSameVerdicts) {
   }
 }
 
+// A folder given for a file: the baseline's parser threw on reading it
+// (an internal error), and the exclusion list read as empty.
+TEST_F(Conformance, ExclusionsOrBaselineFolder_IsBadInput) {
+  TempDir root;
+  fs::create_directory_symlink(kNodeCases / "test_abs", root.path() / "test_abs");
+  for (const char* option : {"--exclusions", "--same-as"}) {
+    const CommandResult r = run_switchyard({"conformance", root.path().string(), option, root.path().string()}, 60);
+    ASSERT_TRUE(r.exited) << r.describe();
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    ASSERT_EQ(r.error_lines().size(), 1u) << r.describe();
+    EXPECT_NE(r.error_lines()[0].find("not a regular file"), std::string::npos) << r.describe();
+  }
+}
+
 }  // namespace
 }  // namespace sy

@@ -297,6 +297,10 @@ TEST(CostModel, Json_LinksOfUnknownSpaces_ApplyOnLaterTopology) {
 TEST(CostModel, Json_Malformed_GivesClearErrorsAndChangesNothing) {
   CostModel m;
   EXPECT_EQ(m.load(temp_path("does_not_exist.json")).code(), StatusCode::kNotFound);
+  // A folder opens as a stream, and reading it threw out of the parser.
+  const Status folder = m.load(std::filesystem::temp_directory_path().string());
+  EXPECT_EQ(folder.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(folder.message().find("not a regular file"), std::string::npos) << folder.to_string();
   struct Case {
     const char* text;
     const char* expect;  // substring of the message

@@ -258,10 +258,11 @@ TEST_F(SimProfileFile, Load_MissingFile_IsNotFound) {
   EXPECT_NE(p.status().message().find(path), std::string::npos) << p.status().message();
 }
 
-TEST_F(SimProfileFile, Load_Directory_IsNotFound) {
+TEST_F(SimProfileFile, Load_Directory_IsInvalidArgumentSayingSo) {
   auto p = load_sim_profile(dir_.string());
   ASSERT_FALSE(p.ok());
-  EXPECT_EQ(p.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(p.status().message().find("not a regular file"), std::string::npos) << p.status().to_string();
 }
 
 TEST_F(SimProfileFile, Load_BadContent_IsInvalidArgumentNamingTheFile) {
