@@ -1,5 +1,6 @@
 #include "cli/tensor_io.h"
 
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -76,6 +77,33 @@ StatusOr<RuntimeValue> from_sequence(const onnx::SequenceProto& sp, const std::s
   return RuntimeValue(std::shared_ptr<const Sequence>(std::move(seq)));
 }
 
+// The entries of a .npy shape tuple ("", "3,", "2, 3"): non-negative
+// integers, comma-separated, a trailing comma allowed. Anything else is an
+// error: picking the digits out turned "-1, 3" into [1, 3] and "2.5" into
+// [2, 5].
+StatusOr<Dims> parse_npy_shape(const std::string& s, const std::string& path) {
+  Dims dims;
+  size_t i = 0;
+  auto skip_spaces = [&] {
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  };
+  skip_spaces();
+  while (i < s.size()) {
+    size_t j = i;
+    while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
+    if (j == i) return InvalidArgument(path, ": bad .npy shape (", s, "): dims must be non-negative integers");
+    if (j - i > 18) return InvalidArgument(path, ": absurd dimension in .npy shape");
+    dims.push_back(std::stoll(s.substr(i, j - i)));
+    i = j;
+    skip_spaces();
+    if (i == s.size()) break;
+    if (s[i] != ',') return InvalidArgument(path, ": bad .npy shape (", s, "): dims must be non-negative integers");
+    ++i;
+    skip_spaces();
+  }
+  return dims;
+}
+
 }  // namespace
 
 StatusOr<Tensor> read_npy(const std::string& path) {
@@ -111,13 +139,7 @@ StatusOr<Tensor> read_npy(const std::string& path) {
     return Unimplemented(path, ": Fortran-ordered arrays are not supported; save with np.ascontiguousarray");
   if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))")))
     return InvalidArgument(path, ": .npy header has no shape");
-  Dims dims;
-  std::string shape = m[1];
-  std::regex num(R"(\d+)");
-  for (auto it = std::sregex_iterator(shape.begin(), shape.end(), num); it != std::sregex_iterator(); ++it) {
-    if (it->str().size() > 18) return InvalidArgument(path, ": absurd dimension in .npy shape");
-    dims.push_back(std::stoll(it->str()));
-  }
+  ASSIGN_OR_RETURN(Dims dims, parse_npy_shape(m[1], path));
   ASSIGN_OR_RETURN(size_t bytes, checked_nbytes(dt, dims));
   const size_t data_off = offset + header_len;
   if (s.size() - data_off != bytes)

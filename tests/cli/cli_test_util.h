@@ -301,11 +301,11 @@ inline onnx::ModelProto relu_model() {
 // ----------------------------------------------------------------------------
 
 // `descr` is the numpy type string, e.g. "<f4", "<i8", "<i4", "|b1".
-inline std::string npy_bytes(const std::string& descr, const std::vector<int64_t>& shape, const void* data, size_t nbytes) {
-  std::string sh = "(";
-  for (size_t i = 0; i < shape.size(); ++i) sh += std::to_string(shape[i]) + (shape.size() == 1 ? "," : (i + 1 < shape.size() ? ", " : ""));
-  sh += ")";
-  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + sh + ", }";
+// A version 1.0 .npy with `shape_text` between the shape's parentheses as
+// written, so that tests can write shapes np.save never does.
+inline std::string npy_bytes_with_shape(const std::string& descr, const std::string& shape_text, const void* data,
+                                        size_t nbytes) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + shape_text + "), }";
   const size_t unpadded = 10 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
   header += '\n';
@@ -317,6 +317,12 @@ inline std::string npy_bytes(const std::string& descr, const std::vector<int64_t
   out += header;
   out.append(static_cast<const char*>(data), nbytes);
   return out;
+}
+
+inline std::string npy_bytes(const std::string& descr, const std::vector<int64_t>& shape, const void* data, size_t nbytes) {
+  std::string sh;
+  for (size_t i = 0; i < shape.size(); ++i) sh += std::to_string(shape[i]) + (shape.size() == 1 ? "," : (i + 1 < shape.size() ? ", " : ""));
+  return npy_bytes_with_shape(descr, sh, data, nbytes);
 }
 
 inline void write_npy_f32(const fs::path& p, const std::vector<int64_t>& shape, const std::vector<float>& v) {
