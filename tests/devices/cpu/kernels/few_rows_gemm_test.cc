@@ -77,12 +77,12 @@ TEST(GemmFewRows, UntransposedMatchesChunkedFmaChainsBitForBit) {
   if (!have_kernel()) GTEST_SKIP() << "this CPU has no AVX-512: sgemm multiplies few rows by oneDNN";
   std::mt19937 rng(5);
   tbb::task_arena four(4);
-  // Every row count; columns in whole and partial vectors; rows of B of
-  // every remainder of 8, one chunk and many (4096 x 300 is over the
-  // parallel threshold); a row stride of B wider than n; alpha and beta
-  // both plain and not.
+  // Every row count; columns in whole and partial vectors, and in whole
+  // and partial blocks of 1024 (2500); rows of B of every remainder of 8,
+  // one chunk and many (4096 x 300 is over the parallel threshold); a row
+  // stride of B wider than n; alpha and beta both plain and not.
   for (int64_t m = 1; m <= kFewRowsMax; ++m)
-    for (int64_t n : {1, 17, 100, 4096})
+    for (int64_t n : {1, 17, 100, 2500, 4096})
       for (int64_t k : {0, 1, 9, 64, 300})
         for (auto [alpha, beta] : {std::pair{1.f, 0.f}, std::pair{0.5f, 0.f}, std::pair{1.f, -1.5f}}) {
           Case t(m, n, k, rng);
