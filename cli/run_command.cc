@@ -50,7 +50,14 @@ std::string preview(const Tensor& t) {
   const int64_t n = std::min<int64_t>(t.numel(), 6);
   for (int64_t i = 0; i < n; ++i) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%s%.6g", i ? ", " : "", t.double_at(i));
+    const char* sep = i ? ", " : "";
+    // Integers exactly: %g printed a count of 10^8 as 1e+08.
+    if (dtype_is_signed(t.dtype()) && dtype_is_integer(t.dtype()))
+      std::snprintf(buf, sizeof buf, "%s%lld", sep, static_cast<long long>(t.int_at(i)));
+    else if (dtype_is_integer(t.dtype()))
+      std::snprintf(buf, sizeof buf, "%s%llu", sep, static_cast<unsigned long long>(t.int_at(i)));  // uint64 whole
+    else
+      std::snprintf(buf, sizeof buf, "%s%.6g", sep, t.double_at(i));
     s += buf;
   }
   return s + (t.numel() > n ? ", ...]" : "]");

@@ -14,6 +14,7 @@
 #include "devices/cpu/kernels/tensor_common.h"
 #include "devices/cpu/kernels/tensor_register.h"
 #include "devices/cpu/kernels/wrapping.h"
+#include "devices/host_allocator.h"
 
 namespace sy::tensor_ops {
 namespace {
@@ -522,14 +523,37 @@ class UniqueKernel final : public Kernel {
   Status compute(KernelContext& ctx) const override;
 
  private:
+  // An empty X along an axis: its `items` slices hold nothing, so all are
+  // equal, one group (none when there are none). Answered without the
+  // tables, which X may claim 2^31 items for while holding no data: the
+  // outputs then go to the allocator, which refuses what it cannot hold.
+  static Status empty_slices(KernelContext& ctx, const Tensor& x, int64_t axis, int64_t items);
+
   tensor_ops::UniqueAttrs attrs_;
 };
+
+Status UniqueKernel::empty_slices(KernelContext& ctx, const Tensor& x, int64_t axis, int64_t items) {
+  const int64_t u = items > 0 ? 1 : 0;
+  Dims y_dims = x.dims();
+  y_dims[static_cast<size_t>(axis)] = u;
+  RETURN_IF_ERROR(ctx.allocate_output(0, x.dtype(), y_dims).status());
+  for (size_t i = 1; i < 4 && i < ctx.num_outputs(); ++i) {
+    ASSIGN_OR_RETURN(Tensor * t, ctx.allocate_output(i, DataType::kInt64, Dims{i == 2 ? items : u}));
+    int64_t* p = t->data<int64_t>();
+    if (i == 2) std::fill(p, p + items, int64_t{0});  // inverse: every slice is group 0
+    else if (u) p[0] = i == 1 ? 0 : items;            // indices: the first; counts: all
+  }
+  return OkStatus();
+}
 
 Status UniqueKernel::compute(KernelContext& ctx) const {
   const Tensor& x = ctx.input(0);
   if (!x.defined()) return InvalidArgument("Unique: input is missing");
   ASSIGN_OR_RETURN(const tensor_ops::UniqueShape shape, tensor_ops::unique_shape(x, attrs_));
   const int64_t axis = shape.axis, outer = shape.outer, items = shape.items, inner = shape.inner;
+  if (attrs_.has_axis && x.numel() == 0) return empty_slices(ctx, x, axis, items);
+  // order and group_of per item; firsts, counts, pos and by_first per group.
+  RETURN_IF_ERROR(check_host_table_bytes(6.0 * sizeof(int64_t) * static_cast<double>(items), "Unique's tables"));
   std::vector<int64_t> order(static_cast<size_t>(items));
   std::iota(order.begin(), order.end(), 0);
   // Group ids per item after sorting; first occurrence per group.

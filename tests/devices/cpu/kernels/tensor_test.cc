@@ -519,6 +519,25 @@ TEST(TensorOps, Unique_EmptySlicesWithHugeDims_AreOneGroup) {
   EXPECT_EQ(to_vector<int64_t>(r.outputs[3].tensor()), (std::vector<int64_t>{5}));
 }
 
+// Empty along the axis too: no slices, no groups.
+TEST(TensorOps, Unique_NoSlices_AreNoGroups) {
+  auto r = run_kernel("Unique", {f32(Dims{2, 0, 3}, {})}, 4, {attr_int("axis", 1)});
+  EXPECT_OK(r);
+  EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{2, 0, 3}));
+  for (int i = 1; i < 4; ++i) EXPECT_EQ(r.outputs[i].tensor().numel(), 0) << "output " << i;
+}
+
+// 2^40 empty slices: the answer is one group, but its inverse indices
+// (8 TB) cannot be had. The allocator must say so; the kernel used to build
+// a table per slice first, which the host grants under overcommit up to
+// its memory and then fills (2^31 slices: the fuzzer's process was killed
+// by the OOM killer at 24 GB).
+TEST(TensorOps, Unique_EmptyInputClaimingHugeSlices_IsRefusedByTheAllocator) {
+  auto r = run_kernel("Unique", {f32(Dims{2, int64_t{1} << 40, 0}, {})}, 4, {attr_int("axis", 1)});
+  EXPECT_EQ(r.status.code(), StatusCode::kResourceExhausted) << r.status.to_string();
+  EXPECT_NE(r.status.message().find("cannot allocate"), std::string::npos) << r.status.to_string();
+}
+
 // --- generators --------------------------------------------------------------
 
 TEST(TensorOps, Range_IntFloatAndErrors) {
