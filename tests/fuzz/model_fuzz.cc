@@ -72,6 +72,16 @@ void report_current(const char* what) {
   (void)!write(2, g_current, std::strlen(g_current));
 }
 
+// Resident memory of this process (/proc/self/statm); 0 where unknown.
+int64_t resident_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  long long size = 0, resident = 0;
+  const int got = std::fscanf(f, "%lld %lld", &size, &resident);
+  std::fclose(f);
+  return got == 2 ? static_cast<int64_t>(resident) * sysconf(_SC_PAGESIZE) : 0;
+}
+
 void on_fatal_signal(int sig) {
   report_current(sig == SIGSEGV ? "SIGSEGV" : sig == SIGABRT ? "SIGABRT" : sig == SIGFPE ? "SIGFPE" : "fatal signal");
   signal(sig, SIG_DFL);
@@ -624,7 +634,8 @@ int main(int argc, char** argv) {
   int hang_s = 60;
   double max_seconds = 0;
   std::vector<std::string> corpus_dirs;
-  app.add_option("--iterations", iterations, "Mutants to run")->capture_default_str();
+  app.add_option("--iterations", iterations, "Run the iterations before this one (from 0, or from --first)")
+      ->capture_default_str();
   app.add_option("--seed", cfg.seed, "Campaign seed")->capture_default_str();
   app.add_option("--only", only, "Run just this iteration (a reproducer), verbosely");
   app.add_option("--first", first_iteration, "Start at this iteration")->check(CLI::NonNegativeNumber);
@@ -645,6 +656,12 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--run-timeout-ms", cfg.timeout_ms, "Time limit for each run")->capture_default_str();
   app.add_option("--hang-s", hang_s, "An iteration this much longer than its run limit is a hang")->capture_default_str();
+  int64_t max_rss_mb = 8192;
+  app.add_option("--max-rss-mb", max_rss_mb,
+                 "Resident memory past which the iteration in progress is a finding: tensors get 1 GiB in all, so "
+                 "the rest is tables a kernel sized from what its inputs claim (0: no limit)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--dump", cfg.dump, "Write each mutant model to this file before running it");
   app.add_flag("-v,--verbose", cfg.verbose, "Print every iteration and its outcome");
   CLI11_PARSE(app, argc, argv);
@@ -688,7 +705,10 @@ int main(int argc, char** argv) {
   op_types.erase(std::unique(op_types.begin(), op_types.end()), op_types.end());
 
   // The watchdog: a run past its own limit by --hang-s is stuck somewhere
-  // the limit is not checked (a loader, a kernel).
+  // the limit is not checked (a loader, a kernel). Memory past --max-rss-mb
+  // is reported with its iteration, before the kernel's OOM killer ends the
+  // process without one (as it did at 24 GB, a kernel filling a table per
+  // claimed slice).
   std::atomic<bool> done{false};
   std::thread watchdog([&] {
     while (!done) {
@@ -698,6 +718,13 @@ int main(int argc, char** argv) {
           SteadyClock::instance().now_ns() - started > (cfg.timeout_ms / 1000 + hang_s) * int64_t{1'000'000'000}) {
         report_current("hang");
         std::_Exit(3);
+      }
+      if (const int64_t rss = resident_bytes(); max_rss_mb > 0 && rss > max_rss_mb * (int64_t{1} << 20)) {
+        char what[96];
+        std::snprintf(what, sizeof what, "memory exhaustion (resident %lld MiB, --max-rss-mb %lld)",
+                      static_cast<long long>(rss >> 20), static_cast<long long>(max_rss_mb));
+        report_current(what);
+        std::_Exit(4);
       }
     }
   });
