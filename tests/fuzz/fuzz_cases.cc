@@ -66,9 +66,9 @@ std::vector<Seed> load_corpus(const std::vector<std::string>& roots) {
   return seeds;
 }
 
-Dims claimed(Dims dims, size_t zero, size_t huge) {
+Dims claimed(Dims dims, size_t zero, size_t huge, int bits) {
   dims[zero] = 0;
-  dims[huge] = int64_t{1} << 40;
+  dims[huge] = int64_t{1} << bits;
   return dims;
 }
 
@@ -76,11 +76,12 @@ Dims claimed(Dims dims, size_t zero, size_t huge) {
 
 // The variants: each case once for every tensor input of rank >= 2 and
 // every ordered pair of its axes, the input made empty along the first and
-// 2^40 long along the second, and declared with symbolic dims so that it
-// reaches the kernels. Such a tensor costs nothing to hold, so a kernel
-// that sizes a table or a loop by the dims must not take them on trust.
-FuzzCases::FuzzCases(const std::vector<std::string>& roots, bool empty_claims)
-    : seeds_(load_corpus(roots)), empty_claims_(empty_claims) {
+// 2^claim_bits long along the second, and declared with symbolic dims so
+// that it reaches the kernels. Such a tensor costs nothing to hold, so a
+// kernel that sizes a table or a loop by the dims must not take them on
+// trust.
+FuzzCases::FuzzCases(const std::vector<std::string>& roots, bool empty_claims, int claim_bits)
+    : seeds_(load_corpus(roots)), empty_claims_(empty_claims), claim_bits_(claim_bits) {
   if (!empty_claims) return;
   for (size_t c = 0; c < seeds_.size(); ++c)
     for (size_t k = 0; k < seeds_[c].inputs.size(); ++k) {
@@ -88,7 +89,8 @@ FuzzCases::FuzzCases(const std::vector<std::string>& roots, bool empty_claims)
       if (!v.is_tensor() || v.tensor().rank() < 2) continue;
       for (size_t zero = 0; zero < v.tensor().rank(); ++zero)
         for (size_t huge = 0; huge < v.tensor().rank(); ++huge)
-          if (zero != huge && Tensor::host(v.tensor().dtype(), claimed(v.tensor().dims(), zero, huge)).ok())
+          if (zero != huge &&
+              Tensor::host(v.tensor().dtype(), claimed(v.tensor().dims(), zero, huge, claim_bits_)).ok())
             claims_.push_back({c, k, zero, huge});
     }
 }
@@ -98,7 +100,7 @@ Seed FuzzCases::replay(size_t i) const { return empty_claims_ ? variant(claims_[
 Seed FuzzCases::variant(const EmptyClaim& c) const {
   Seed v = seeds_[c.seed];
   auto& [name, value] = v.inputs[c.input];
-  const Dims dims = claimed(value.tensor().dims(), c.zero, c.huge);
+  const Dims dims = claimed(value.tensor().dims(), c.zero, c.huge, claim_bits_);
   v.name += " (" + name + " " + dims.to_string() + ")";
   value = RuntimeValue(Tensor::host(value.tensor().dtype(), dims).value());  // empty: checked when listed
   for (auto& in : *v.model.mutable_graph()->mutable_input()) {

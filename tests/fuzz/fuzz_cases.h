@@ -24,8 +24,9 @@ class FuzzCases {
  public:
   // Reads every case folder under `roots` (model.onnx with
   // test_data_set_0/input_*.pb, or with inputs/<name>.npy); folders that do
-  // not read are left out. With `empty_claims`, lists the variants too.
-  FuzzCases(const std::vector<std::string>& roots, bool empty_claims);
+  // not read are left out. With `empty_claims`, lists the variants too,
+  // their huge dim 2^claim_bits long.
+  FuzzCases(const std::vector<std::string>& roots, bool empty_claims, int claim_bits = 40);
 
   // The cases as read, which mutants start from.
   const std::vector<Seed>& seeds() const { return seeds_; }
@@ -36,8 +37,8 @@ class FuzzCases {
   Seed replay(size_t i) const;
 
  private:
-  // Seed `seed` with its input `input` empty along axis `zero` and 2^40
-  // long along axis `huge`. A variant is built when it runs: holding them
+  // Seed `seed` with its input `input` empty along axis `zero` and
+  // 2^claim_bits long along axis `huge`. A variant is built when it runs: holding them
   // all (18,700 model copies) made every fork of the loader's isolated
   // shape inference slow.
   struct EmptyClaim {
@@ -48,6 +49,7 @@ class FuzzCases {
 
   std::vector<Seed> seeds_;
   bool empty_claims_;
+  int claim_bits_;
   std::vector<EmptyClaim> claims_;
 };
 

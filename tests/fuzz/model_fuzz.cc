@@ -20,9 +20,9 @@
 //
 // --replay runs the cases themselves, unmutated; --empty-claims runs each
 // case once for every tensor input of rank >= 2 and ordered pair of its
-// axes, the input empty along one and 2^40 long along the other
-// (fuzz_cases.h), which finds kernels that step through dims that hold no
-// data. ctest runs all of those (label fuzz).
+// axes, the input empty along one and 2^40 (--claim-bits) long along the
+// other (fuzz_cases.h), which finds kernels that step through dims that
+// hold no data. ctest runs all of those (label fuzz).
 #include <signal.h>
 #include <unistd.h>
 
@@ -643,10 +643,18 @@ int main(int argc, char** argv) {
   auto* replay_flag = app.add_flag("--replay", replay,
                                    "Run each case once as it is, unmutated (iteration i is case i, --iterations at "
                                    "most the cases): to try inputs made elsewhere");
-  app.add_flag("--empty-claims", empty_claims,
-               "Replay each case once for every tensor input of rank >= 2 and ordered pair of its axes, the input "
-               "made empty along one and 2^40 long along the other")
-      ->excludes(replay_flag);
+  auto* empty_claims_flag =
+      app.add_flag("--empty-claims", empty_claims,
+                   "Replay each case once for every tensor input of rank >= 2 and ordered pair of its axes, the "
+                   "input made empty along one and 2^40 (--claim-bits) long along the other")
+          ->excludes(replay_flag);
+  int claim_bits = 40;
+  app.add_option("--claim-bits", claim_bits,
+                 "With --empty-claims, the huge dim is 2^N long: 40 finds loops over it, 31 tables the host grants "
+                 "under overcommit and then fills (which --max-rss-mb reports)")
+      ->check(CLI::Range(1, 62))
+      ->needs(empty_claims_flag)
+      ->capture_default_str();
   app.add_option("--corpus", corpus_dirs, "Folders of case folders (model.onnx with test_data_set_0/ or inputs/)")
       ->required();
   app.add_option("--devices", cfg.devices,
@@ -679,8 +687,9 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  const FuzzCases cases(corpus_dirs, empty_claims);
+  const FuzzCases cases(corpus_dirs, empty_claims, claim_bits);
   if (replay || empty_claims) cfg.replay = empty_claims ? "--empty-claims" : "--replay";
+  if (empty_claims && claim_bits != 40) cfg.replay += " --claim-bits " + std::to_string(claim_bits);
   if (cases.seeds().empty()) {
     std::fprintf(stderr, "error: no test cases found under the --corpus folders\n");
     return 2;
