@@ -22,11 +22,14 @@ struct Seed {
 
 class FuzzCases {
  public:
+  // The huge dim's length in bits unless --claim-bits says otherwise.
+  static constexpr int kDefaultClaimBits = 40;
+
   // Reads every case folder under `roots` (model.onnx with
   // test_data_set_0/input_*.pb, or with inputs/<name>.npy); folders that do
   // not read are left out. With `empty_claims`, lists the variants too,
   // their huge dim 2^claim_bits long.
-  FuzzCases(const std::vector<std::string>& roots, bool empty_claims, int claim_bits = 40);
+  FuzzCases(const std::vector<std::string>& roots, bool empty_claims, int claim_bits = kDefaultClaimBits);
 
   // The cases as read, which mutants start from.
   const std::vector<Seed>& seeds() const { return seeds_; }
@@ -38,9 +41,9 @@ class FuzzCases {
 
  private:
   // Seed `seed` with its input `input` empty along axis `zero` and
-  // 2^claim_bits long along axis `huge`. A variant is built when it runs: holding them
-  // all (18,700 model copies) made every fork of the loader's isolated
-  // shape inference slow.
+  // 2^claim_bits long along axis `huge`. A variant is built when it runs:
+  // holding them all (18,700 model copies) made every fork of the loader's
+  // isolated shape inference slow.
   struct EmptyClaim {
     size_t seed, input, zero, huge;
   };

@@ -648,7 +648,7 @@ int main(int argc, char** argv) {
                    "Replay each case once for every tensor input of rank >= 2 and ordered pair of its axes, the "
                    "input made empty along one and 2^40 (--claim-bits) long along the other")
           ->excludes(replay_flag);
-  int claim_bits = 40;
+  int claim_bits = FuzzCases::kDefaultClaimBits;
   app.add_option("--claim-bits", claim_bits,
                  "With --empty-claims, the huge dim is 2^N long: 40 finds loops over it, 31 tables the host grants "
                  "under overcommit and then fills (which --max-rss-mb reports)")
@@ -689,7 +689,8 @@ int main(int argc, char** argv) {
   }
   const FuzzCases cases(corpus_dirs, empty_claims, claim_bits);
   if (replay || empty_claims) cfg.replay = empty_claims ? "--empty-claims" : "--replay";
-  if (empty_claims && claim_bits != 40) cfg.replay += " --claim-bits " + std::to_string(claim_bits);
+  if (empty_claims && claim_bits != FuzzCases::kDefaultClaimBits)
+    cfg.replay += " --claim-bits " + std::to_string(claim_bits);
   if (cases.seeds().empty()) {
     std::fprintf(stderr, "error: no test cases found under the --corpus folders\n");
     return 2;

@@ -211,10 +211,10 @@ void accumulate_run(typename Op::Acc& a, const T* r, int64_t n) {
     // The largest element, then e^(x - max) summed with the vector exp:
     // add()'s running (max, sum) took an exp and two branches an element
     // (the last axis of [256, 1024]: 470 us). A NaN or an infinity takes
-    // add()'s exact path.
-    bool nan = false;
-    const float m = elementwise::max_skipping_nan(r, n, &nan);
-    if (n >= 2 * kLanes && !nan && std::isfinite(m)) {
+    // add()'s exact path, as do short runs.
+    bool nan = true;
+    const float m = n >= 2 * kLanes ? elementwise::max_skipping_nan(r, n, &nan) : 0.f;
+    if (!nan && std::isfinite(m)) {
       constexpr int64_t kBlock = 256;
       float exps[kBlock];
       float s = 0;
