@@ -226,6 +226,10 @@ def cases():
          {"group": 96, "pads": [1, 1, 1, 1], "strides": [2, 2]}, {"w": rng.random((96, 1, 3, 3), dtype=np.float32)}, 1),
         ("Conv zoo depthwise 3x3/2 [1,144,56,56]", "Conv", [("x", F32, [1, 144, 56, 56])],
          {"group": 144, "pads": [1, 1, 1, 1], "strides": [2, 2]}, {"w": rng.random((144, 1, 3, 3), dtype=np.float32)}, 1),
+        # MobileNetV2's stride-1 depthwise layers, 112x112 down to 14x14.
+        *[(f"Conv zoo depthwise [1,{c},{h},{h}]", "Conv", [("x", F32, [1, c, h, h])], {"group": c, "pads": [1, 1, 1, 1]},
+           {"w": rng.random((c, 1, 3, 3), dtype=np.float32)}, 1)
+          for c, h in ((32, 112), (144, 56), (192, 28), (384, 14), (576, 14))],
         ("Conv zoo depthwise [1,960,7,7]", "Conv", [("x", F32, [1, 960, 7, 7])], {"group": 960, "pads": [1, 1, 1, 1]},
          {"w": rng.random((960, 1, 3, 3), dtype=np.float32)}, 1),
         ("Gemm [512,1024]x[1024,1024]+C", "Gemm", [("a", F32, [512, 1024])], {},

@@ -454,11 +454,15 @@ void depthwise_conv(const float* X, const float* W, const float* B, float* Y, in
   // and [1, 32, 224, 224] 3x3 took 198 and 279 us by rows against 228 and
   // 397 in blocks, [1, 144, 56, 56] and [1, 64, 64, 64] 107 and 64 against
   // 94 and 56 (32 columns or fewer).
-  // Narrower rows of stride 1 as wide as the input's take masked loads
-  // along the flattened plane ([1, 960, 7, 7]: 18 us in blocks, 7 so).
+  // But "same" padding goes first to masked loads along the flattened plane
+  // (stride 1) or its four phases (stride 2), where the CPU has AVX-512: 16
+  // columns a vector, and any window unrolled as well as 3x3
+  // ([1, 960, 7, 7]: 18 us in blocks, 7 so; [1, 384, 14, 14] 59 by rows, 24
+  // so; [1, 32, 112, 112] 130 and 106; 5x5 [1, 240, 28, 28] 605 and 109;
+  // stride 2 [1, 144, 56, 56] 93 and 57, [1, 32, 224, 224] 343 and 247).
+  if (depthwise_flat(X, W, B, Y, N, C, w, act)) return;
   const int64_t OW = w.out[2];
-  if ((w.stride[2] == 1 && OW >= 8) || (w.stride[2] == 2 && OW >= 48) ||
-      (!depthwise_flat(X, W, B, Y, N, C, w, act) && !depthwise_blocks(X, W, B, Y, N, C, w, act)))
+  if ((w.stride[2] == 1 && OW >= 8) || (w.stride[2] == 2 && OW >= 48) || !depthwise_blocks(X, W, B, Y, N, C, w, act))
     depthwise_planes(X, W, B, Y, N, C, w, act);
 }
 

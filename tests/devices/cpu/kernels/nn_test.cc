@@ -275,7 +275,9 @@ TEST(Nn, Conv_Depthwise_MatchesGenericLoop) {
       {{1, 2, 6, 7}, {2, 1, 3, 3}, {0, 0, 0, 0}, {3, 3}, {1, 2}},
       {{3, 5, 17}, {5, 1, 3}, {2, 1}, {3}, {1}},
       // Stride 1 along rows of 8 or more output columns: a zero-padded copy,
-      // columns 32, 8 and a last 8 overlapping at a time.
+      // columns 32, 8 and a last 8 overlapping at a time. Where the CPU has
+      // AVX-512, only output rows narrower than the input's come here (the
+      // others go to the flattened plane, below).
       {{1, 3, 6, 40}, {3, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
       {{1, 2, 11, 12}, {2, 1, 3, 3}, {0, 1, 2, 1}, {2, 1}, {1, 1}},
       {{2, 2, 9, 37}, {2, 1, 5, 5}, {2, 3, 1, 0}, {1, 1}, {2, 2}},
@@ -286,6 +288,8 @@ TEST(Nn, Conv_Depthwise_MatchesGenericLoop) {
       {{1, 2, 5, 56}, {2, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
       {{1, 2, 4, 50}, {2, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
       {{1, 2, 7, 24}, {2, 1, 5, 5}, {0, 0, 0, 0}, {1, 1}, {1, 1}},
+      {{1, 2, 5, 58}, {2, 1, 3, 3}, {1, 0, 1, 0}, {1, 1}, {1, 1}},
+      {{1, 2, 4, 52}, {2, 1, 3, 3}, {1, 0, 1, 0}, {1, 1}, {1, 1}},
       // Blocks of 16 channels (strides, or rows under 8 columns): a short
       // last block, rows of whole and partial groups of 16 columns, pixel
       // groups running across rows, two images, bands of one output row.
@@ -301,7 +305,13 @@ TEST(Nn, Conv_Depthwise_MatchesGenericLoop) {
       // Stride 1, output rows as wide as the input's: masked loads along
       // the flattened plane (with AVX-512). Groups of 8, 4, 2 and 1 planes
       // running across images, a plane under 16 floats, dilations, 5x5,
-      // top and bottom pads that change the height, one row, 1-D.
+      // top and bottom pads that change the height, one row, 1-D. Then
+      // planes of 8 groups of 16 pixels or more, a plane at a time: runs of
+      // 8, 4, 2 and 1 groups.
+      {{2, 3, 15, 15}, {3, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
+      {{1, 4, 20, 17}, {4, 1, 5, 5}, {4, 4, 4, 4}, {1, 1}, {2, 2}},
+      {{1, 3, 9, 30}, {3, 1, 3, 3}, {0, 1, 2, 1}, {1, 1}, {1, 1}},
+      {{2, 3, 300}, {3, 1, 3}, {1, 1}, {1}, {1}},
       {{2, 300, 5, 5}, {300, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
       {{3, 15, 3, 3}, {15, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
       {{1, 33, 7, 7}, {33, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
@@ -312,12 +322,25 @@ TEST(Nn, Conv_Depthwise_MatchesGenericLoop) {
       // Stride 2 along rows of 48 or more output columns: rows split into
       // even and odd columns. Odd padded widths, an odd left pad, dilations,
       // a 5x5 kernel, the columns' tail, stride 1 down the plane, left pads of
-      // 0 to 3.
+      // 0 to 3. (Output rows shorter than half the input's, or strides that
+      // differ, keep the flattened phases below out.)
       {{1, 3, 7, 101}, {3, 1, 3, 3}, {1, 0, 1, 1}, {2, 2}, {1, 1}},
       {{2, 2, 9, 100}, {2, 1, 5, 5}, {2, 1, 2, 2}, {2, 2}, {1, 2}},
       {{1, 2, 5, 120}, {2, 1, 3, 3}, {0, 0, 0, 0}, {1, 2}, {1, 1}},
-      {{1, 2, 6, 99}, {2, 1, 3, 3}, {0, 2, 1, 3}, {2, 2}, {1, 1}},
-      {{1, 2, 6, 104}, {2, 1, 5, 5}, {2, 3, 2, 0}, {2, 2}, {1, 1}},
+      {{1, 2, 6, 99}, {2, 1, 3, 3}, {0, 2, 1, 3}, {1, 2}, {1, 1}},
+      {{1, 2, 6, 104}, {2, 1, 5, 5}, {2, 3, 2, 0}, {1, 2}, {1, 1}},
+      // Stride 2 with AVX-512, output rows at least half the input's and 8
+      // groups of 16 pixels or more: each plane split into its four phases
+      // (even or odd rows by even or odd columns), then summed as at stride
+      // 1. Two images, odd heights and widths, 5x5, pads only at the end
+      // ("same" as TensorFlow pads), dilations, rows split 16 columns at a
+      // time and then a masked tail.
+      {{2, 3, 30, 30}, {3, 1, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}},
+      {{1, 2, 29, 31}, {2, 1, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}},
+      {{1, 2, 24, 40}, {2, 1, 5, 5}, {2, 2, 2, 2}, {2, 2}, {1, 1}},
+      {{1, 2, 32, 34}, {2, 1, 3, 3}, {0, 0, 1, 1}, {2, 2}, {1, 1}},
+      {{1, 2, 26, 26}, {2, 1, 3, 3}, {2, 2, 2, 2}, {2, 2}, {2, 2}},
+      {{1, 2, 10, 70}, {2, 1, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}},
   };
   tbb::task_arena arena;
   for (const Case& c : cases) {
@@ -419,10 +442,12 @@ TEST(Nn, FusedConv_EveryPathClampsAndKeepsNaN) {
       {"im2col", {1, 16, 64, 30}, {8, 16, 3, 3}, 1, {1, 1}, 0},
       {"oneDNN 1x1", {1, 24, 5, 6}, {40, 24, 1, 1}, 1, {1, 1}, 0},
       {"pointwise sgemm", {1, 24, 5, 6}, {8, 24, 1, 1}, 1, {1, 1}, 0, {0, 0, 0, 0}},
-      {"depthwise rows", {1, 5, 9, 20}, {5, 1, 3, 3}, 5, {1, 1}, 0},
-      {"depthwise rows, stride 2", {1, 5, 9, 100}, {5, 1, 3, 3}, 5, {2, 2}, 0},
+      {"depthwise rows", {1, 5, 9, 20}, {5, 1, 3, 3}, 5, {1, 1}, 0, {1, 0, 1, 0}},
+      {"depthwise rows, stride 2", {1, 5, 9, 100}, {5, 1, 3, 3}, 5, {1, 2}, 0},
       {"depthwise blocks", {1, 20, 9, 20}, {20, 1, 3, 3}, 20, {2, 2}, 0},
       {"depthwise flat", {1, 20, 7, 7}, {20, 1, 3, 3}, 20, {1, 1}, 0},
+      {"depthwise flat, a plane at a time", {1, 3, 12, 12}, {3, 1, 3, 3}, 3, {1, 1}, 0},
+      {"depthwise flat, stride 2", {1, 3, 24, 24}, {3, 1, 3, 3}, 3, {2, 2}, 0},
       {"grouped", {1, 6, 9, 9}, {4, 3, 3, 3}, 2, {1, 1}, 0},
   };
   const float nan = std::numeric_limits<float>::quiet_NaN();
