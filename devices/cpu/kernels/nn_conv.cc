@@ -22,6 +22,7 @@
 #include "devices/cpu/kernels/blocked_conv.h"
 #include "devices/cpu/kernels/depthwise_conv.h"
 #include "devices/cpu/kernels/nn_common.h"
+#include "devices/cpu/kernels/pointwise_conv.h"
 #include "devices/host_allocator.h"
 
 namespace sy::nn {
@@ -163,6 +164,13 @@ bool im2col_conv(const float* X, const float* Wt, const float* B, float* Y, cons
   return ok.load();
 }
 
+// Whether a convolution of group 1 is a product per image: a 1x1 window,
+// unstrided and unpadded.
+bool is_matrix_product(const Window& w, int64_t group) {
+  return group == 1 && w.k_size() == 1 && w.stride == Arr3{1, 1, 1} && w.pad_b == Arr3{0, 0, 0} &&
+         w.pad_e == Arr3{0, 0, 0};
+}
+
 // A 1x1 convolution, unstrided and unpadded, is a GEMM per image: Y[n] =
 // W x X[n], [M, C] by [C, P]. With too few output channels for run_dnnl to
 // give every core a slice of 16, tiles of Y (column chunks whose output
@@ -176,9 +184,7 @@ bool pointwise_gemm(const float* X, const float* Wt, const float* B, float* Y, c
                     const ConvActivation& act) {
   const Window& w = s.w;
   const int64_t cores = tbb::this_task_arena::max_concurrency();
-  if (group != 1 || s.M >= 16 * cores || w.k_size() != 1 || w.stride != Arr3{1, 1, 1} || w.pad_b != Arr3{0, 0, 0} ||
-      w.pad_e != Arr3{0, 0, 0})
-    return false;
+  if (s.M >= 16 * cores || !is_matrix_product(w, group)) return false;
   const int64_t P = w.out_size(), M = s.M, C = s.C;
   constexpr int64_t kTileBytes = int64_t{256} << 10;
   // Column chunks as wide as the tile allows, but at least 256 (narrower
@@ -251,6 +257,10 @@ class ConvKernel final : public Kernel {
                      s.w, activation_);
       return OkStatus();
     }
+    if (x.dtype() == DataType::kFloat && s.C > 0 && is_matrix_product(s.w, group_) &&
+        pointwise_conv(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s.N, s.C,
+                       s.M, s.w.out_size(), activation_))
+      return OkStatus();
     if (x.dtype() == DataType::kFloat && s.C > 0 &&
         pointwise_gemm(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s, group_,
                        activation_))

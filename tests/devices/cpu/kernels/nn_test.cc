@@ -372,9 +372,12 @@ TEST(Nn, Conv_SplitOverCores_MatchesGenericLoop) {
   }
 }
 
-// A 1x1 convolution with fewer than 16 output channels a core runs as
-// tiles of sgemm (channel blocks by column chunks); with more, or strided,
-// or padded, it goes to oneDNN by channels. Both in a 2-thread arena.
+// A 1x1 convolution, unstrided and unpadded, of 32 pixels or more runs in
+// register tiles where the CPU has AVX-512 (pointwise_conv.cc), unless it
+// takes 512 input channels or more to fewer. Otherwise, with fewer than 16
+// output channels a core, it runs as tiles of sgemm (channel blocks by
+// column chunks); with more, or strided, or padded, it goes to oneDNN by
+// channels. All in a 2-thread arena.
 TEST(Nn, Conv_PointwiseFewChannels_MatchesGenericLoop) {
   struct Case {
     Dims x, w;
@@ -382,11 +385,13 @@ TEST(Nn, Conv_PointwiseFewChannels_MatchesGenericLoop) {
   };
   const std::vector<Case> cases = {
       {{1, 24, 5, 6}, {8, 24, 1, 1}, {0, 0, 0, 0}, {1, 1}},
-      {{1, 40, 30, 31}, {31, 40, 1, 1}, {0, 0, 0, 0}, {1, 1}},   // two channel blocks, 16 and 15
-      {{2, 64, 40, 70}, {8, 64, 1, 1}, {0, 0, 0, 0}, {1, 1}},    // 4 column chunks of 700 an image
+      {{1, 40, 30, 31}, {31, 40, 1, 1}, {0, 0, 0, 0}, {1, 1}},   // register tiles
+      {{2, 64, 40, 70}, {8, 64, 1, 1}, {0, 0, 0, 0}, {1, 1}},    // register tiles, two images
+      {{1, 512, 6, 7}, {31, 512, 1, 1}, {0, 0, 0, 0}, {1, 1}},   // sgemm: two channel blocks, 16 and 15
+      {{2, 520, 40, 70}, {8, 520, 1, 1}, {0, 0, 0, 0}, {1, 1}},  // sgemm: 12 column chunks of 234 an image
       {{1, 4, 3, 5, 6}, {5, 4, 1, 1, 1}, {0, 0, 0, 0, 0, 0}, {1, 1, 1}},
-      {{1, 24, 5, 6}, {8, 24, 1, 1}, {1, 0, 0, 1}, {1, 1}},  // padded: oneDNN
-      {{1, 24, 9, 8}, {8, 24, 1, 1}, {0, 0, 0, 0}, {2, 1}},  // strided: oneDNN
+      {{1, 24, 5, 6}, {8, 24, 1, 1}, {1, 0, 0, 1}, {1, 1}},   // padded: oneDNN
+      {{1, 24, 9, 8}, {8, 24, 1, 1}, {0, 0, 0, 0}, {2, 1}},   // strided: oneDNN
       {{1, 24, 5, 6}, {40, 24, 1, 1}, {0, 0, 0, 0}, {1, 1}},  // 40 channels: oneDNN
   };
   tbb::task_arena arena(2);
@@ -442,6 +447,7 @@ TEST(Nn, FusedConv_EveryPathClampsAndKeepsNaN) {
       {"im2col", {1, 16, 64, 30}, {8, 16, 3, 3}, 1, {1, 1}, 0},
       {"oneDNN 1x1", {1, 24, 5, 6}, {40, 24, 1, 1}, 1, {1, 1}, 0},
       {"pointwise sgemm", {1, 24, 5, 6}, {8, 24, 1, 1}, 1, {1, 1}, 0, {0, 0, 0, 0}},
+      {"pointwise tiles", {1, 24, 6, 6}, {40, 24, 1, 1}, 1, {1, 1}, 0, {0, 0, 0, 0}},
       {"depthwise rows", {1, 5, 9, 20}, {5, 1, 3, 3}, 5, {1, 1}, 0, {1, 0, 1, 0}},
       {"depthwise rows, stride 2", {1, 5, 9, 100}, {5, 1, 3, 3}, 5, {1, 2}, 0},
       {"depthwise blocks", {1, 20, 9, 20}, {20, 1, 3, 3}, 20, {2, 2}, 0},
