@@ -257,9 +257,10 @@ class ConvKernel final : public Kernel {
                      s.w, activation_);
       return OkStatus();
     }
-    if (x.dtype() == DataType::kFloat && s.C > 0 && is_matrix_product(s.w, group_) &&
+    if (x.dtype() == DataType::kFloat && s.C > 0 && group_ == 1 && s.w.k_size() == 1 && s.w.pad_b == Arr3{0, 0, 0} &&
+        s.w.pad_e == Arr3{0, 0, 0} &&
         pointwise_conv(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s.N, s.C,
-                       s.M, s.w.out_size(), activation_))
+                       s.M, s.w, activation_))
       return OkStatus();
     if (x.dtype() == DataType::kFloat && s.C > 0 &&
         pointwise_gemm(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s, group_,
