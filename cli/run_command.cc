@@ -289,7 +289,8 @@ int cmd_info(const std::string& path, bool fuse) {
   std::cout << "control-flow nesting depth: " << ops.depth << "\n";
   if (fuse) {
     std::cout << "fused at load: " << m.fusions.batch_norms_folded << " BatchNormalization folded into Conv, "
-              << m.fusions.activations_fused << " Relu/Clip into FusedConv\n";
+              << m.fusions.residuals_fused << " Add into FusedConv, " << m.fusions.activations_fused
+              << " Relu/Clip into FusedConv\n";
   } else {
     std::cout << "fused at load: nothing (--no-fusion)\n";
   }

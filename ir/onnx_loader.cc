@@ -472,8 +472,8 @@ StatusOr<std::unique_ptr<Model>> OnnxLoader::load(onnx::ModelProto& proto, const
   }
   // After the checks, so that every error names the model's own nodes.
   if (options_.fuse_ops) model->fusions = OpFusion::run(proto);
-  const bool fused = model->fusions.batch_norms_folded + model->fusions.activations_fused > 0;
-  if (model->fusions.activations_fused > 0) model->opsets[kSwitchyardDomain] = 1;
+  const bool fused = model->fusions.batch_norms_folded > 0 || model->fusions.any_fused_conv();
+  if (model->fusions.any_fused_conv()) model->opsets[kSwitchyardDomain] = 1;
   model->graph = std::make_unique<Graph>(proto.graph().name());
   GraphBuilder builder(*model, options_, base_dir, take_values ? TensorValues::kTake : TensorValues::kCopy);
   if (Status st = builder.build(*proto.mutable_graph(), *model->graph, 0); !st.ok())

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -136,6 +137,37 @@ std::unordered_map<std::string, int> elem_types(const onnx::GraphProto& g) {
   return types;
 }
 
+// The static shape of each value g types with one (its first among g's
+// inputs, value_info and outputs, else its initializer's), a dim by dim:
+// its value, or its symbol behind a '?'. A value with an unknown dim has
+// none.
+std::unordered_map<std::string, std::vector<std::string>> static_shapes(const onnx::GraphProto& g) {
+  std::unordered_map<std::string, std::vector<std::string>> shapes;
+  for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
+    for (const auto& v : *list) {
+      if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape() || shapes.count(v.name())) continue;
+      std::vector<std::string> dims;
+      for (const auto& d : v.type().tensor_type().shape().dim()) {
+        if (d.has_dim_value()) {
+          dims.push_back(std::to_string(d.dim_value()));
+        } else if (d.has_dim_param() && !d.dim_param().empty()) {
+          dims.push_back("?" + d.dim_param());
+        } else {
+          dims.clear();
+          dims.push_back("");  // unknown: matches nothing
+          break;
+        }
+      }
+      shapes.emplace(v.name(), std::move(dims));
+    }
+  for (const auto& t : g.initializer()) {
+    std::vector<std::string> dims;
+    for (int64_t d : t.dims()) dims.push_back(std::to_string(d));
+    shapes.emplace(t.name(), std::move(dims));
+  }
+  return shapes;
+}
+
 // Conv(x, W, B) then BatchNormalization(scale, bias, mean, var): W' = W * s,
 // B' = (B - mean) * s + bias with s = scale / sqrt(var + epsilon), in double.
 bool fold_batch_norm(onnx::NodeProto& conv, const onnx::NodeProto& bn, Constants& constants,
@@ -264,6 +296,18 @@ void fuse_graph(onnx::GraphProto& g, int opset, FusionCounts& counts) {
   collect_names(g, names);
   Constants constants(g);
   std::unordered_map<std::string, int> types = elem_types(g);
+  const auto shapes = static_shapes(g);
+  // Whether the values have one static shape between them.
+  auto same_shape = [&](std::initializer_list<std::string> names) {
+    const std::vector<std::string>* first = nullptr;
+    for (const std::string& name : names) {
+      auto it = shapes.find(name);
+      if (it == shapes.end() || (!it->second.empty() && it->second[0].empty())) return false;
+      if (first && *first != it->second) return false;
+      first = &it->second;
+    }
+    return true;
+  };
   auto is_float = [&](const std::string& name) {
     auto it = types.find(name);
     return it != types.end() && it->second == onnx::TensorProto::FLOAT;
@@ -274,17 +318,24 @@ void fuse_graph(onnx::GraphProto& g, int opset, FusionCounts& counts) {
       if (!o.empty()) producer[o] = i;
   std::vector<bool> removed(static_cast<size_t>(g.node_size()), false);
   std::unordered_set<std::string> gone;  // values no node makes any more
-  // The float Conv whose only reader is node i, through node i's first
-  // input, or null. (A fused node's output names the Conv as its producer.)
-  auto conv_before = [&](int i) -> onnx::NodeProto* {
-    const onnx::NodeProto& n = g.node(i);
-    if (n.input_size() == 0 || uses[n.input(0)] != 1) return nullptr;
-    auto it = producer.find(n.input(0));
+  // The float Conv that makes `value` for one reader only, or null. With
+  // `residual`, also a FusedConv that has added a residual but has no
+  // activation yet. (A fused node's output names the Conv as its
+  // producer.)
+  auto conv_making = [&](const std::string& value, bool residual) -> onnx::NodeProto* {
+    if (value.empty() || uses[value] != 1) return nullptr;
+    auto it = producer.find(value);
     if (it == producer.end()) return nullptr;
     onnx::NodeProto* conv = g.mutable_node(it->second);
-    if (conv->op_type() != "Conv" || !default_domain(*conv) || conv->output_size() != 1 || conv->input_size() < 2)
-      return nullptr;
+    const bool plain = conv->op_type() == "Conv" && default_domain(*conv);
+    const bool summed = residual && conv->op_type() == kFusedConv && conv->domain() == kSwitchyardDomain &&
+                        !find_attr(*conv, "activation");
+    if ((!plain && !summed) || conv->output_size() != 1 || conv->input_size() < 2) return nullptr;
     return is_float(conv->input(0)) || is_float(conv->input(1)) ? conv : nullptr;
+  };
+  auto conv_before = [&](int i, bool residual = false) -> onnx::NodeProto* {
+    const onnx::NodeProto& n = g.node(i);
+    return n.input_size() == 0 ? nullptr : conv_making(n.input(0), residual);
   };
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& n = g.node(i);
@@ -297,8 +348,28 @@ void fuse_graph(onnx::GraphProto& g, int opset, FusionCounts& counts) {
       producer[n.output(0)] = producer[n.input(0)];
       removed[static_cast<size_t>(i)] = true;
       ++counts.batch_norms_folded;
+    } else if (n.op_type() == "Add" && default_domain(n) && n.input_size() == 2 && n.output_size() == 1) {
+      // Conv then Add(conv, z): the fused node takes the Add's place, not
+      // the Conv's, since z may be made between them.
+      for (int k = 0; k < 2; ++k) {
+        const std::string c = n.input(k), z = n.input(1 - k), sum = n.output(0);
+        onnx::NodeProto* conv = conv_making(c, false);
+        if (!conv || !is_float(z) || !same_shape({c, z, sum})) continue;
+        const int at = producer[c];
+        onnx::NodeProto fused = *conv;
+        fused.set_op_type(kFusedConv);
+        fused.set_domain(kSwitchyardDomain);
+        while (fused.input_size() < 3) fused.add_input("");
+        fused.add_input(z);
+        fused.set_output(0, sum);
+        *g.mutable_node(i) = std::move(fused);
+        removed[static_cast<size_t>(at)] = true;
+        gone.insert(c);
+        ++counts.residuals_fused;
+        break;
+      }
     } else if (auto act = activation_of(n, opset, constants)) {
-      onnx::NodeProto* conv = conv_before(i);
+      onnx::NodeProto* conv = conv_before(i, /*residual=*/true);
       if (!conv) continue;
       gone.insert(conv->output(0));
       producer[n.output(0)] = producer[n.input(0)];
@@ -327,7 +398,7 @@ FusionCounts OpFusion::run(onnx::ModelProto& model) {
     if (op.domain().empty() || op.domain() == "ai.onnx") opset = static_cast<int>(op.version());
   if (!model.has_graph() || opset == 0) return counts;
   fuse_graph(*model.mutable_graph(), opset, counts);
-  if (counts.activations_fused > 0) {
+  if (counts.any_fused_conv()) {
     bool imported = false;
     for (const auto& op : model.opset_import()) imported = imported || op.domain() == kSwitchyardDomain;
     if (!imported) {

@@ -1,6 +1,7 @@
 // Load-time rewrites of a model that every backend runs alike: a
-// BatchNormalization after a Conv folded into the Conv's weights, and a
-// Relu or Clip after a Conv fused into it as Switchyard's FusedConv.
+// BatchNormalization after a Conv folded into the Conv's weights, and an
+// Add of a same-shaped tensor (a residual connection) and a Relu or Clip
+// after a Conv fused into it as Switchyard's FusedConv.
 #pragma once
 
 namespace onnx {
@@ -10,23 +11,29 @@ class ModelProto;
 namespace sy {
 
 // The fused convolution's domain and op. Inputs and attributes are Conv's,
-// plus `activation` ("Relu" or "Clip") and, for Clip, `activation_params`
-// (min, max): y = activation(Conv(x, w, b)).
+// plus an optional fourth input Z shaped as the output (B may then be
+// empty), `activation` ("Relu" or "Clip", or absent for none) and, for
+// Clip, `activation_params` (min, max): y = activation(Conv(x, w, b) + z).
 inline constexpr const char* kSwitchyardDomain = "com.switchyard";
 inline constexpr const char* kFusedConv = "FusedConv";
 
 struct FusionCounts {
   int batch_norms_folded = 0;
+  int residuals_fused = 0;
   int activations_fused = 0;
+  // Whether any node became a FusedConv.
+  bool any_fused_conv() const { return residuals_fused + activations_fused > 0; }
 };
 
 // An elementwise op after a convolution reads and writes the whole output
 // again: on a MobileNetV2, the Clip nodes after its convolutions took 1 ms
-// of 6.6 (ONNX Runtime fuses them). Both rewrites apply only where the
-// result is certain to be the same up to rounding: float tensors, a Conv
-// output read by nothing else (no other node, no subgraph, not a graph
-// output), and for folding, weights and statistics that are initializers
-// no caller can override. Anything else is left as it is.
+// of 6.6 (ONNX Runtime fuses them), and a ResNet-18's Add and Relu nodes
+// 0.26 ms of 13.5. The rewrites apply only where the result is certain to
+// be the same up to rounding: float tensors, a Conv output read by nothing
+// else (no other node, no subgraph, not a graph output), for folding,
+// weights and statistics that are initializers no caller can override, and
+// for an Add, operands and a sum whose shapes shape inference (or the
+// model) gives, all the same. Anything else is left as it is.
 class OpFusion {
  public:
   // Rewrites `model`'s graphs, subgraphs included, in place. Call after the

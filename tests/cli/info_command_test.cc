@@ -66,8 +66,10 @@ TEST(InfoCommand, SaysWhatWasFused_AndNoFusionLoadsTheModelAsWritten) {
   write_model(m, tmp.file("m.onnx"));
   auto fused = run_switchyard({"info", tmp.file("m.onnx")});
   ASSERT_TRUE(fused.exited && fused.exit_code == 0) << fused.describe();
-  EXPECT_NE(fused.out.find("fused at load: 0 BatchNormalization folded into Conv, 1 Relu/Clip into FusedConv\n"),
-            std::string::npos)
+  EXPECT_NE(
+      fused.out.find(
+          "fused at load: 0 BatchNormalization folded into Conv, 0 Add into FusedConv, 1 Relu/Clip into FusedConv\n"),
+      std::string::npos)
       << fused.out;
   EXPECT_NE(fused.out.find("  com.switchyard::FusedConv: 1\n"), std::string::npos) << fused.out;
   auto plain = run_switchyard({"info", tmp.file("m.onnx"), "--no-fusion"});

@@ -25,6 +25,11 @@ class GraphBuilder {
     typed(g_->add_output(), name, elem, dims);
     return *this;
   }
+  // A value_info entry: the type and shape shape inference would give.
+  GraphBuilder& value(const std::string& name, int elem, std::vector<int64_t> dims) {
+    typed(g_->add_value_info(), name, elem, dims);
+    return *this;
+  }
   GraphBuilder& init_float(const std::string& name, std::vector<int64_t> dims, std::vector<float> v) {
     auto* t = g_->add_initializer();
     t->set_name(name);

@@ -344,5 +344,58 @@ TEST(Session, FusedConvModel_MatchesTheModelAsWritten) {
   EXPECT_GT(clamped, 0);
 }
 
+// The residual fusion (a Conv, an Add of a shortcut made after it, a Relu)
+// changes no result, the shortcut on another device than the fused node
+// under round-robin included.
+TEST(Session, FusedResidualModel_MatchesTheModelAsWritten) {
+  constexpr int kF = onnx::TensorProto::FLOAT;
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {1, 8, 9, 9}).output("y", kF, {1, 16, 9, 9});
+  g.value("c", kF, {1, 16, 9, 9}).value("s", kF, {1, 16, 9, 9}).value("sum", kF, {1, 16, 9, 9});
+  std::vector<float> w(16 * 8 * 9), v(16 * 8), b(16);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int64_t>(i * 13 % 17) - 8) / 16;
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(static_cast<int64_t>(i * 7 % 11) - 5) / 8;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i) / 8 - 1;
+  g.init_float("W", {16, 8, 3, 3}, w).init_float("B", {16}, b).init_float("V", {16, 8, 1, 1}, v);
+  auto* conv = g.node("Conv", {"x", "W", "B"}, {"c"});
+  auto* pads = conv->add_attribute();
+  pads->set_name("pads");
+  pads->set_type(onnx::AttributeProto::INTS);
+  for (int i = 0; i < 4; ++i) pads->add_ints(1);
+  g.node("Conv", {"x", "V"}, {"s"});
+  g.node("Add", {"c", "s"}, {"sum"});
+  g.node("Relu", {"sum"}, {"y"});
+  Tensor x = floats({1, 8, 9, 9}, 0);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(i % 11) / 4 - 1;
+  std::vector<std::vector<float>> results;
+  for (bool fuse : {false, true}) {
+    LoadOptions load;
+    load.fuse_ops = fuse;
+    auto proto = m;
+    auto model = OnnxLoader(load).load_proto(proto, "residual", "");
+    ASSERT_TRUE(model.ok()) << model.status().to_string();
+    EXPECT_EQ((*model)->graph->nodes().size(), fuse ? 2u : 4u);
+    SessionOptions opt;
+    opt.devices = "cpu:0,cpu:1";
+    opt.policy = "round-robin";
+    auto s = Session::create(std::shared_ptr<const Model>(std::move(model).value()), opt);
+    ASSERT_TRUE(s.ok()) << s.status().to_string();
+    for (int run = 0; run < 2; ++run) {
+      auto r = (*s)->run({{"x", RuntimeValue(x)}});
+      ASSERT_TRUE(r.ok()) << r.status().to_string();
+      const Tensor& y = r->outputs[0].tensor();
+      results.emplace_back(y.data<float>(), y.data<float>() + y.numel());
+    }
+  }
+  ASSERT_EQ(results.size(), 4u);
+  int zeros = 0;
+  for (size_t i = 0; i < results[0].size(); ++i) {
+    zeros += results[0][i] == 0;
+    for (size_t k = 1; k < 4; ++k) ASSERT_NEAR(results[k][i], results[0][i], 1e-4) << "run " << k << " at " << i;
+  }
+  EXPECT_GT(zeros, 0) << "the Relu clamps some sums";
+}
+
 }  // namespace
 }  // namespace sy

@@ -234,6 +234,124 @@ TEST(OpFusion, LoopBody_IsFusedToo) {
   EXPECT_EQ(m.graph().node(0).attribute(0).g().node(1).op_type(), kFusedConv);
 }
 
+// x[1,2,4,4] -> Conv(W, B) -> "c"; a shortcut "s"; Add(c, s) -> "sum" ->
+// Relu -> "y", every value's shape in value_info. The shortcut is a graph
+// input, or with `conv`, Conv(x, V) made after "c". With `swap`, Add(s, c).
+onnx::ModelProto conv_add_relu(bool conv = false, bool swap = false) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {1, 2, 4, 4}).output("y", kF, {1, 3, 4, 4});
+  if (conv) {
+    g.value("s", kF, {1, 3, 4, 4});
+  } else {
+    g.input("s", kF, {1, 3, 4, 4});
+  }
+  g.value("c", kF, {1, 3, 4, 4}).value("sum", kF, {1, 3, 4, 4});
+  g.init_float("W", {3, 2, 1, 1}, {1, 2, 3, 4, 5, 6}).init_float("B", {3}, {0.5f, -1, 2});
+  g.init_float("V", {3, 2, 1, 1}, {-1, 1, 0.5f, 0.5f, 2, -2});
+  g.node("Conv", {"x", "W", "B"}, {"c"});
+  if (conv) g.node("Conv", {"x", "V"}, {"s"});
+  g.node("Add", swap ? std::vector<std::string>{"s", "c"} : std::vector<std::string>{"c", "s"}, {"sum"});
+  g.node("Relu", {"sum"}, {"y"});
+  return m;
+}
+
+// The Conv, the Add and the Relu become one FusedConv with the shortcut as
+// its fourth input, in the Add's place: after the shortcut's Conv, when
+// the shortcut is one. Of two Convs, either may take the other's output
+// as its residual. (Session.FusedResidualModel_MatchesTheModelAsWritten
+// runs such a model.)
+TEST(OpFusion, ConvAddRelu_FusesTheResidual) {
+  for (bool conv : {false, true})
+    for (bool swap : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << (conv ? "shortcut Conv, " : "shortcut input, ")
+                                        << (swap ? "Add(shortcut, conv)" : "Add(conv, shortcut)"));
+      auto m = conv_add_relu(conv, swap);
+      const FusionCounts c = OpFusion::run(m);
+      EXPECT_EQ(c.residuals_fused, 1);
+      EXPECT_EQ(c.activations_fused, 1);
+      const onnx::GraphProto& g = m.graph();
+      ASSERT_EQ(g.node_size(), conv ? 2 : 1);
+      const onnx::NodeProto& n = g.node(g.node_size() - 1);
+      EXPECT_EQ(n.op_type(), kFusedConv);
+      ASSERT_EQ(n.input_size(), 4);
+      EXPECT_EQ(n.input(0), "x");
+      EXPECT_EQ(n.output(0), "y");
+      bool relu = false;
+      for (const auto& a : n.attribute()) relu = relu || (a.name() == "activation" && a.s() == "Relu");
+      EXPECT_TRUE(relu);
+      if (!conv || n.input(3) == "s") {
+        EXPECT_EQ(n.input(1), "W");
+        EXPECT_EQ(n.input(2), "B");
+        EXPECT_EQ(n.input(3), "s");
+      } else {  // the shortcut's Conv took the main one's output
+        EXPECT_EQ(n.input(1), "V");
+        EXPECT_EQ(n.input(2), "") << "no bias";
+        EXPECT_EQ(n.input(3), "c");
+      }
+      if (conv) EXPECT_EQ(g.node(0).output(0), n.input(3)) << "the other Conv comes first";
+    }
+}
+
+// An Add is fused only where the sum is certainly the Conv's output plus a
+// tensor of its own shape, and the Conv has no activation to apply first.
+TEST(OpFusion, Add_LeftAlone_WhereShapesOrOrderDiffer) {
+  struct Case {
+    const char* what;
+    void (*edit)(onnx::ModelProto&);
+  };
+  const Case cases[] = {
+      {"shortcut's shape unknown",
+       [](onnx::ModelProto& m) {
+         m.mutable_graph()->mutable_input(1)->mutable_type()->mutable_tensor_type()->clear_shape();
+       }},
+      {"shortcut broadcast",
+       [](onnx::ModelProto& m) {
+         auto* shape = m.mutable_graph()->mutable_input(1)->mutable_type()->mutable_tensor_type()->mutable_shape();
+         shape->mutable_dim(2)->set_dim_value(1);
+         shape->mutable_dim(3)->set_dim_value(1);
+       }},
+      {"sum's shape unknown", [](onnx::ModelProto& m) { m.mutable_graph()->mutable_value_info()->RemoveLast(); }},
+      {"a symbolic dim unlike the other's",
+       [](onnx::ModelProto& m) {
+         m.mutable_graph()
+             ->mutable_value_info(0)
+             ->mutable_type()
+             ->mutable_tensor_type()
+             ->mutable_shape()
+             ->mutable_dim(0)
+             ->set_dim_param("N");
+       }},
+      {"conv output read by a second node",
+       [](onnx::ModelProto& m) {
+         GraphBuilder g(m.mutable_graph());
+         g.node("Neg", {"c"}, {"n"});
+         g.output("n", kF, {1, 3, 4, 4});
+       }},
+      {"conv already clamped",
+       [](onnx::ModelProto& m) {
+         auto* g = m.mutable_graph();
+         g->mutable_node(0)->set_output(0, "c0");
+         auto* relu = g->add_node();
+         relu->set_op_type("Relu");
+         relu->add_input("c0");
+         relu->add_output("c");
+         // Keep the nodes in order: the new Relu right after its Conv.
+         for (int i = g->node_size() - 1; i > 1; --i) g->mutable_node()->SwapElements(i, i - 1);
+       }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    auto m = conv_add_relu();
+    c.edit(m);
+    const FusionCounts got = OpFusion::run(m);
+    EXPECT_EQ(got.residuals_fused, 0);
+    bool add = false;
+    for (const auto& n : m.graph().node()) add = add || n.op_type() == "Add";
+    EXPECT_TRUE(add);
+  }
+}
+
 // The loader fuses after its checks, unless told not to, and says what it did.
 TEST(OpFusion, Loader_FusesByDefault) {
   auto fused_proto = conv_bn_act();

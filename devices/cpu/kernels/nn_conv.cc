@@ -16,13 +16,14 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <utility>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <utility>
 
 #include "devices/cpu/kernels/blocked_conv.h"
 #include "devices/cpu/kernels/depthwise_conv.h"
 #include "devices/cpu/kernels/nn_common.h"
 #include "devices/cpu/kernels/pointwise_conv.h"
+#include "devices/cpu/kernels/tensor_common.h"
 #include "devices/host_allocator.h"
 
 namespace sy::nn {
@@ -215,6 +216,14 @@ bool pointwise_gemm(const float* X, const float* Wt, const float* B, float* Y, c
   return ok.load();
 }
 
+// y = act(y + z) over n floats, over the device's cores.
+void add_residual(float* y, const float* z, int64_t n, const ConvActivation& act) {
+  tensor_ops::for_row_ranges(n, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) y[i] += z[i];
+    act.apply(y + begin, end - begin);
+  });
+}
+
 // A oneDNN forward convolution with its primitive descriptor.
 struct DnnlConv {
   dnnl::convolution_forward::primitive_desc pd;
@@ -243,34 +252,60 @@ class ConvKernel final : public Kernel {
     const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     if (b && (b->numel() != s.M || b->rank() != 1 || b->dtype() != x.dtype()))
       return InvalidArgument("Conv: bias must be 1-D of size ", s.M, ", got ", b->describe());
+    const Tensor* z = ctx.has_input(3) ? &ctx.input(3) : nullptr;
+    if (z && (x.dtype() != DataType::kFloat || z->dtype() != DataType::kFloat || z->dims() != s.out))
+      return InvalidArgument("FusedConv: the residual Z must be float and shaped as the output, ", s.out.to_string(),
+                             ", got ", z->describe());
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), s.out));
     if (s.N == 0 || s.M == 0) return OkStatus();
+    if (!z) return convolve(ctx, s, b, y, activation_, nullptr);
+    // FusedConv with a residual, y = act(conv + b + z) (ir/op_fusion.h):
+    // pointwise_conv adds Z in registers; the other paths write conv + b,
+    // and one pass adds Z and clamps, in the float order of the Add and
+    // Relu nodes it replaced.
+    bool added = false;
+    RETURN_IF_ERROR(convolve(ctx, s, b, y, activation_, z->data<float>(), &added));
+    if (!added) add_residual(y->data<float>(), z->data<float>(), y->numel(), activation_);
+    return OkStatus();
+  }
+
+ private:
+  // The convolution into y, clamped by act. With residual z (float only),
+  // pointwise_conv adds it and sets *added; every other path leaves it and
+  // the clamp to the caller.
+  Status convolve(KernelContext& ctx, const ConvShape& s, const Tensor* b, Tensor* y, const ConvActivation& act,
+                  const float* z, bool* added = nullptr) const {
+    const Tensor& x = ctx.input(0);
+    const Tensor& wt = ctx.input(1);
+    const ConvActivation none;
+    const ConvActivation& path_act = z ? none : act;
     // Constant weights can be kept in oneDNN's blocked layout. Not for a
     // 1x1 window, which is a GEMM: oneDNN's blocked kernel ran it no faster
     // before the reorders ([1, 144, 56, 56] to 24: 263 us against 203).
     if (x.dtype() == DataType::kFloat && group_ == 1 && s.C > 0 && s.w.k_size() > 1 && ctx.input_constant(1) &&
-        blocked_.run(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s,
-                     activation_))
+        blocked_.run(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s, path_act))
       return OkStatus();
     if (x.dtype() == DataType::kFloat && s.w.nsp <= 2 && group_ == s.C && s.M == s.C) {
-      depthwise_conv(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s.N, s.C,
-                     s.w, activation_);
+      depthwise_conv(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s.N, s.C, s.w,
+                     path_act);
       return OkStatus();
     }
     if (x.dtype() == DataType::kFloat && s.C > 0 && group_ == 1 && s.w.k_size() == 1 && s.w.pad_b == Arr3{0, 0, 0} &&
         s.w.pad_e == Arr3{0, 0, 0} &&
-        pointwise_conv(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s.N, s.C,
-                       s.M, s.w, activation_))
+        pointwise_conv(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, z, y->data<float>(), s.N, s.C,
+                       s.M, s.w, act)) {
+      if (added) *added = true;
       return OkStatus();
+    }
     if (x.dtype() == DataType::kFloat && s.C > 0 &&
         pointwise_gemm(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s, group_,
-                       activation_))
+                       path_act))
       return OkStatus();
     if (x.dtype() == DataType::kFloat && s.C > 0 &&
         im2col_conv(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s, group_,
-                    activation_))
+                    path_act))
       return OkStatus();
-    if (x.dtype() == DataType::kFloat && s.C > 0 && run_dnnl(x, wt, b, y, s)) return OkStatus();
+    if (x.dtype() == DataType::kFloat && s.C > 0 && run_dnnl(x, wt, b, y, s, path_act)) return OkStatus();
     bool ok = false;
     auto run = [&](auto tag) {
       using T = decltype(tag);
@@ -281,7 +316,7 @@ class ConvKernel final : public Kernel {
                              [&](int64_t n, int64_t m, int64_t i, Acc acc) {
                                if (b) acc += static_cast<Acc>(b->data<T>()[m]);
                                // float only (checked above)
-                               if (activation_.on) clamp_keep_nan(acc, activation_.lo, activation_.hi);
+                               if (path_act.on) clamp_keep_nan(acc, path_act.lo, path_act.hi);
                                Y[(n * s.M + m) * osz + i] = static_cast<T>(acc);
                              });
       ok = true;
@@ -297,7 +332,6 @@ class ConvKernel final : public Kernel {
     return OkStatus();
   }
 
- private:
   // Runs the float convolution through oneDNN; false if oneDNN declines
   // (the caller then uses the direct loop). oneDNN runs single-threaded
   // here (use_single_threaded_omp), so the convolution is split over the
@@ -309,7 +343,8 @@ class ConvKernel final : public Kernel {
   // image are not split: oneDNN's plain-layout path unrolls the input per
   // call (im2col), which each slice would repeat; im2col_conv takes those
   // images that fill the cores before they get here.
-  bool run_dnnl(const Tensor& x, const Tensor& wt, const Tensor* b, Tensor* y, const ConvShape& s) const {
+  bool run_dnnl(const Tensor& x, const Tensor& wt, const Tensor* b, Tensor* y, const ConvShape& s,
+                const ConvActivation& act) const {
     const int64_t cores = tbb::this_task_arena::max_concurrency();
     const bool by_images = s.N > 1;
     const bool pointwise = group_ == 1 && s.w.k_size() == 1;
@@ -322,8 +357,8 @@ class ConvKernel final : public Kernel {
       const bool done = by_images ? run_dnnl_slice(x, wt, b, y, s, a, e, 0, s.M) : run_dnnl_slice(x, wt, b, y, s, 0, 1, a, e);
       if (!done) ok.store(false);
       const int64_t osz = s.w.out_size();
-      if (done && by_images) activation_.apply(y->data<float>() + a * s.M * osz, (e - a) * s.M * osz);
-      if (done && !by_images) activation_.apply(y->data<float>() + a * osz, (e - a) * osz);
+      if (done && by_images) act.apply(y->data<float>() + a * s.M * osz, (e - a) * s.M * osz);
+      if (done && !by_images) act.apply(y->data<float>() + a * osz, (e - a) * osz);
     };
     if (parts == 1) {
       run_part(0);

@@ -33,10 +33,11 @@ struct Pass {
   const float* w;  // the tile's first row of W, from the pass's first channel
   const float* x;  // the tile's first pixel of X, from the pass's first channel
   float* y;        // the tile's first output
+  const float* z;  // the tile's first residual, or null
   const float* b;  // the tile's first bias, or null
   int64_t C;       // W's row length
   int64_t ldx;     // x's row length: P, or 32 in a tail's copy
-  int64_t ldy;     // y's row length: P, or 32 in a tail's copy
+  int64_t ldy;     // y's and z's row lengths: P, or 32 in a tail's copies
   int64_t depth;   // channels in this pass
   bool first, last;
   __m512 lo, hi;  // the activation's bounds
@@ -70,9 +71,14 @@ __attribute__((target("avx512f"), always_inline)) inline void tile(const Pass& t
 #pragma GCC unroll 8
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v)
-      _mm512_storeu_ps(t.y + i * t.ldy + 16 * v,
-                       t.last ? _mm512_min_ps(t.hi, _mm512_max_ps(t.lo, acc[i][v])) : acc[i][v]);
+    for (int v = 0; v < NV; ++v) {
+      __m512 r = acc[i][v];
+      if (t.last) {
+        if (t.z) r = _mm512_add_ps(r, _mm512_loadu_ps(t.z + i * t.ldy + 16 * v));
+        r = _mm512_min_ps(t.hi, _mm512_max_ps(t.lo, r));
+      }
+      _mm512_storeu_ps(t.y + i * t.ldy + 16 * v, r);
+    }
 }
 
 // One tile of MR output channels at t, then t moved past it. A tail
@@ -81,13 +87,18 @@ __attribute__((target("avx512f"), always_inline)) inline void tile(const Pass& t
 template <int MR, int NV, bool kTail>
 __attribute__((target("avx512f"), always_inline)) inline void step(Pass& t, __mmask16 m0, __mmask16 m1) {
   if constexpr (kTail) {
-    alignas(64) float y[MR * 32];
+    alignas(64) float y[MR * 32], z[MR * 32];
     for (int i = 0; i < MR && !t.first; ++i) {
       _mm512_store_ps(y + i * 32, _mm512_maskz_loadu_ps(m0, t.y + i * t.ldy));
       _mm512_store_ps(y + i * 32 + 16, _mm512_maskz_loadu_ps(m1, t.y + i * t.ldy + 16));
     }
+    for (int i = 0; i < MR && t.z && t.last; ++i) {
+      _mm512_store_ps(z + i * 32, _mm512_maskz_loadu_ps(m0, t.z + i * t.ldy));
+      _mm512_store_ps(z + i * 32 + 16, _mm512_maskz_loadu_ps(m1, t.z + i * t.ldy + 16));
+    }
     Pass u = t;
     u.y = y;
+    u.z = t.z ? z : nullptr;
     u.ldy = 32;
     tile<MR, NV>(u);
     for (int i = 0; i < MR; ++i) {
@@ -99,6 +110,7 @@ __attribute__((target("avx512f"), always_inline)) inline void step(Pass& t, __mm
   }
   t.w += MR * t.C;
   t.y += MR * t.ldy;
+  if (t.z) t.z += MR * t.ldy;
   if (t.b) t.b += MR;
 }
 
@@ -118,8 +130,8 @@ __attribute__((target("avx512f"), always_inline)) inline void rows(Pass t, int64
 // cores, and the first tile's loads waited on its lines one by one (a 1x1
 // after a depthwise convolution, [1, 576, 14, 14] to 96: 104 us against
 // 92, and 96 so).
-__attribute__((target("avx512f"))) void block(const float* X, const float* W, const float* B, float* Y, int64_t C,
-                                              int64_t P, int64_t depth, int64_t p0, int64_t m0, int64_t m1,
+__attribute__((target("avx512f"))) void block(const float* X, const float* W, const float* B, const float* Z, float* Y,
+                                              int64_t C, int64_t P, int64_t depth, int64_t p0, int64_t m0, int64_t m1,
                                               const ConvActivation& act) {
   const int64_t cols = std::min<int64_t>(32, P - p0);
   const __mmask16 k0 = avx512::first_lanes(cols), k1 = avx512::first_lanes(std::max<int64_t>(cols - 16, 0));
@@ -128,6 +140,7 @@ __attribute__((target("avx512f"))) void block(const float* X, const float* W, co
     Pass t{.w = W + m0 * C + c0,
            .x = X + c0 * P + p0,
            .y = Y + m0 * P + p0,
+           .z = Z ? Z + m0 * P + p0 : nullptr,
            .b = B ? B + m0 : nullptr,
            .C = C,
            .ldx = P,
@@ -182,8 +195,8 @@ void gather_strided(const float* X, float* g, int64_t planes, const Window& w) {
 }  // namespace
 #endif
 
-bool pointwise_conv(const float* X, const float* W, const float* B, float* Y, int64_t N, int64_t C, int64_t M,
-                    const Window& w, const ConvActivation& act) {
+bool pointwise_conv(const float* X, const float* W, const float* B, const float* Z, float* Y, int64_t N, int64_t C,
+                    int64_t M, const Window& w, const ConvActivation& act) {
 #if defined(__x86_64__)
   const int64_t P = w.out_size();
   // Deep products to fewer channels, from 512 input channels, did better
@@ -220,7 +233,7 @@ bool pointwise_conv(const float* X, const float* W, const float* B, float* Y, in
       const int64_t n = t / (parts * col_parts), part = t / col_parts % parts, cp = t % col_parts;
       const int64_t m0 = part * part_rows, m1 = std::min(M, m0 + part_rows);
       for (int64_t cb = cp * part_cols; cb < std::min(col_blocks, (cp + 1) * part_cols) && m0 < m1; ++cb)
-        block(X + n * C * P, W, B, Y + n * M * P, C, P, depth, cb * 32, m0, m1, act);
+        block(X + n * C * P, W, B, Z ? Z + n * M * P : nullptr, Y + n * M * P, C, P, depth, cb * 32, m0, m1, act);
     }
   });
   return true;

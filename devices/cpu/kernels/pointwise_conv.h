@@ -9,14 +9,14 @@
 
 namespace sy::nn {
 
-// Y[n] = act(W X[n] + B) for X [N, C, in], W [M, C] and Y [N, M, out] (B
-// [M] or null), w being a 1x1 window without pads, over the device's
-// cores, where the CPU has AVX-512, the output has at least 32 pixels an
-// image, and C is under 512 or at most M; false, having done nothing,
-// otherwise. Strided inputs are gathered into a plain image first. Each
-// output is the bias, then W's row times X's column in fused multiply-adds
-// in channel order. Thread-safe.
-bool pointwise_conv(const float* X, const float* W, const float* B, float* Y, int64_t N, int64_t C, int64_t M,
-                    const Window& w, const ConvActivation& act);
+// Y[n] = act(W X[n] + B + Z[n]) for X [N, C, in], W [M, C] and Y and Z
+// [N, M, out] (B [M] and Z may be null), w being a 1x1 window without pads,
+// over the device's cores, where the CPU has AVX-512, the output has at
+// least 32 pixels an image, and C is under 512 or at most M; false, having
+// done nothing, otherwise. Strided inputs are gathered into a plain image
+// first. Each output is the bias, then W's row times X's column in fused
+// multiply-adds in channel order, then plus Z. Thread-safe.
+bool pointwise_conv(const float* X, const float* W, const float* B, const float* Z, float* Y, int64_t N, int64_t C,
+                    int64_t M, const Window& w, const ConvActivation& act);
 
 }  // namespace sy::nn

@@ -185,13 +185,25 @@ class ConvKernel final : public Kernel {
   }
 
   Status compute(KernelContext& ctx) const override {
+    const Tensor* z = ctx.has_input(3) ? &ctx.input(3) : nullptr;
     ASSIGN_OR_RETURN(Tensor * y, convolve(ctx));
-    if (!activation_.on || y->numel() == 0) return OkStatus();
-    // FusedConv: clamped in place, next on the same stream.
-    // Only float FusedConv is registered; another type can only be one
-    // unknown at placement.
+    if (z && (z->dtype() != y->dtype() || z->dims() != y->dims()))
+      return InvalidArgument("FusedConv: the residual Z must be shaped and typed as the output, ", y->describe(),
+                             ", got ", z->describe());
+    if ((!activation_.on && !z) || y->numel() == 0) return OkStatus();
+    // FusedConv: the residual added and the output clamped in place, next
+    // on the same stream. Only float FusedConv is registered; another type
+    // can only be one unknown at placement.
     if (y->dtype() != DataType::kFloat) return Unimplemented("FusedConv: ", y->describe(), " on CUDA");
     ASSIGN_OR_RETURN(Launch l, current_launch(ctx));
+    if (z) {
+      EwBroadcast m;  // equal shapes: one dimension, every stride 1
+      m.numel = m.dims[0] = y->numel();
+      m.small = m.numel < (int64_t{1} << 31);
+      for (auto& stride : m.strides) stride[0] = 1;
+      CUDA_RETURN_IF_ERROR(launch_binary(EwBinary::kAdd, ew_type::kFloat, y->raw(), z->raw(), y->raw(), m, l.stream));
+    }
+    if (!activation_.on) return OkStatus();
     EwScalar lo, hi;
     std::memcpy(lo.bytes, &activation_.lo, sizeof(float));
     std::memcpy(hi.bytes, &activation_.hi, sizeof(float));

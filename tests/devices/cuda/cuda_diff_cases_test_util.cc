@@ -419,6 +419,14 @@ void add_dnn(std::vector<DiffCase>& cs) {
     fused.domain = kSwitchyardDomain;
     fused.opset = 1;
     cs.push_back(tol(std::move(fused), 1e-4, 1e-3));
+    // And of an Add before the Relu: a residual as the fourth input, with
+    // the bias absent.
+    DiffCase residual = make("FusedConv_residual_relu", "FusedConv",
+                             {f32({2, 16, 33, 35}), f32({32, 16, 3, 3}), omitted(), f32({2, 32, 33, 35})},
+                             {attr_ints("pads", {1, 1, 1, 1}), attr_string("activation", "Relu")});
+    residual.domain = kSwitchyardDomain;
+    residual.opset = 1;
+    cs.push_back(tol(std::move(residual), 1e-4, 1e-3));
   }
   cs.push_back(tol(make("ConvTranspose_2d", "ConvTranspose", {f32({2, 16, 15, 17}), f32({16, 8, 3, 3}), f32({8})},
                         {attr_ints("strides", {2, 2}), attr_ints("pads", {1, 1, 1, 1}),

@@ -2,8 +2,8 @@
 // (devices/cpu/kernels/pointwise_conv.h): bit for bit against chains of
 // std::fma from the bias in channel order, over row tails of 4, 2 and 1
 // channels, pixel tails under 16 and under 32, passes over more than 256
-// input channels, several images, strides, the clamp with a NaN kept,
-// and the same on one core as on four.
+// input channels, several images, strides, a residual added, the clamp
+// with a NaN kept, and the same on one core as on four.
 #include "devices/cpu/kernels/pointwise_conv.h"
 
 #include <gtest/gtest.h>
@@ -46,9 +46,10 @@ struct Shape {
 };
 
 // What pointwise_conv() promises: the bias, then W's row times X's column
-// in fused multiply-adds in channel order, then the clamp (NaN kept).
+// in fused multiply-adds in channel order, then plus Z, then the clamp (NaN
+// kept).
 std::vector<float> reference(const Shape& s, const std::vector<float>& X, const std::vector<float>& W, const float* B,
-                             const ConvActivation& act) {
+                             const float* Z, const ConvActivation& act) {
   std::vector<float> Y(static_cast<size_t>(s.N * s.M * s.P()));
   for (int64_t n = 0; n < s.N; ++n)
     for (int64_t m = 0; m < s.M; ++m)
@@ -58,8 +59,10 @@ std::vector<float> reference(const Shape& s, const std::vector<float>& X, const 
         for (int64_t c = 0; c < s.C; ++c)
           acc = std::fma(W[static_cast<size_t>(m * s.C + c)], X[static_cast<size_t>((n * s.C + c) * s.H * s.W + pixel)],
                          acc);
+        const size_t o = static_cast<size_t>((n * s.M + m) * s.P() + p);
+        if (Z) acc += Z[o];
         if (act.on && !std::isnan(acc)) acc = std::clamp(acc, act.lo, act.hi);
-        Y[static_cast<size_t>((n * s.M + m) * s.P() + p)] = acc;
+        Y[o] = acc;
       }
   return Y;
 }
@@ -84,7 +87,7 @@ TEST(PointwiseConv, MatchesFmaChainsBitForBit) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> value(-2.f, 2.f);
   for (const Shape& s : shapes)
-    for (int variant = 0; variant < 2; ++variant) {
+    for (int variant = 0; variant < 3; ++variant) {
       SCOPED_TRACE(testing::Message() << "N " << s.N << " C " << s.C << " M " << s.M << " " << s.H << "x" << s.W
                                       << " strides " << s.sh << "," << s.sw << " variant " << variant);
       std::vector<float> X(static_cast<size_t>(s.N * s.C * s.H * s.W)), W(static_cast<size_t>(s.M * s.C)),
@@ -94,23 +97,29 @@ TEST(PointwiseConv, MatchesFmaChainsBitForBit) {
       for (float& v : B) v = value(rng);
       // Variant 1: no bias, a clamp, and a NaN in the last pixel of
       // channel 0 (read at every stride), which every output of that pixel
-      // keeps.
+      // keeps. Variant 2: a residual, and a clamp.
+      std::vector<float> Z(static_cast<size_t>(s.N * s.M * s.P()));
+      for (float& v : Z) v = value(rng);
       ConvActivation act;
       const float* bias = B.data();
-      if (variant == 1) {
+      const float* residual = variant == 2 ? Z.data() : nullptr;
+      if (variant >= 1) {
         act.on = true;
         act.lo = -1.5f;
         act.hi = 2.f;
+      }
+      if (variant == 1) {
         bias = nullptr;
         X[static_cast<size_t>((s.OH() - 1) * s.sh * s.W + (s.OW() - 1) * s.sw)] =
             std::numeric_limits<float>::quiet_NaN();
       }
-      const std::vector<float> want = reference(s, X, W, bias, act);
+      const std::vector<float> want = reference(s, X, W, bias, residual, act);
       for (int threads : {1, 4}) {
         std::vector<float> got(want.size(), -7.f);
         bool ok = false;
-        tbb::task_arena(threads).execute(
-            [&] { ok = pointwise_conv(X.data(), W.data(), bias, got.data(), s.N, s.C, s.M, s.window(), act); });
+        tbb::task_arena(threads).execute([&] {
+          ok = pointwise_conv(X.data(), W.data(), bias, residual, got.data(), s.N, s.C, s.M, s.window(), act);
+        });
         ASSERT_TRUE(ok);
         int wrong = 0;
         for (size_t i = 0; i < want.size() && wrong < 5; ++i)
@@ -128,9 +137,9 @@ TEST(PointwiseConv, DeclinesFewPixelsAndManyChannels) {
   if (!have_avx512()) GTEST_SKIP() << "pointwise_conv needs AVX-512, which this CPU lacks";
   const std::vector<float> X(512 * 32, 1.f), W(2 * 512, 1.f);
   std::vector<float> Y(64, -7.f);
-  EXPECT_FALSE(
-      pointwise_conv(X.data(), W.data(), nullptr, Y.data(), 1, 1, 2, Shape{1, 1, 2, 1, 31}.window(), ConvActivation{}));
-  EXPECT_FALSE(pointwise_conv(X.data(), W.data(), nullptr, Y.data(), 1, 512, 2, Shape{1, 1, 2, 8, 8}.window(),
+  EXPECT_FALSE(pointwise_conv(X.data(), W.data(), nullptr, nullptr, Y.data(), 1, 1, 2, Shape{1, 1, 2, 1, 31}.window(),
+                              ConvActivation{}));
+  EXPECT_FALSE(pointwise_conv(X.data(), W.data(), nullptr, nullptr, Y.data(), 1, 512, 2, Shape{1, 1, 2, 8, 8}.window(),
                               ConvActivation{}));
   EXPECT_EQ(Y, std::vector<float>(64, -7.f));  // untouched
 }
