@@ -57,15 +57,26 @@ void to_channels_last(const float* x, int64_t nb, int64_t channels, int64_t pixe
   tensor_ops::strided_copy(DataType::kFloat, out, x, Dims{nb, pixels, channels}, Dims{channels * pixels, 1, pixels});
 }
 
+// y's planes, images `image_stride` apart, plus z's alike (z may be null),
+// then clamped: while they are still in the caches.
+void finish(float* y, const float* z, int64_t nb, int64_t n, int64_t image_stride, const ConvActivation& act) {
+  for (int64_t k = 0; k < nb; ++k) {
+    float* dst = y + k * image_stride;
+    if (z)
+      for (int64_t i = 0; i < n; ++i) dst[i] += z[k * image_stride + i];
+    act.apply(dst, n);
+  }
+}
+
 // The other way, one image at a time into the `image_stride` apart planes
-// of y, each clamped while it is still in the caches.
-void to_planar(const float* in, int64_t nb, int64_t channels, int64_t pixels, float* y, int64_t image_stride,
-               const ConvActivation& act) {
+// of y, each finished (residual z, clamp) while it is still in the caches.
+void to_planar(const float* in, int64_t nb, int64_t channels, int64_t pixels, float* y, const float* z,
+               int64_t image_stride, const ConvActivation& act) {
   for (int64_t n = 0; n < nb; ++n) {
     float* dst = y + n * image_stride;
     tensor_ops::strided_copy(DataType::kFloat, dst, in + n * pixels * channels, Dims{channels, pixels},
                              Dims{1, channels});
-    act.apply(dst, channels * pixels);
+    finish(dst, z ? z + n * image_stride : nullptr, 1, channels * pixels, 0, act);
   }
 }
 
@@ -152,7 +163,7 @@ std::shared_ptr<const BlockedConv::Part> BlockedConv::part(const float* w, const
   return made;
 }
 
-bool BlockedConv::run(const float* x, const float* w, const float* b, float* y, const ConvShape& s,
+bool BlockedConv::run(const float* x, const float* w, const float* b, const float* z, float* y, const ConvShape& s,
                       const ConvActivation& act) const {
   const int64_t cores = tbb::this_task_arena::max_concurrency();
   // Images in equal shares if they go round the cores evenly, else all
@@ -200,7 +211,7 @@ bool BlockedConv::run(const float* x, const float* w, const float* b, float* y, 
     std::atomic<bool> ok{true};
     tbb::parallel_for(int64_t{0}, count, [&](int64_t p) {
       const int64_t n0 = by_channels ? 0 : p * per_part, m0 = by_channels ? p * per_part : 0;
-      if (!run_part(*parts[p], x, b, y, s, n0, m0, shared_src, act)) ok.store(false);
+      if (!run_part(*parts[p], x, b, z, y, s, n0, m0, shared_src, act)) ok.store(false);
     });
     return ok.load();
   } catch (const dnnl::error&) {
@@ -208,8 +219,9 @@ bool BlockedConv::run(const float* x, const float* w, const float* b, float* y, 
   }
 }
 
-bool BlockedConv::run_part(const Part& part, const float* x, const float* b, float* y, const ConvShape& s, int64_t n0,
-                           int64_t m0, const BufferRef& shared_src, const ConvActivation& act) {
+bool BlockedConv::run_part(const Part& part, const float* x, const float* b, const float* z, float* y,
+                           const ConvShape& s, int64_t n0, int64_t m0, const BufferRef& shared_src,
+                           const ConvActivation& act) {
   try {
     use_single_threaded_omp();
     const int64_t nb = part.dst_plain.dims()[0], mc = part.dst_plain.dims()[1], osz = s.w.out_size();
@@ -247,15 +259,18 @@ bool BlockedConv::run_part(const Part& part, const float* x, const float* b, flo
     if (b) args.emplace(DNNL_ARG_BIAS, memory(part.pd.bias_desc(), eng, const_cast<float*>(b) + m0));
     part.prim.execute(strm, args);
     float* y0 = y + (n0 * s.M + m0) * osz;
-    // Not oneDNN's eltwise post-op: its clip and relu turn a NaN into a bound.
+    const float* z0 = z ? z + (n0 * s.M + m0) * osz : nullptr;
+    // Not oneDNN's eltwise post-op: its clip and relu turn a NaN into a
+    // bound. Nor its sum post-op: the residual is added as the Add node
+    // did, after the bias.
     if (part.dst_nxc) {
       strm.wait();
-      to_planar(static_cast<float*>(dst_buf->data), nb, mc, osz, y0, s.M * osz, act);
+      to_planar(static_cast<float*>(dst_buf->data), nb, mc, osz, y0, z0, s.M * osz, act);
       return true;
     }
     if (part.reorder_dst) part.dst_out.execute(strm, dst_m, y_m);
     strm.wait();
-    for (int64_t n = 0; n < nb; ++n) act.apply(y0 + n * s.M * osz, mc * osz);
+    finish(y0, z0, nb, mc * osz, s.M * osz, act);
     return true;
   } catch (const dnnl::error&) {
     return false;

@@ -30,12 +30,12 @@ namespace sy::nn {
 // own slice of y.
 class BlockedConv {
  public:
-  // y = act(conv(x, w) + b) (b may be null) for group 1. False where oneDNN
-  // declines the geometry or a buffer cannot be had; y is then unwritten
-  // or partly written, and the caller runs another path over all of it.
-  // `w` must hold the same values on every call with these shapes: they
-  // are reordered on the first call only. Thread-safe.
-  bool run(const float* x, const float* w, const float* b, float* y, const ConvShape& s,
+  // y = act(conv(x, w) + b + z) (b and z, shaped as y, may be null) for
+  // group 1. False where oneDNN declines the geometry or a buffer cannot be
+  // had; y is then unwritten or partly written, and the caller runs another
+  // path over all of it. `w` must hold the same values on every call with
+  // these shapes: they are reordered on the first call only. Thread-safe.
+  bool run(const float* x, const float* w, const float* b, const float* z, float* y, const ConvShape& s,
            const ConvActivation& act) const;
 
  private:
@@ -46,8 +46,8 @@ class BlockedConv {
                                    bool bias) const;
   // Runs one part: images [n0, n0 + nb) and channels [m0, m0 + mc) of y.
   // `shared_src`, if set, holds all of x already in the part's layout.
-  static bool run_part(const Part& part, const float* x, const float* b, float* y, const ConvShape& s, int64_t n0,
-                       int64_t m0, const BufferRef& shared_src, const ConvActivation& act);
+  static bool run_part(const Part& part, const float* x, const float* b, const float* z, float* y, const ConvShape& s,
+                       int64_t n0, int64_t m0, const BufferRef& shared_src, const ConvActivation& act);
 
   mutable std::mutex mu_;
   mutable std::map<std::vector<int64_t>, std::shared_ptr<const Part>> parts_;

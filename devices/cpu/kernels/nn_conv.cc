@@ -260,9 +260,10 @@ class ConvKernel final : public Kernel {
     if (s.N == 0 || s.M == 0) return OkStatus();
     if (!z) return convolve(ctx, s, b, y, activation_, nullptr);
     // FusedConv with a residual, y = act(conv + b + z) (ir/op_fusion.h):
-    // pointwise_conv adds Z in registers; the other paths write conv + b,
-    // and one pass adds Z and clamps, in the float order of the Add and
-    // Relu nodes it replaced.
+    // pointwise_conv adds Z in registers and the blocked path as it
+    // reorders its output; the other paths write conv + b, and one pass
+    // adds Z and clamps, in the float order of the Add and Relu nodes it
+    // replaced.
     bool added = false;
     RETURN_IF_ERROR(convolve(ctx, s, b, y, activation_, z->data<float>(), &added));
     if (!added) add_residual(y->data<float>(), z->data<float>(), y->numel(), activation_);
@@ -271,8 +272,8 @@ class ConvKernel final : public Kernel {
 
  private:
   // The convolution into y, clamped by act. With residual z (float only),
-  // pointwise_conv adds it and sets *added; every other path leaves it and
-  // the clamp to the caller.
+  // the blocked path and pointwise_conv add it and set *added; every other
+  // path leaves it and the clamp to the caller.
   Status convolve(KernelContext& ctx, const ConvShape& s, const Tensor* b, Tensor* y, const ConvActivation& act,
                   const float* z, bool* added = nullptr) const {
     const Tensor& x = ctx.input(0);
@@ -283,8 +284,10 @@ class ConvKernel final : public Kernel {
     // 1x1 window, which is a GEMM: oneDNN's blocked kernel ran it no faster
     // before the reorders ([1, 144, 56, 56] to 24: 263 us against 203).
     if (x.dtype() == DataType::kFloat && group_ == 1 && s.C > 0 && s.w.k_size() > 1 && ctx.input_constant(1) &&
-        blocked_.run(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s, path_act))
+        blocked_.run(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, z, y->data<float>(), s, act)) {
+      if (added) *added = true;
       return OkStatus();
+    }
     if (x.dtype() == DataType::kFloat && s.w.nsp <= 2 && group_ == s.C && s.M == s.C) {
       depthwise_conv(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), s.N, s.C, s.w,
                      path_act);

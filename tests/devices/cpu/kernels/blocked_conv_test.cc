@@ -64,7 +64,7 @@ bool run_blocked(const BlockedConv& conv, const Case& c, const std::vector<float
   EXPECT_TRUE(s.ok()) << s.status().to_string();
   if (!s.ok()) return false;
   y->assign(static_cast<size_t>(s->out.numel()), -999.f);
-  return conv.run(x.data(), w.data(), b ? b->data() : nullptr, y->data(), *s, act);
+  return conv.run(x.data(), w.data(), b ? b->data() : nullptr, nullptr, y->data(), *s, act);
 }
 
 void expect_close(const std::vector<float>& got, const std::vector<float>& want) {

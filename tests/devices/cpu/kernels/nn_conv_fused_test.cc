@@ -101,7 +101,8 @@ TEST(FusedConv, Residual_EveryPathAddsThenClamps) {
     bool bias = true;
   };
   const std::vector<Case> cases = {
-      {"blocked", {1, 8, 9, 9}, {20, 8, 3, 3}, 1, {1, 1, 1, 1}, 0b10},
+      {"blocked, few input channels", {1, 8, 9, 9}, {20, 8, 3, 3}, 1, {1, 1, 1, 1}, 0b10},
+      {"blocked, channels-last", {3, 32, 9, 9}, {24, 32, 3, 3}, 1, {1, 1, 1, 1}, 0b10},
       {"im2col", {1, 16, 64, 30}, {8, 16, 3, 3}, 1, {1, 1, 1, 1}, 0},
       {"oneDNN 1x1", {1, 24, 5, 6}, {40, 24, 1, 1}, 1, {1, 1, 1, 1}, 0},
       {"pointwise sgemm", {1, 24, 5, 6}, {8, 24, 1, 1}, 1, {0, 0, 0, 0}, 0},
