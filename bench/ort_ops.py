@@ -226,6 +226,11 @@ def cases():
          {"group": 96, "pads": [1, 1, 1, 1], "strides": [2, 2]}, {"w": rng.random((96, 1, 3, 3), dtype=np.float32)}, 1),
         ("Conv zoo depthwise 3x3/2 [1,144,56,56]", "Conv", [("x", F32, [1, 144, 56, 56])],
          {"group": 144, "pads": [1, 1, 1, 1], "strides": [2, 2]}, {"w": rng.random((144, 1, 3, 3), dtype=np.float32)}, 1),
+        # 1x1 convolutions: MobileNetV2's expansions and a projection, ResNet's strided shortcut.
+        *[(f"Conv zoo 1x1{'/2' if st > 1 else ''} [1,{c},{h},{h}]->{m}", "Conv", [("x", F32, [1, c, h, h])],
+           {"strides": [st, st]}, {"w": rng.standard_normal((m, c, 1, 1)).astype(np.float32) * 0.1}, 1)
+          for c, h, m, st in ((16, 112, 96, 1), (24, 56, 144, 1), (144, 56, 24, 1), (64, 14, 384, 1),
+                              (64, 56, 128, 2))],
         # MobileNetV2's stride-1 depthwise layers, 112x112 down to 14x14.
         *[(f"Conv zoo depthwise [1,{c},{h},{h}]", "Conv", [("x", F32, [1, c, h, h])], {"group": c, "pads": [1, 1, 1, 1]},
            {"w": rng.random((c, 1, 3, 3), dtype=np.float32)}, 1)
