@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <thread>
 
 #include "devices/host_allocator.h"
@@ -292,6 +293,43 @@ TEST(Session, NegativeTimeout_IsAnError) {
 namespace sy {
 namespace {
 
+// Runs model m twice as written (`written` nodes) and twice fused
+// (`fused` nodes) on x, round-robin over cpu:0 and cpu:1, and checks that
+// the four outputs agree to 1e-4; returns the first, or nothing after a
+// failure.
+std::vector<float> run_written_and_fused(const onnx::ModelProto& m, const Tensor& x, size_t written, size_t fused) {
+  std::vector<std::vector<float>> results;
+  for (bool fuse : {false, true}) {
+    LoadOptions load;
+    load.fuse_ops = fuse;
+    auto proto = m;
+    auto model = OnnxLoader(load).load_proto(proto, "fusion", "");
+    EXPECT_TRUE(model.ok()) << model.status().to_string();
+    if (!model.ok()) return {};
+    EXPECT_EQ((*model)->graph->nodes().size(), fuse ? fused : written);
+    SessionOptions opt;
+    opt.devices = "cpu:0,cpu:1";
+    opt.policy = "round-robin";
+    auto s = Session::create(std::shared_ptr<const Model>(std::move(model).value()), opt);
+    EXPECT_TRUE(s.ok()) << s.status().to_string();
+    if (!s.ok()) return {};
+    for (int run = 0; run < 2; ++run) {
+      auto r = (*s)->run({{"x", RuntimeValue(x)}});
+      EXPECT_TRUE(r.ok()) << r.status().to_string();
+      if (!r.ok()) return {};
+      const Tensor& y = r->outputs[0].tensor();
+      results.emplace_back(y.data<float>(), y.data<float>() + y.numel());
+    }
+  }
+  for (size_t i = 0; i < results[0].size(); ++i)
+    for (size_t k = 1; k < 4; ++k)
+      if (std::abs(results[k][i] - results[0][i]) > 1e-4) {
+        ADD_FAILURE() << "run " << k << " at " << i << ": " << results[k][i] << " against " << results[0][i];
+        return {};
+      }
+  return results[0];
+}
+
 // The loader's fusions (ir/op_fusion.h) change no result beyond rounding:
 // Conv, BatchNormalization and Clip, run fused and as written, on devices
 // that the policy switches between.
@@ -315,32 +353,10 @@ TEST(Session, FusedConvModel_MatchesTheModelAsWritten) {
   g.node("Clip", {"bn", "lo", "hi"}, {"y"});
   Tensor x = floats({1, 16, 10, 10}, 0);
   for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(i % 11) / 4 - 1;
-  std::vector<std::vector<float>> results;
-  for (bool fuse : {false, true}) {
-    LoadOptions load;
-    load.fuse_ops = fuse;
-    auto proto = m;
-    auto model = OnnxLoader(load).load_proto(proto, "fusion", "");
-    ASSERT_TRUE(model.ok()) << model.status().to_string();
-    EXPECT_EQ((*model)->graph->nodes().size(), fuse ? 1u : 3u);
-    SessionOptions opt;
-    opt.devices = "cpu:0,cpu:1";
-    opt.policy = "round-robin";
-    auto s = Session::create(std::shared_ptr<const Model>(std::move(model).value()), opt);
-    ASSERT_TRUE(s.ok()) << s.status().to_string();
-    for (int run = 0; run < 2; ++run) {
-      auto r = (*s)->run({{"x", RuntimeValue(x)}});
-      ASSERT_TRUE(r.ok()) << r.status().to_string();
-      const Tensor& y = r->outputs[0].tensor();
-      results.emplace_back(y.data<float>(), y.data<float>() + y.numel());
-    }
-  }
-  ASSERT_EQ(results.size(), 4u);
+  const std::vector<float> y = run_written_and_fused(m, x, 3, 1);
+  ASSERT_FALSE(y.empty());
   int clamped = 0;
-  for (size_t i = 0; i < results[0].size(); ++i) {
-    clamped += results[0][i] == -1 || results[0][i] == 2;
-    for (size_t k = 1; k < 4; ++k) ASSERT_NEAR(results[k][i], results[0][i], 1e-4) << "run " << k << " at " << i;
-  }
+  for (float v : y) clamped += v == -1 || v == 2;
   EXPECT_GT(clamped, 0);
 }
 
@@ -368,32 +384,10 @@ TEST(Session, FusedResidualModel_MatchesTheModelAsWritten) {
   g.node("Relu", {"sum"}, {"y"});
   Tensor x = floats({1, 8, 9, 9}, 0);
   for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(i % 11) / 4 - 1;
-  std::vector<std::vector<float>> results;
-  for (bool fuse : {false, true}) {
-    LoadOptions load;
-    load.fuse_ops = fuse;
-    auto proto = m;
-    auto model = OnnxLoader(load).load_proto(proto, "residual", "");
-    ASSERT_TRUE(model.ok()) << model.status().to_string();
-    EXPECT_EQ((*model)->graph->nodes().size(), fuse ? 2u : 4u);
-    SessionOptions opt;
-    opt.devices = "cpu:0,cpu:1";
-    opt.policy = "round-robin";
-    auto s = Session::create(std::shared_ptr<const Model>(std::move(model).value()), opt);
-    ASSERT_TRUE(s.ok()) << s.status().to_string();
-    for (int run = 0; run < 2; ++run) {
-      auto r = (*s)->run({{"x", RuntimeValue(x)}});
-      ASSERT_TRUE(r.ok()) << r.status().to_string();
-      const Tensor& y = r->outputs[0].tensor();
-      results.emplace_back(y.data<float>(), y.data<float>() + y.numel());
-    }
-  }
-  ASSERT_EQ(results.size(), 4u);
+  const std::vector<float> y = run_written_and_fused(m, x, 4, 2);
+  ASSERT_FALSE(y.empty());
   int zeros = 0;
-  for (size_t i = 0; i < results[0].size(); ++i) {
-    zeros += results[0][i] == 0;
-    for (size_t k = 1; k < 4; ++k) ASSERT_NEAR(results[k][i], results[0][i], 1e-4) << "run " << k << " at " << i;
-  }
+  for (float v : y) zeros += v == 0;
   EXPECT_GT(zeros, 0) << "the Relu clamps some sums";
 }
 

@@ -22,6 +22,14 @@ using testing::make_tensor;
 using testing::run_kernel;
 using testing::to_vector;
 
+// n small values, whole numbers from -(mod / 2) on cycling with stride
+// `mul`, times `scale`: inputs whose products and sums are exact in float.
+std::vector<float> pattern(int64_t n, int64_t mul, int64_t mod, float scale) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i * mul % mod - mod / 2) * scale;
+  return v;
+}
+
 // FusedConv (ir/op_fusion.h) clamps as each path writes its output: the
 // same values as Conv then Clip, a NaN kept (oneDNN's own clip and relu
 // post-ops turn it into a bound, which is why they are not used).
@@ -52,9 +60,8 @@ TEST(FusedConv, EveryPathClampsAndKeepsNaN) {
   tbb::task_arena arena(2);
   for (const Case& c : cases) {
     SCOPED_TRACE(c.path);
-    std::vector<float> x(static_cast<size_t>(c.x.numel())), w(static_cast<size_t>(c.w.numel()));
-    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int64_t>(i * 37 % 23) - 11) / 2;
-    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int64_t>(i * 11 % 7) - 3) / 4;
+    std::vector<float> x = pattern(c.x.numel(), 37, 23, 0.5f);
+    const std::vector<float> w = pattern(c.w.numel(), 11, 7, 0.25f);
     x[static_cast<size_t>(c.x[2] * c.x[3] + 2 * c.x[3] + 3)] = nan;  // channel 1
     const std::vector<Attribute> conv_attrs = {attr_int("group", c.group), attr_ints("pads", c.pads),
                                                attr_ints("strides", c.strides)};
@@ -114,9 +121,8 @@ TEST(FusedConv, Residual_EveryPathAddsThenClamps) {
   tbb::task_arena arena(2);
   for (const Case& c : cases) {
     SCOPED_TRACE(c.path);
-    std::vector<float> x(static_cast<size_t>(c.x.numel())), w(static_cast<size_t>(c.w.numel()));
-    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int64_t>(i * 37 % 23) - 11) / 2;
-    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int64_t>(i * 11 % 7) - 3) / 4;
+    const std::vector<float> x = pattern(c.x.numel(), 37, 23, 0.5f);
+    const std::vector<float> w = pattern(c.w.numel(), 11, 7, 0.25f);
     std::vector<float> b(static_cast<size_t>(c.w[0]));
     for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i) / 3 - 1;
     const std::vector<Attribute> conv_attrs = {attr_int("group", c.group), attr_ints("pads", c.pads)};
@@ -126,8 +132,7 @@ TEST(FusedConv, Residual_EveryPathAddsThenClamps) {
     arena.execute([&] { plain = run_kernel("Conv", {xt, wt, bias}, 1, conv_attrs, 17, "", true, c.constant); });
     ASSERT_TRUE(plain.status.ok()) << plain.status.to_string();
     const Tensor& conv = plain.outputs[0].tensor();
-    std::vector<float> z(static_cast<size_t>(conv.numel()));
-    for (size_t i = 0; i < z.size(); ++i) z[i] = static_cast<float>(static_cast<int64_t>(i * 29 % 13) - 6) / 3;
+    const std::vector<float> z = pattern(conv.numel(), 29, 13, 1.f / 3);
     std::vector<Attribute> fused_attrs = conv_attrs;
     fused_attrs.push_back(attr_string("activation", "Clip"));
     fused_attrs.push_back(attr_floats("activation_params", {-2.5f, 3}));
