@@ -138,9 +138,9 @@ std::unordered_map<std::string, int> elem_types(const onnx::GraphProto& g) {
 }
 
 // The static shape of each value g types with one (its first among g's
-// inputs, value_info and outputs, else its initializer's), a dim by dim:
-// its value, or its symbol behind a '?'. A value with an unknown dim has
-// none.
+// inputs, value_info and outputs, else its initializer's), dim by dim: its
+// value, or its symbol behind a '?'. A value with an unknown dim gets a
+// shape that matches no other.
 std::unordered_map<std::string, std::vector<std::string>> static_shapes(const onnx::GraphProto& g) {
   std::unordered_map<std::string, std::vector<std::string>> shapes;
   for (const auto* list : {&g.input(), &g.value_info(), &g.output()})

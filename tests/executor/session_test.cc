@@ -362,7 +362,8 @@ TEST(Session, FusedConvModel_MatchesTheModelAsWritten) {
 
 // The residual fusion (a Conv, an Add of a shortcut made after it, a Relu)
 // changes no result, the shortcut on another device than the fused node
-// under round-robin included.
+// under round-robin included. The Add's first operand is the shortcut's
+// Conv, which has no bias: the fused node's bias input is empty.
 TEST(Session, FusedResidualModel_MatchesTheModelAsWritten) {
   constexpr int kF = onnx::TensorProto::FLOAT;
   auto m = testing::new_model();
@@ -380,7 +381,7 @@ TEST(Session, FusedResidualModel_MatchesTheModelAsWritten) {
   pads->set_type(onnx::AttributeProto::INTS);
   for (int i = 0; i < 4; ++i) pads->add_ints(1);
   g.node("Conv", {"x", "V"}, {"s"});
-  g.node("Add", {"c", "s"}, {"sum"});
+  g.node("Add", {"s", "c"}, {"sum"});  // the shortcut's Conv, without a bias, takes the sum
   g.node("Relu", {"sum"}, {"y"});
   Tensor x = floats({1, 8, 9, 9}, 0);
   for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(i % 11) / 4 - 1;
