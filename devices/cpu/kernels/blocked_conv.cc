@@ -135,8 +135,10 @@ std::shared_ptr<const BlockedConv::Part> BlockedConv::part(const float* w, const
   made->prim = dnnl::convolution_forward(made->pd);
   made->reorder_src = made->pd.src_desc() != made->src_plain;
   made->reorder_dst = made->pd.dst_desc() != made->dst_plain;
-  made->src_nxc = made->pd.src_desc() == memory::desc(src, f32, channels_last_tag(nsp));
-  made->dst_nxc = made->pd.dst_desc() == memory::desc(dst, f32, channels_last_tag(nsp));
+  // Channels-last only where it differs from planar: for a one-pixel image
+  // the two are the same bytes, and oneDNN reads and writes y in place.
+  made->src_nxc = made->reorder_src && made->pd.src_desc() == memory::desc(src, f32, channels_last_tag(nsp));
+  made->dst_nxc = made->reorder_dst && made->pd.dst_desc() == memory::desc(dst, f32, channels_last_tag(nsp));
   if (made->reorder_src && !made->src_nxc)
     made->src_in = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), made->src_plain, cpu_engine(),
                                                                made->pd.src_desc()));

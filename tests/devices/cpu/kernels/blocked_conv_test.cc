@@ -83,6 +83,11 @@ const std::vector<Case>& cases() {
       {{1, 16, 30}, {20, 16, 3}, {1, 1}, {1}, {1}},                                     // 1-D, 16 channels
       {{2, 32, 4, 5, 6}, {18, 32, 3, 3, 3}, {1, 1, 1, 1, 1, 1}, {1, 1, 1}, {1, 1, 1}},  // 3-D, 32 channels
       {{1, 40, 6, 6}, {64, 40, 1, 1}, {0, 0, 0, 0}, {2, 2}, {1, 1}},                    // 1x1, stride 2
+      // One-pixel images, whose channels-last and planar layouts are the
+      // same bytes (oneDNN then writes y in place; taking that for a
+      // transpose crashed on a null buffer, found by sy_model_fuzz).
+      {{1, 16, 1, 1}, {16, 16, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
+      {{2, 32, 1, 1}, {24, 32, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
   };
   return all;
 }
