@@ -243,5 +243,26 @@ TEST(VectorMath, MaxMinSkippingNan_MatchScalarScan) {
   }
 }
 
+// Rows whose extreme is zero, with zeros of both signs: the AVX-512 blocks
+// then scan their lanes in order instead of reducing them (which lane wins
+// a tie decides the zero's sign); the value is the scalar scan's.
+TEST(VectorMath, MaxMinSkippingNan_ZeroExtremes) {
+  for (int64_t n : {64, 65, 100, 128, 150}) {
+    std::vector<float> below(static_cast<size_t>(n)), above(below.size());
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = static_cast<float>((i * 7) % 11);
+      below[static_cast<size_t>(i)] = v == 0 ? (i % 2 ? -0.f : 0.f) : -v;
+      above[static_cast<size_t>(i)] = v == 0 ? (i % 2 ? 0.f : -0.f) : v;
+    }
+    bool nan = true;
+    EXPECT_EQ(elementwise::max_skipping_nan(below.data(), n, &nan), 0.f) << n;
+    EXPECT_FALSE(nan);
+    EXPECT_EQ(elementwise::min_skipping_nan(above.data(), n, &nan), 0.f) << n;
+    EXPECT_FALSE(nan);
+    below[static_cast<size_t>(n - 1)] = 3.f;  // now a nonzero extreme, reduced in vectors
+    EXPECT_EQ(elementwise::max_skipping_nan(below.data(), n, &nan), 3.f) << n;
+  }
+}
+
 }  // namespace
 }  // namespace sy
