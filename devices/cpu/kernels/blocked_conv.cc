@@ -57,17 +57,6 @@ void to_channels_last(const float* x, int64_t nb, int64_t channels, int64_t pixe
   tensor_ops::strided_copy(DataType::kFloat, out, x, Dims{nb, pixels, channels}, Dims{channels * pixels, 1, pixels});
 }
 
-// y's planes, images `image_stride` apart, plus z's alike (z may be null),
-// then clamped: while they are still in the caches.
-void finish(float* y, const float* z, int64_t nb, int64_t n, int64_t image_stride, const ConvActivation& act) {
-  for (int64_t k = 0; k < nb; ++k) {
-    float* dst = y + k * image_stride;
-    if (z)
-      for (int64_t i = 0; i < n; ++i) dst[i] += z[k * image_stride + i];
-    act.apply(dst, n);
-  }
-}
-
 // The other way, one image at a time into the `image_stride` apart planes
 // of y, each finished (residual z, clamp) while it is still in the caches.
 void to_planar(const float* in, int64_t nb, int64_t channels, int64_t pixels, float* y, const float* z,
@@ -76,7 +65,7 @@ void to_planar(const float* in, int64_t nb, int64_t channels, int64_t pixels, fl
     float* dst = y + n * image_stride;
     tensor_ops::strided_copy(DataType::kFloat, dst, in + n * pixels * channels, Dims{channels, pixels},
                              Dims{1, channels});
-    finish(dst, z ? z + n * image_stride : nullptr, 1, channels * pixels, 0, act);
+    act.apply(dst, z ? z + n * image_stride : nullptr, channels * pixels);
   }
 }
 
@@ -272,7 +261,7 @@ bool BlockedConv::run_part(const Part& part, const float* x, const float* b, con
     }
     if (part.reorder_dst) part.dst_out.execute(strm, dst_m, y_m);
     strm.wait();
-    finish(y0, z0, nb, mc * osz, s.M * osz, act);
+    for (int64_t n = 0; n < nb; ++n) act.apply(y0 + n * s.M * osz, z0 ? z0 + n * s.M * osz : nullptr, mc * osz);
     return true;
   } catch (const dnnl::error&) {
     return false;

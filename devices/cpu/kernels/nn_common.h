@@ -189,6 +189,13 @@ struct ConvActivation {
     if (!on) return;
     for (int64_t i = 0; i < n; ++i) clamp_keep_nan(y[i], lo, hi);
   }
+  // y[0, n) += z[0, n) (a FusedConv's residual; none if z is null), then
+  // clamped: the float order of the Add and Relu nodes fused.
+  void apply(float* y, const float* z, int64_t n) const {
+    if (z)
+      for (int64_t i = 0; i < n; ++i) y[i] += z[i];
+    apply(y, n);
+  }
 };
 
 // Output geometry of ConvTranspose: out = s*(in-1) + output_padding + dk -

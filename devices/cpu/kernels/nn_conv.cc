@@ -165,12 +165,12 @@ bool im2col_conv(const float* X, const float* Wt, const float* B, float* Y, cons
   return ok.load();
 }
 
-// Whether a convolution of group 1 is a product per image: a 1x1 window,
-// unstrided and unpadded.
-bool is_matrix_product(const Window& w, int64_t group) {
-  return group == 1 && w.k_size() == 1 && w.stride == Arr3{1, 1, 1} && w.pad_b == Arr3{0, 0, 0} &&
-         w.pad_e == Arr3{0, 0, 0};
+// Whether a convolution is 1x1 of group 1 without pads (pointwise_conv's),
+// and also unstrided: a product per image.
+bool is_pointwise(const Window& w, int64_t group) {
+  return group == 1 && w.k_size() == 1 && w.pad_b == Arr3{0, 0, 0} && w.pad_e == Arr3{0, 0, 0};
 }
+bool is_matrix_product(const Window& w, int64_t group) { return is_pointwise(w, group) && w.stride == Arr3{1, 1, 1}; }
 
 // A 1x1 convolution, unstrided and unpadded, is a GEMM per image: Y[n] =
 // W x X[n], [M, C] by [C, P]. With too few output channels for run_dnnl to
@@ -216,14 +216,6 @@ bool pointwise_gemm(const float* X, const float* Wt, const float* B, float* Y, c
   return ok.load();
 }
 
-// y = act(y + z) over n floats, over the device's cores.
-void add_residual(float* y, const float* z, int64_t n, const ConvActivation& act) {
-  tensor_ops::for_row_ranges(n, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) y[i] += z[i];
-    act.apply(y + begin, end - begin);
-  });
-}
-
 // A oneDNN forward convolution with its primitive descriptor.
 struct DnnlConv {
   dnnl::convolution_forward::primitive_desc pd;
@@ -266,7 +258,12 @@ class ConvKernel final : public Kernel {
     // replaced.
     bool added = false;
     RETURN_IF_ERROR(convolve(ctx, s, b, y, activation_, z->data<float>(), &added));
-    if (!added) add_residual(y->data<float>(), z->data<float>(), y->numel(), activation_);
+    if (!added) {
+      float* out = y->data<float>();
+      const float* res = z->data<float>();
+      tensor_ops::for_row_ranges(y->numel(), 1,
+                                 [&](int64_t b, int64_t e) { activation_.apply(out + b, res + b, e - b); });
+    }
     return OkStatus();
   }
 
@@ -293,8 +290,7 @@ class ConvKernel final : public Kernel {
                      path_act);
       return OkStatus();
     }
-    if (x.dtype() == DataType::kFloat && s.C > 0 && group_ == 1 && s.w.k_size() == 1 && s.w.pad_b == Arr3{0, 0, 0} &&
-        s.w.pad_e == Arr3{0, 0, 0} &&
+    if (x.dtype() == DataType::kFloat && s.C > 0 && is_pointwise(s.w, group_) &&
         pointwise_conv(x.data<float>(), wt.data<float>(), b ? b->data<float>() : nullptr, z, y->data<float>(), s.N, s.C,
                        s.M, s.w, act)) {
       if (added) *added = true;

@@ -83,6 +83,16 @@ __attribute__((target("avx512f"), always_inline)) inline void tile(const Pass& t
     }
 }
 
+// `rows` rows of 32 floats at dst (64-byte aligned) from rows `ld` apart
+// at src, the lanes m0 and m1 leave out zero: a tail's zero-padded copy.
+__attribute__((target("avx512f"), always_inline)) inline void copy_tail(float* dst, const float* src, int64_t ld,
+                                                                        int64_t rows, __mmask16 m0, __mmask16 m1) {
+  for (int64_t i = 0; i < rows; ++i) {
+    _mm512_store_ps(dst + i * 32, _mm512_maskz_loadu_ps(m0, src + i * ld));
+    _mm512_store_ps(dst + i * 32 + 16, _mm512_maskz_loadu_ps(m1, src + i * ld + 16));
+  }
+}
+
 // One tile of MR output channels at t, then t moved past it. A tail
 // (kTail: under 32 pixels, m0 and m1 masking Y's two vectors) goes through
 // a copy of its tile of Y, 32 floats a row.
@@ -90,14 +100,8 @@ template <int MR, int NV, bool kTail>
 __attribute__((target("avx512f"), always_inline)) inline void step(Pass& t, __mmask16 m0, __mmask16 m1) {
   if constexpr (kTail) {
     alignas(64) float y[MR * 32], z[MR * 32];
-    for (int i = 0; i < MR && !t.first; ++i) {
-      _mm512_store_ps(y + i * 32, _mm512_maskz_loadu_ps(m0, t.y + i * t.ldy));
-      _mm512_store_ps(y + i * 32 + 16, _mm512_maskz_loadu_ps(m1, t.y + i * t.ldy + 16));
-    }
-    for (int i = 0; i < MR && t.z && t.last; ++i) {
-      _mm512_store_ps(z + i * 32, _mm512_maskz_loadu_ps(m0, t.z + i * t.ldy));
-      _mm512_store_ps(z + i * 32 + 16, _mm512_maskz_loadu_ps(m1, t.z + i * t.ldy + 16));
-    }
+    if (!t.first) copy_tail(y, t.y, t.ldy, MR, m0, m1);
+    if (t.z && t.last) copy_tail(z, t.z, t.ldy, MR, m0, m1);
     Pass u = t;
     u.y = y;
     u.z = t.z ? z : nullptr;
@@ -162,10 +166,7 @@ __attribute__((target("avx512f"))) void block(const float* X, const float* W, co
       continue;
     }
     // The tail's pixels of X, zero-padded to 32 a row.
-    for (int64_t c = 0; c < t.depth; ++c) {
-      _mm512_store_ps(tail + c * 32, _mm512_maskz_loadu_ps(k0, t.x + c * P));
-      _mm512_store_ps(tail + c * 32 + 16, _mm512_maskz_loadu_ps(k1, t.x + c * P + 16));
-    }
+    copy_tail(tail, t.x, P, t.depth, k0, k1);
     t.x = tail;
     t.ldx = 32;
     if (cols > 16) {

@@ -331,11 +331,11 @@ __attribute__((target("avx512f"))) int64_t extreme_blocks64(const float* x, int6
       bad |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
     }
   }
-  // The sums hold no NaN, so a vector reduction finds their extreme. Equal
-  // nonzero floats have the same bits, so which lane wins a tie matters
-  // only for zeros (+0 and -0): then the lanes are scanned in order, as a
-  // scan of all 64 did every time (its chain of dependent selects took as
-  // long as the blocks for rows of 1000, LogSoftmax's).
+  // The accumulators hold no NaN, so a vector reduction finds their
+  // extreme. Equal nonzero floats have the same bits, so which lane wins a
+  // tie matters only for zeros (+0 and -0): then the lanes are scanned in
+  // order, as a scan of all 64 did every time (its chain of dependent
+  // selects took as long as the blocks for rows of 1000, LogSoftmax's).
   const __m512 r01 = kMax ? _mm512_max_ps(a[0], a[1]) : _mm512_min_ps(a[0], a[1]);
   const __m512 r23 = kMax ? _mm512_max_ps(a[2], a[3]) : _mm512_min_ps(a[2], a[3]);
   const __m512 r = kMax ? _mm512_max_ps(r01, r23) : _mm512_min_ps(r01, r23);
