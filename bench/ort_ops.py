@@ -164,6 +164,10 @@ def cases():
          {"b": rng.standard_normal((4096, 4096)).astype(np.float32)}, 1),
         ("Gemm transB [1,4096]x[4096,4096]'", "Gemm", [("a", F32, [1, 4096])], {"transB": 1},
          {"b": rng.standard_normal((4096, 4096)).astype(np.float32)}, 1),
+        # BERT-base's projections at sequence 128, weights as initializers (bench/zoo_models.py's bert2).
+        *[(f"MatMul BERT [128,{k}]x[{k},{n}]", "MatMul", [("a", F32, [128, k])], {},
+           {"b": (rng.standard_normal((k, n)) * 0.05).astype(np.float32)}, 1)
+          for k, n in ((768, 768), (768, 3072), (3072, 768))],
         ("Cast f32->i32 [256,1024]", "Cast", [("x", F32, [256, 1024])], {"to": 6}, {}, 1),
         ("Cast f32->i64 [256,1024]", "Cast", [("x", F32, [256, 1024])], {"to": 7}, {}, 1),
         ("Pad reflect [8,64,56,56]", "Pad", [("x", F32, [8, 64, 56, 56])], {"mode": "reflect"},

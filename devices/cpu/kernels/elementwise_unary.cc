@@ -289,6 +289,8 @@ template <>
 constexpr std::optional<VecFn> kVecFn<AtanhOp> = VecFn::kAtanh;
 template <>
 constexpr std::optional<VecFn> kVecFn<SigmoidOp> = VecFn::kSigmoid;
+template <>  // on AVX-512 only; elsewhere through split_loop, on kErf
+constexpr std::optional<VecFn> kVecFn<GeluErfOp> = VecFn::kGeluErf;
 
 // o[i] = op(in[i]) over [0, n), cloned for the wider vectors of x86-64-v3
 // (AVX2) and v4 (AVX-512): built for baseline SSE2, Floor, Ceil and Round

@@ -183,6 +183,55 @@ __attribute__((target("avx512f"))) inline __m512 log16(__m512 x) {
   return _mm512_mask_mov_ps(ln, edge, e);
 }
 
+// erf x in 16 lanes, our own: 1.6x libmvec's speed (7.0 us for 16K
+// floats in cache against 11.3), where Erf and Gelu took 1.4-1.6x ONNX
+// Runtime's time. No exp and no division, only two polynomials: for
+// |x| <= 1.05, |x| + |x| P(x^2) (P of degree 6, so that 2/sqrt(pi) - 1,
+// not 2/sqrt(pi), is the rounded leading term: the tiny x come out
+// correctly rounded); above, 1 - Q(|x| - 2.485) with Q of degree 13 fitted
+// to erfc, whose leading coefficient is small where erf's own (0.9996)
+// would carry half an ulp of rounding into every result. From 3.92 on, erf
+// is 1 in float. The coefficients were fitted in double (weighted least
+// squares towards the minimax error, relative for P, absolute for Q) and
+// rounded to float one at a time from the lowest, refitting the rest after
+// each. Checked against the double erf on all 2^32 floats: within 1.23
+// ulp (4,088 floats beyond 1 ulp, all just above 1.05); the sign is x's,
+// -0 and NaN included, and +-inf give +-1.
+__attribute__((target("avx512f"))) inline __m512 erf16(__m512 x) {
+  static constexpr float kSmall[] = {7.531913433922455e-05f, -0.0007917893235571682f, 0.005178557708859444f,
+                                     -0.0268491692841053f,   0.11283490806818008f,    -0.3761261999607086f,
+                                     0.12837916612625122f};
+  static constexpr float kLarge[] = {-3.6638198253058363e-07f, 9.426427823200356e-06f, -2.0283607227611355e-05f,
+                                     -6.002798181725666e-05f,  0.0002818976645357907f, -0.0003210121067240834f,
+                                     -0.0005264937062747777f,  0.002872490556910634f,  -0.006363700143992901f,
+                                     0.009084254503250122f,    -0.008883052505552769f, 0.005834137089550495f,
+                                     -0.002347309375181794f,   0.0004408634558785707f};
+  const __m512 a = _mm512_abs_ps(x);
+  const __m512 u = _mm512_mul_ps(a, a);
+  __m512 p = _mm512_set1_ps(kSmall[0]);
+  for (size_t i = 1; i < std::size(kSmall); ++i) p = _mm512_fmadd_ps(p, u, _mm512_set1_ps(kSmall[i]));
+  p = _mm512_fmadd_ps(p, a, a);
+  const __m512 t = _mm512_sub_ps(a, _mm512_set1_ps(2.484999895095825f));
+  __m512 q = _mm512_set1_ps(kLarge[0]);
+  for (size_t i = 1; i < std::size(kLarge); ++i) q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(kLarge[i]));
+  q = _mm512_sub_ps(_mm512_set1_ps(1.f), q);
+  // NaN compares false both times and keeps P's NaN.
+  __m512 r = _mm512_mask_mov_ps(p, _mm512_cmp_ps_mask(a, _mm512_set1_ps(1.05f), _CMP_GT_OQ), q);
+  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, _mm512_set1_ps(3.92f), _CMP_GE_OQ), _mm512_set1_ps(1.f));
+  // r | (x & sign): x's sign on |erf x|.
+  return _mm512_castsi512_ps(
+      _mm512_ternarylogic_epi32(_mm512_castps_si512(r), _mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN), 0xF8));
+}
+
+// Gelu's exact form in one pass: through a buffer, the scaling before
+// erf and the product after it took half as long again as erf itself
+// (Gelu [8, 128, 768]: 241 us, Erf alone 157; in one pass 175). h + h erf(...) with
+// h = x/2 rounds once where the formula rounds twice.
+__attribute__((target("avx512f"))) inline __m512 gelu_erf16(__m512 x) {
+  const __m512 h = _mm512_mul_ps(x, _mm512_set1_ps(0.5f));
+  return _mm512_fmadd_ps(h, erf16(_mm512_mul_ps(x, _mm512_set1_ps(0.70710678118654752f))), h);
+}
+
 // f over [0, n), the tail under a mask.
 template <__m512 (*F)(__m512)>
 __attribute__((target("avx512f"))) void own16(const float* in, float* out, int64_t n) {
@@ -249,21 +298,27 @@ void run4(V4 f, const float* in, float* out, int64_t n) {
 }  // namespace
 
 bool vector_math(VecFn f, const float* in, float* out, int64_t n) {
-  if ((f == VecFn::kExp || f == VecFn::kSigmoid || f == VecFn::kTanh || f == VecFn::kLog) && avx512::supported()) {
-    parallel_ranges(n, [&](int64_t b, int64_t e) {
-      if (f == VecFn::kExp) own16<exp16>(in + b, out + b, e - b);
-      else if (f == VecFn::kSigmoid) own16<sigmoid16>(in + b, out + b, e - b);
-      else if (f == VecFn::kLog) own16<log16>(in + b, out + b, e - b);
-      else own16<tanh16>(in + b, out + b, e - b);
-    });
-    return true;
+  if (avx512::supported()) {
+    void (*own)(const float*, float*, int64_t) = nullptr;
+    switch (f) {
+      case VecFn::kExp: own = own16<exp16>; break;
+      case VecFn::kSigmoid: own = own16<sigmoid16>; break;
+      case VecFn::kLog: own = own16<log16>; break;
+      case VecFn::kErf: own = own16<erf16>; break;
+      case VecFn::kGeluErf: own = own16<gelu_erf16>; break;
+      case VecFn::kTanh: own = own16<tanh16>; break;
+      default: break;
+    }
+    if (own) {
+      parallel_ranges(n, [&](int64_t b, int64_t e) { own(in + b, out + b, e - b); });
+      return true;
+    }
   }
+  if (f == VecFn::kGeluErf) return false;
   const Mvec& m = mvec();
   const int base = f == VecFn::kSigmoid ? static_cast<int>(VecFn::kExp) : static_cast<int>(f);
-  // The widest variant the CPU runs, but erf's 16 lanes: on AMD Zen 4
-  // they took 159 us for 256K elements against 139 for 8 lanes, where every
-  // other function gained 12-60% (tanh 238 us to 115).
-  const V16 f16 = m.avx512 && f != VecFn::kErf ? m.f16[base] : nullptr;
+  // The widest variant the CPU runs.
+  const V16 f16 = m.avx512 ? m.f16[base] : nullptr;
   const V8 f8 = m.avx2 ? m.f8[base] : nullptr;
   const V4 f4 = m.f4[base];
   if (!f16 && !f8 && !f4) return false;

@@ -2,10 +2,11 @@
 // trigonometric and hyperbolic functions and their inverses, and the
 // logistic sigmoid over arrays, through glibc's libmvec (its x86-64
 // vector variants: 16 lanes with AVX-512, 8 with AVX2, else 4 with SSE),
-// opened at run time. On CPUs with AVX-512, exp, the sigmoid, tanh and log
-// are our own (vector_math.cc's exp16, tanh16 and log16): within 1 ulp
-// (tanh 2.75); exp and tanh at 1.4-1.5x libmvec's speed, log as fast, and
-// 17x where libmvec computes NaNs, zeros and denormals one lane at a time.
+// opened at run time. On CPUs with AVX-512, exp, the sigmoid, tanh, log and
+// erf are our own (vector_math.cc's exp16, tanh16, log16 and erf16): within
+// 1 ulp (tanh 2.75, erf 1.23); exp and tanh at 1.4-1.5x libmvec's speed,
+// erf at 1.6x, log as fast, and 17x where libmvec computes NaNs, zeros and
+// denormals one lane at a time.
 // The scalar libm loops of the kernels take 5-25x longer (tanhf about 20 ns
 // an element); ONNX Runtime's MLAS is vectorised too. libmvec's results are
 // within about 2e-7 relative of the exact values, NaN and infinities
@@ -24,11 +25,15 @@
 namespace sy::elementwise {
 
 // In the order of vector_math.cc's table of libm names; kSigmoid is built
-// on kExp.
+// on kExp. kGeluErf, x/2 (1 + erf(x / sqrt 2)) (Gelu's exact form), exists
+// only on AVX-512, as one pass around erf16: elsewhere vector_math returns
+// false for it and the caller runs erf between its own loops.
+// clang-format off
 enum class VecFn {
   kExp, kLog, kErf, kSin, kCos, kTan, kAsin, kAcos, kAtan,
-  kSinh, kCosh, kTanh, kAsinh, kAcosh, kAtanh, kExpm1, kLog1p, kSigmoid
+  kSinh, kCosh, kTanh, kAsinh, kAcosh, kAtanh, kExpm1, kLog1p, kSigmoid, kGeluErf
 };
+// clang-format on
 
 // out[i] = f(in[i]) for i in [0, n) (in == out allowed), in parallel on
 // the calling device's oneTBB arena when large. False, with nothing
