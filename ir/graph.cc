@@ -78,8 +78,10 @@ StatusOr<const Graph*> Node::required_graph(std::string_view n) const {
 std::string Node::op_key() const {
   if (domain.empty() || domain == "ai.onnx") return op_type;
   // A fused convolution costs what the Conv does (its clamp rides in the
-  // kernel's epilogue), so profiles measured on Conv apply to it.
+  // kernel's epilogue), so profiles measured on Conv apply to it; the
+  // fused Gelu is ONNX's.
   if (domain == kSwitchyardDomain && op_type == kFusedConv) return "Conv";
+  if (domain == kSwitchyardDomain && op_type == kFusedGelu) return op_type;
   std::string key = domain;
   key += "::";
   key += op_type;

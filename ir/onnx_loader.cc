@@ -150,8 +150,9 @@ class GraphBuilder {
     if (it == model_.opsets.end())
       return InvalidArgument(node.describe(), ": domain '", node.domain, "' is not imported by the model");
     node.opset = it->second;
-    // Switchyard's own op, which OpFusion makes; libonnx has no schema of it.
-    if (node.domain == kSwitchyardDomain && node.op_type == kFusedConv) return OkStatus();
+    // Switchyard's own ops, which OpFusion makes; libonnx has no schema of them.
+    if (node.domain == kSwitchyardDomain && (node.op_type == kFusedConv || node.op_type == kFusedGelu))
+      return OkStatus();
     const auto* schema = SchemaRegistry::instance().GetSchema(node.op_type, node.opset, node.domain);
     if (!schema) {
       const int since = node.domain.empty() ? SchemaRegistry::unimplemented_since(node.op_type) : 0;
@@ -472,8 +473,8 @@ StatusOr<std::unique_ptr<Model>> OnnxLoader::load(onnx::ModelProto& proto, const
   }
   // After the checks, so that every error names the model's own nodes.
   if (options_.fuse_ops) model->fusions = OpFusion::run(proto);
-  const bool fused = model->fusions.batch_norms_folded > 0 || model->fusions.any_fused_conv();
-  if (model->fusions.any_fused_conv()) model->opsets[kSwitchyardDomain] = 1;
+  const bool fused = model->fusions.batch_norms_folded > 0 || model->fusions.any_switchyard_op();
+  if (model->fusions.any_switchyard_op()) model->opsets[kSwitchyardDomain] = 1;
   model->graph = std::make_unique<Graph>(proto.graph().name());
   GraphBuilder builder(*model, options_, base_dir, take_values ? TensorValues::kTake : TensorValues::kCopy);
   if (Status st = builder.build(*proto.mutable_graph(), *model->graph, 0); !st.ok())

@@ -274,6 +274,108 @@ void fuse_activation(onnx::NodeProto& conv, const onnx::NodeProto& act,
   conv.set_output(0, act.output(0));
 }
 
+// The nodes of one Gelu written as arithmetic around Erf, found from the
+// Erf: x/2 (1 + erf(x / sqrt 2)) as Div(x, sqrt 2) or Mul(x, 1/sqrt 2),
+// Erf, Add 1, then x times that and the product times 1/2, or x times 1/2
+// first (PyTorch's and TensorFlow's exports before opset 20), each
+// operand of Add and Mul either way round.
+struct GeluChain {
+  std::string x;
+  std::vector<int> inner;  // the nodes the Gelu replaces, but the last
+  int last = -1;           // the node whose output it makes, in whose place it goes
+};
+
+class GeluMatcher {
+ public:
+  // `readers`: the nodes of g that read each value, once per input slot.
+  GeluMatcher(const onnx::GraphProto& g, const Constants& constants, const std::unordered_map<std::string, int>& uses,
+              const std::unordered_map<std::string, int>& producer,
+              const std::unordered_map<std::string, std::vector<int>>& readers,
+              const std::unordered_map<std::string, std::vector<std::string>>& shapes)
+      : g_(g), constants_(constants), uses_(uses), producer_(producer), readers_(readers), shapes_(shapes) {}
+
+  std::optional<GeluChain> match(int erf) const {
+    const onnx::NodeProto& e = g_.node(erf);
+    if (e.input_size() != 1 || e.output_size() != 1) return std::nullopt;
+    GeluChain c;
+    // Div(x, sqrt 2) or Mul(x, 1/sqrt 2).
+    const int scale = made_for_one(e.input(0));
+    if (scale < 0) return std::nullopt;
+    const onnx::NodeProto& s = g_.node(scale);
+    if (is(s, "Div") && constant_is(s.input(1), static_cast<float>(M_SQRT2), s.input(0))) {
+      c.x = s.input(0);
+    } else if (auto x = is(s, "Mul") ? operand_beside(s, static_cast<float>(M_SQRT1_2)) : std::nullopt) {
+      c.x = *x;
+    } else {
+      return std::nullopt;
+    }
+    // 1 + erf(...), then its one reader.
+    const int add = read_once(e.output(0));
+    if (add < 0 || !is(g_.node(add), "Add") || operand_beside(g_.node(add), 1.f, c.x) != e.output(0))
+      return std::nullopt;
+    const int mul = read_once(g_.node(add).output(0));
+    if (mul < 0 || !is(g_.node(mul), "Mul")) return std::nullopt;
+    const onnx::NodeProto& m = g_.node(mul);
+    const std::string other = m.input(m.input(0) == g_.node(add).output(0) ? 1 : 0);
+    c.inner = {scale, erf, add};
+    if (other == c.x) {  // x (1 + erf), then times 1/2
+      const int half = read_once(m.output(0));
+      if (half < 0 || !is(g_.node(half), "Mul") || operand_beside(g_.node(half), 0.5f, c.x) != m.output(0))
+        return std::nullopt;
+      c.inner.push_back(mul);
+      c.last = half;
+    } else {  // (x/2) (1 + erf)
+      const int half = made_for_one(other);
+      if (half < 0 || !is(g_.node(half), "Mul") || operand_beside(g_.node(half), 0.5f) != c.x) return std::nullopt;
+      c.inner.push_back(half);
+      c.last = mul;
+    }
+    return c;
+  }
+
+ private:
+  static bool is(const onnx::NodeProto& n, const char* op) {
+    return n.op_type() == op && default_domain(n) && n.input_size() == 2 && n.output_size() == 1;
+  }
+  // The node that makes `value` for one reader, or -1.
+  int made_for_one(const std::string& value) const {
+    auto u = uses_.find(value);
+    auto p = producer_.find(value);
+    return u != uses_.end() && u->second == 1 && p != producer_.end() ? p->second : -1;
+  }
+  // The one node that reads `value` (in one input slot), or -1.
+  int read_once(const std::string& value) const {
+    auto u = uses_.find(value);
+    auto r = readers_.find(value);
+    return u != uses_.end() && u->second == 1 && r != readers_.end() && r->second.size() == 1 ? r->second[0] : -1;
+  }
+  // Whether `name` is a float constant of one element within 1e-6 of `v`
+  // (relative), whose broadcast leaves x's shape as it is: a scalar, or
+  // dims of 1 no more than x's static rank.
+  bool constant_is(const std::string& name, float v, const std::string& x) const {
+    const auto t = constants_.floats(name, 1);
+    if (!t || t->numel() != 1 || !(std::abs(t->data<float>()[0] - v) <= 1e-6f * std::abs(v))) return false;
+    if (t->dims.rank() == 0) return true;
+    auto it = shapes_.find(x);
+    return it != shapes_.end() && !(!it->second.empty() && it->second[0].empty()) &&
+           it->second.size() >= t->dims.rank();
+  }
+  // The operand of n beside the constant `v` (checked against `x`'s rank;
+  // with no x, against the operand itself), if one of the two is such.
+  std::optional<std::string> operand_beside(const onnx::NodeProto& n, float v, const std::string& x = "") const {
+    for (int k = 0; k < 2; ++k)
+      if (constant_is(n.input(1 - k), v, x.empty() ? n.input(k) : x)) return n.input(k);
+    return std::nullopt;
+  }
+
+  const onnx::GraphProto& g_;
+  const Constants& constants_;
+  const std::unordered_map<std::string, int>& uses_;
+  const std::unordered_map<std::string, int>& producer_;
+  const std::unordered_map<std::string, std::vector<int>>& readers_;
+  const std::unordered_map<std::string, std::vector<std::string>>& shapes_;
+};
+
 // Removes the elements for which drop(element, index) holds, in order and
 // in one pass (DeleteSubrange one at a time would be quadratic).
 template <typename T, typename Drop>
@@ -316,6 +418,11 @@ void fuse_graph(onnx::GraphProto& g, int opset, FusionCounts& counts) {
   for (int i = 0; i < g.node_size(); ++i)
     for (const auto& o : g.node(i).output())
       if (!o.empty()) producer[o] = i;
+  std::unordered_map<std::string, std::vector<int>> readers;
+  for (int i = 0; i < g.node_size(); ++i)
+    for (const auto& in : g.node(i).input())
+      if (!in.empty()) readers[in].push_back(i);
+  const GeluMatcher gelu(g, constants, uses, producer, readers, shapes);
   std::vector<bool> removed(static_cast<size_t>(g.node_size()), false);
   std::unordered_set<std::string> gone;  // values no node makes any more
   // The float Conv that makes `value` for one reader only, or null. With
@@ -338,8 +445,24 @@ void fuse_graph(onnx::GraphProto& g, int opset, FusionCounts& counts) {
     return n.input_size() == 0 ? nullptr : conv_making(n.input(0), residual);
   };
   for (int i = 0; i < g.node_size(); ++i) {
+    if (removed[static_cast<size_t>(i)]) continue;  // a Gelu chain's, past its Erf
     const onnx::NodeProto& n = g.node(i);
-    if (n.op_type() == "BatchNormalization" && default_domain(n)) {
+    if (n.op_type() == "Erf" && default_domain(n)) {
+      const auto chain = gelu.match(i);
+      if (!chain || !is_float(chain->x)) continue;
+      onnx::NodeProto fused;
+      fused.set_name(g.node(chain->last).name());
+      fused.set_op_type(kFusedGelu);
+      fused.set_domain(kSwitchyardDomain);
+      fused.add_input(chain->x);
+      fused.add_output(g.node(chain->last).output(0));
+      for (int k : chain->inner) {
+        removed[static_cast<size_t>(k)] = true;
+        gone.insert(g.node(k).output(0));
+      }
+      *g.mutable_node(chain->last) = std::move(fused);
+      ++counts.gelus_fused;
+    } else if (n.op_type() == "BatchNormalization" && default_domain(n)) {
       onnx::NodeProto* conv = conv_before(i);
       if (!conv || !fold_batch_norm(*conv, n, constants, uses, names)) continue;
       types.emplace(conv->input(1), onnx::TensorProto::FLOAT);  // folded weights may be a new initializer
@@ -398,7 +521,7 @@ FusionCounts OpFusion::run(onnx::ModelProto& model) {
     if (op.domain().empty() || op.domain() == "ai.onnx") opset = static_cast<int>(op.version());
   if (!model.has_graph() || opset == 0) return counts;
   fuse_graph(*model.mutable_graph(), opset, counts);
-  if (counts.any_fused_conv()) {
+  if (counts.any_switchyard_op()) {
     bool imported = false;
     for (const auto& op : model.opset_import()) imported = imported || op.domain() == kSwitchyardDomain;
     if (!imported) {

@@ -1,7 +1,8 @@
 // Load-time rewrites of a model that every backend runs alike: a
-// BatchNormalization after a Conv folded into the Conv's weights, and an
-// Add of a same-shaped tensor (a residual connection) and a Relu or Clip
-// after a Conv fused into it as Switchyard's FusedConv.
+// BatchNormalization after a Conv folded into the Conv's weights, an Add of
+// a same-shaped tensor (a residual connection) and a Relu or Clip after a
+// Conv fused into it as Switchyard's FusedConv, and Gelu written out in
+// arithmetic around Erf made one Gelu node.
 #pragma once
 
 namespace onnx {
@@ -16,19 +17,26 @@ namespace sy {
 // Clip, `activation_params` (min, max): y = activation(Conv(x, w, b) + z).
 inline constexpr const char* kSwitchyardDomain = "com.switchyard";
 inline constexpr const char* kFusedConv = "FusedConv";
+// ONNX's Gelu (opset 20) in Switchyard's domain, so that models of any
+// opset may hold it: y = x/2 (1 + erf(x / sqrt 2)), or with `approximate`
+// "tanh" the tanh form, as ONNX's.
+inline constexpr const char* kFusedGelu = "Gelu";
 
 struct FusionCounts {
   int batch_norms_folded = 0;
   int residuals_fused = 0;
   int activations_fused = 0;
-  // Whether any node became a FusedConv.
-  bool any_fused_conv() const { return residuals_fused + activations_fused > 0; }
+  int gelus_fused = 0;
+  // Whether any node became one of Switchyard's ops.
+  bool any_switchyard_op() const { return residuals_fused + activations_fused + gelus_fused > 0; }
 };
 
 // An elementwise op after a convolution reads and writes the whole output
 // again: on a MobileNetV2, the Clip nodes after its convolutions took 1 ms
 // of 6.6 (ONNX Runtime fuses them), and a ResNet-18's Add and Relu nodes
-// 0.26 ms of 13.5. The rewrites apply only where the result is certain to
+// 0.26 ms of 13.5. Likewise the five passes of a Gelu exported before
+// opset 20 (Div, Erf, Add, Mul, Mul: 260 us a BERT-base layer, against
+// 90 for one Gelu). The rewrites apply only where the result is certain to
 // be the same up to rounding: float tensors, a Conv output read by nothing
 // else (no other node, no subgraph, not a graph output), for folding,
 // weights and statistics that are initializers no caller can override, and

@@ -392,5 +392,30 @@ TEST(Session, FusedResidualModel_MatchesTheModelAsWritten) {
   EXPECT_GT(zeros, 0) << "the Relu clamps some sums";
 }
 
+// A Gelu written out (Mul by 1/sqrt 2, Erf, Add 1, Mul by x, Mul by 1/2)
+// after a Neg, so that its x is typed only by the loader's inference, runs
+// as one Gelu and gives the same values, which are the formula's.
+TEST(Session, FusedGeluModel_MatchesTheModelAsWritten) {
+  constexpr int kF = onnx::TensorProto::FLOAT;
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {4, 301}).output("y", kF, {4, 301});
+  g.init_float("k", {}, {0.70710678f}).init_float("one", {}, {1.f}).init_float("half", {}, {0.5f});
+  g.node("Neg", {"x"}, {"t"});
+  g.node("Mul", {"t", "k"}, {"s"});
+  g.node("Erf", {"s"}, {"e"});
+  g.node("Add", {"e", "one"}, {"a"});
+  g.node("Mul", {"t", "a"}, {"p"});
+  g.node("Mul", {"p", "half"}, {"y"});
+  Tensor x = floats({4, 301}, 0);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(i) / 100 - 6;
+  const std::vector<float> y = run_written_and_fused(m, x, 6, 2);
+  ASSERT_EQ(y.size(), 1204u);
+  for (size_t i = 0; i < y.size(); ++i) {
+    const double t = -x.data<float>()[i];
+    EXPECT_NEAR(y[i], 0.5 * t * (1 + std::erf(t / std::sqrt(2.0))), 1e-5) << t;
+  }
+}
+
 }  // namespace
 }  // namespace sy

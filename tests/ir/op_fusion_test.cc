@@ -4,6 +4,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "ir/onnx_loader.h"
 #include "tests/executor/model_builder.h"
@@ -289,7 +292,9 @@ TEST(OpFusion, ConvAddRelu_FusesTheResidual) {
         EXPECT_EQ(n.input(2), "") << "no bias";
         EXPECT_EQ(n.input(3), "c");
       }
-      if (conv) EXPECT_EQ(g.node(0).output(0), n.input(3)) << "the other Conv comes first";
+      if (conv) {
+        EXPECT_EQ(g.node(0).output(0), n.input(3)) << "the other Conv comes first";
+      }
     }
 }
 
@@ -349,6 +354,108 @@ TEST(OpFusion, Add_LeftAlone_WhereShapesOrOrderDiffer) {
     bool add = false;
     for (const auto& n : m.graph().node()) add = add || n.op_type() == "Add";
     EXPECT_TRUE(add);
+  }
+}
+
+// x [2, 3] -> Gelu written out -> "y": Div(x, sqrt 2) or (`div` false)
+// Mul(x, 1/sqrt 2), Erf, Add 1, then x times it and that times 1/2, or
+// (`half_first`) x times 1/2 first; `swap` puts every constant operand
+// first. The constants are scalars.
+onnx::ModelProto gelu_arithmetic(bool div, bool half_first, bool swap) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {2, 3}).output("y", kF, {2, 3});
+  g.init_float("r2", {}, {1.41421356f}).init_float("k", {}, {0.70710678f});
+  g.init_float("one", {}, {1.f}).init_float("half", {}, {0.5f});
+  auto ordered = [&](const std::string& v, const std::string& c) {
+    return swap ? std::vector<std::string>{c, v} : std::vector<std::string>{v, c};
+  };
+  if (div) {
+    g.node("Div", {"x", "r2"}, {"s"});
+  } else {
+    g.node("Mul", ordered("x", "k"), {"s"});
+  }
+  g.node("Erf", {"s"}, {"e"});
+  g.node("Add", ordered("e", "one"), {"a"});
+  if (half_first) {
+    g.node("Mul", ordered("x", "half"), {"h"});
+    g.node("Mul", ordered("h", "a"), {"y"});
+  } else {
+    g.node("Mul", ordered("a", "x"), {"p"});
+    g.node("Mul", ordered("p", "half"), {"y"});
+  }
+  return m;
+}
+
+// Every form becomes one Gelu(x) -> y in Switchyard's domain; the
+// constants, read by nothing else, go.
+TEST(OpFusion, GeluArithmetic_BecomesOneGelu) {
+  for (bool div : {false, true})
+    for (bool half_first : {false, true})
+      for (bool swap : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << (div ? "Div" : "Mul") << (half_first ? ", half first" : ", half last")
+                                          << (swap ? ", constants first" : ""));
+        auto m = gelu_arithmetic(div, half_first, swap);
+        EXPECT_EQ(OpFusion::run(m).gelus_fused, 1);
+        const onnx::GraphProto& g = m.graph();
+        ASSERT_EQ(g.node_size(), 1);
+        EXPECT_EQ(g.node(0).op_type(), kFusedGelu);
+        EXPECT_EQ(g.node(0).domain(), kSwitchyardDomain);
+        ASSERT_EQ(g.node(0).input_size(), 1);
+        EXPECT_EQ(g.node(0).input(0), "x");
+        EXPECT_EQ(g.node(0).output(0), "y");
+        EXPECT_EQ(g.initializer_size(), 0);
+        bool imported = false;
+        for (const auto& op : m.opset_import()) imported = imported || op.domain() == kSwitchyardDomain;
+        EXPECT_TRUE(imported);
+      }
+}
+
+// Left as written where it is not certainly x/2 (1 + erf(x / sqrt 2)) of
+// x's own shape, or where a part of it is read elsewhere.
+TEST(OpFusion, GeluArithmetic_LeftAlone_WhereItIsNotCertainlyGelu) {
+  auto set_init = [](onnx::ModelProto& m, const std::string& name, std::vector<int64_t> dims, float v) {
+    for (auto& t : *m.mutable_graph()->mutable_initializer())
+      if (t.name() == name) {
+        t.clear_dims();
+        for (int64_t d : dims) t.add_dims(d);
+        t.clear_float_data();
+        t.clear_raw_data();
+        t.add_float_data(v);
+      }
+  };
+  struct Case {
+    const char* what;
+    std::function<void(onnx::ModelProto&)> edit;
+  };
+  const Case cases[] = {
+      {"divided by sqrt 3", [&](onnx::ModelProto& m) { set_init(m, "r2", {}, 1.7320508f); }},
+      {"plus 2", [&](onnx::ModelProto& m) { set_init(m, "one", {}, 2.f); }},
+      {"times 0.25", [&](onnx::ModelProto& m) { set_init(m, "half", {}, 0.25f); }},
+      {"a constant that broadcasts x to rank 3",
+       [&](onnx::ModelProto& m) {
+         set_init(m, "one", {1, 1, 1}, 1.f);
+       }},
+      {"erf read by a second node",
+       [](onnx::ModelProto& m) {
+         GraphBuilder g(m.mutable_graph());
+         g.output("e", kF, {2, 3});
+       }},
+      {"another tensor times (1 + erf)",
+       [](onnx::ModelProto& m) {
+         GraphBuilder g(m.mutable_graph());
+         g.input("z", kF, {2, 3});
+         m.mutable_graph()->mutable_node(3)->set_input(1, "z");
+       }},
+      {"x of unknown type",
+       [](onnx::ModelProto& m) { m.mutable_graph()->mutable_input(0)->mutable_type()->clear_tensor_type(); }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    auto m = gelu_arithmetic(/*div=*/true, /*half_first=*/false, /*swap=*/false);
+    c.edit(m);
+    EXPECT_EQ(OpFusion::run(m).gelus_fused, 0);
+    EXPECT_EQ(m.graph().node_size(), 5);
   }
 }
 

@@ -18,6 +18,7 @@
 #include "devices/cpu/kernels/elementwise_common.h"
 #include "devices/cpu/kernels/target_clones.h"
 #include "devices/cpu/kernels/vector_math.h"
+#include "ir/op_fusion.h"
 
 namespace sy::elementwise {
 namespace {
@@ -520,6 +521,14 @@ void register_unary_kernels(KernelRegistry& r) {
   add_unary<ThresholdedReluOp>(r, "ThresholdedRelu", 10);
   add_unary<MishOp>(r, "Mish", 18);
   add_def(r, "Gelu", 20, INT_MAX, &make_kernel<GeluKernel>, kFloatTypes);
+  // OpFusion's Gelu, made from the erf arithmetic of float models before
+  // opset 20.
+  KernelDef fused_gelu;
+  fused_gelu.domain = kSwitchyardDomain;
+  fused_gelu.op = kFusedGelu;
+  fused_gelu.types = {DataType::kFloat};
+  fused_gelu.factory = &make_kernel<GeluKernel>;
+  r.add(std::move(fused_gelu));
   add_unary<ShrinkOp>(r, "Shrink", 9);
   add_def(r, "Clip", 1, 10, &make_kernel<ClipKernel<true>>, kClipTypes);
   add_def(r, "Clip", 11, INT_MAX, &make_kernel<ClipKernel<false>>, kClipTypes);

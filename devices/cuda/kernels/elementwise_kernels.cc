@@ -20,6 +20,7 @@
 #include "devices/cuda/cuda_launch.h"
 #include "devices/cuda/kernels/cuda_kernels.h"
 #include "devices/cuda/kernels/elementwise_launch.h"
+#include "ir/op_fusion.h"
 
 namespace sy::cuda {
 namespace {
@@ -530,6 +531,11 @@ void register_cuda_elementwise_kernels(KernelRegistry& r) {
   add_cuda_kernel<VariadicKernel<3>>(r, "Mean", 1, types_of(kEwNumeric));
   add_cuda_kernel<WhereKernel>(r, "Where", 9, {DataType::kBool});
   for (const NamedUnary& u : kUnaryOps) add_cuda_kernel<UnaryKernel>(r, u.name, u.since, types_of(ew_unary_types(u.op)));
+  // OpFusion's Gelu, made from the erf arithmetic of float models before
+  // opset 20.
+  KernelDef fused_gelu = cuda_kernel_def<UnaryKernel>(kFusedGelu, 1, {DataType::kFloat});
+  fused_gelu.domain = kSwitchyardDomain;
+  r.add(std::move(fused_gelu));
   add_cuda_kernel<ClipKernel>(r, "Clip", 1, types_of(kEwNumeric), 0, 10);
   add_cuda_kernel<ClipKernel>(r, "Clip", 11, types_of(kEwNumeric), 0b110);
   add_cuda_kernel<CastKernel>(r, "Cast", 1, types_of(kEwCastTypes));

@@ -105,6 +105,13 @@ void add_elementwise(std::vector<DiffCase>& cs) {
                      1e-5));
   cs.push_back(tol(opset(make("Gelu_tanh_f32", "Gelu", {f32(big, -5, 5)}, {attr_string("approximate", "tanh")}), 20),
                    1e-5, 1e-5));
+  {
+    // The loader's Gelu made from Erf arithmetic (ir/op_fusion.h).
+    DiffCase fused = make("FusedGelu_f32", kFusedGelu, {f32(big, -5, 5)});
+    fused.domain = kSwitchyardDomain;
+    fused.opset = 1;
+    cs.push_back(tol(std::move(fused), 1e-5, 1e-5));
+  }
   cs.push_back(make("Abs_i32", "Abs", {i32({3000}, -1e9, 1e9)}));
   cs.push_back(make("Neg_i64", "Neg", {i64({3000}, -1e12, 1e12)}));
   cs.push_back(make("Sign_i32", "Sign", {i32({3000}, -3, 3)}));
