@@ -155,10 +155,6 @@ class GraphBuilder {
       return OkStatus();
     const auto* schema = SchemaRegistry::instance().GetSchema(node.op_type, node.opset, node.domain);
     if (!schema) {
-      const int since = node.domain.empty() ? SchemaRegistry::unimplemented_since(node.op_type) : 0;
-      if (since > 0 && since <= node.opset)
-        return Unimplemented(node.describe(), ": ", node.op_type, " (ONNX opset ", since,
-                             ") is not supported by Switchyard yet");
       return InvalidArgument(node.describe(), ": unknown operator '", node.op_type, "' in domain '",
                              node.domain.empty() ? "ai.onnx" : node.domain, "' at opset ", node.opset);
     }

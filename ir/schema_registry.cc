@@ -451,6 +451,26 @@ std::vector<Change> changes() {
                  d = elementwise("Gelu", 1, {"float16", "float", "double", "bfloat16"});
                  d.add_attr("approximate", std::string("none"));
                }, true});
+  c.push_back({"ImageDecoder", 20,
+               [](Draft& d) {
+                 d = new_operator("ImageDecoder", {{"encoded_stream", "T1"}}, {{"image", "T2"}});
+                 d.add_constraint("T1", {"uint8"}).add_constraint("T2", {"uint8"});
+                 d.add_attr("pixel_format", std::string("RGB"));
+                 // [height, width, channels]; only the channels are known
+                 // before the image is read.
+                 d.infer = [](onnx::InferenceContext& ctx) {
+                   onnx::updateOutputElemType(ctx, 0, onnx::TensorProto::UINT8);
+                   const auto* format = ctx.getAttribute("pixel_format");
+                   const std::string f = format ? format->s() : "RGB";
+                   if (f != "RGB" && f != "BGR" && f != "Grayscale")
+                     fail_shape_inference("pixel_format must be RGB, BGR or Grayscale, got '", f, "'");
+                   auto* shape = onnx::getOutputShape(ctx, 0);
+                   shape->add_dim();
+                   shape->add_dim();
+                   shape->add_dim()->set_dim_value(f == "Grayscale" ? 1 : 3);
+                 };
+               },
+               true});
   c.push_back({"AffineGrid", 20, [](Draft& d) {
                  d = new_operator("AffineGrid", {{"theta", "T1"}, {"size", "T2"}}, {{"grid", "T1"}});
                  d.add_constraint("T1", {"bfloat16", "float16", "float", "double"}).add_constraint("T2", {"int64"});
@@ -556,14 +576,6 @@ std::vector<Change> changes() {
   return c;
 }
 
-// ai.onnx operators added in opsets 18 to kMaxSupportedOpset that have no
-// schema above (none has a kernel): the loader names them as such.
-struct Unimplemented {
-  std::string_view op;
-  int since;
-};
-constexpr Unimplemented kUnimplemented[] = {{"ImageDecoder", 20}};
-
 }  // namespace
 
 SchemaRegistry::SchemaRegistry() {
@@ -608,12 +620,6 @@ const onnx::OpSchema* SchemaRegistry::GetSchema(const std::string& op, int max_i
     return onnx::OpSchemaRegistry::Schema(op, max_inclusive_version, onnx::ONNX_DOMAIN);
   }
   return onnx::OpSchemaRegistry::Schema(op, max_inclusive_version, domain);
-}
-
-int SchemaRegistry::unimplemented_since(std::string_view op) {
-  for (const auto& u : kUnimplemented)
-    if (u.op == op) return u.since;
-  return 0;
 }
 
 int SchemaRegistry::newest_version() const {

@@ -15,7 +15,6 @@
 
 #include <map>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "onnx/defs/schema.h"
@@ -30,10 +29,6 @@ class SchemaRegistry final : public onnx::ISchemaRegistry {
   // The newest schema of `op` whose version is at most `max_inclusive_version`.
   const onnx::OpSchema* GetSchema(const std::string& op, int max_inclusive_version,
                                   const std::string& domain) const override;
-
-  // For an ai.onnx operator that ONNX added after opset 17 and that this
-  // build does not define (Col2Im, say): the opset that added it. Else 0.
-  static int unimplemented_since(std::string_view op);
 
   // What went wrong while deriving the schemas, such as a delta that names
   // a type constraint its predecessor lacks. Empty in a correct build.

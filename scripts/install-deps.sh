@@ -5,7 +5,8 @@ set -euo pipefail
 pkgs=(cmake ninja-build gcc g++ pkg-config libonnx-dev libprotobuf-dev protobuf-compiler
       libtbb-dev libdnnl-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
       nlohmann-json3-dev libonnx-testdata python3 python3-pip ccache
-      ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers)  # oneDNN's CMake config requires OpenCL
+      ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers  # oneDNN's CMake config requires OpenCL
+      libjpeg62-turbo-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev)  # ImageDecoder's codecs
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

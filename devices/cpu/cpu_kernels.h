@@ -14,6 +14,7 @@ void register_cpu_reduction_kernels(KernelRegistry& r);    // Reduce*, ArgMax/Mi
 void register_cpu_nn_kernels(KernelRegistry& r);           // oneDNN: Conv, ConvTranspose, MatMul, Gemm, pooling
 void register_cpu_sequence_kernels(KernelRegistry& r);     // Sequence*, Optional*, SplitToSequence...
 void register_cpu_image_kernels(KernelRegistry& r);        // GridSample
+void register_cpu_image_decoder_kernel(KernelRegistry& r);  // ImageDecoder (called by register_cpu_image_kernels)
 // Called by register_cpu_sequence_kernels:
 void register_cpu_misc_signal_kernels(KernelRegistry& r);    // windows, MelWeightMatrix, DFT, STFT
 void register_cpu_misc_text_kernels(KernelRegistry& r);      // StringNormalizer, TfIdfVectorizer

@@ -516,6 +516,7 @@ void register_cpu_image_kernels(KernelRegistry& r) {
   r.add(image_def("GridSample", 16, &make_kernel<GridSampleKernel>));
   r.add(image_def("AffineGrid", 20, &make_kernel<AffineGridKernel>, 1u << 1));
   r.add(image_def("Col2Im", 18, &make_kernel<Col2ImKernel>, (1u << 1) | (1u << 2)));
+  register_cpu_image_decoder_kernel(r);
 }
 
 }  // namespace sy

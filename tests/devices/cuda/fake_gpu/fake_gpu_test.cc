@@ -83,8 +83,8 @@ TEST_F(FakeGpu, NodeCases_PassAsOnCpu_UnderGpuPolicy) {
               100 * share(s, "cuda:0"));
 }
 
-// The same for the opset 18-23 cases, against a CPU run of them (a few,
-// ImageDecoder's, fail there too): the newer kernels (Attention,
+// The same for the opset 18-23 cases, against a CPU run of them
+// (ImageDecoder, which has no CUDA kernel, runs on the CPU): the newer kernels (Attention,
 // RMSNormalization, RotaryEmbedding, GroupNormalization, Resize-18, ...)
 // are placed on the GPU and give the CPU's pass set.
 TEST_F(FakeGpu, NewerNodeCases_PassAsOnCpu_UnderGpuPolicy) {
