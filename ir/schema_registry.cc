@@ -451,8 +451,7 @@ std::vector<Change> changes() {
                  d = elementwise("Gelu", 1, {"float16", "float", "double", "bfloat16"});
                  d.add_attr("approximate", std::string("none"));
                }, true});
-  c.push_back({"ImageDecoder", 20,
-               [](Draft& d) {
+  c.push_back({"ImageDecoder", 20, [](Draft& d) {
                  d = new_operator("ImageDecoder", {{"encoded_stream", "T1"}}, {{"image", "T2"}});
                  d.add_constraint("T1", {"uint8"}).add_constraint("T2", {"uint8"});
                  d.add_attr("pixel_format", std::string("RGB"));
@@ -469,8 +468,7 @@ std::vector<Change> changes() {
                    shape->add_dim();
                    shape->add_dim()->set_dim_value(f == "Grayscale" ? 1 : 3);
                  };
-               },
-               true});
+               }, true});
   c.push_back({"AffineGrid", 20, [](Draft& d) {
                  d = new_operator("AffineGrid", {{"theta", "T1"}, {"size", "T2"}}, {{"grid", "T1"}});
                  d.add_constraint("T1", {"bfloat16", "float16", "float", "double"}).add_constraint("T2", {"int64"});
