@@ -290,7 +290,8 @@ int cmd_info(const std::string& path, bool fuse) {
   if (fuse) {
     std::cout << "fused at load: " << m.fusions.batch_norms_folded << " BatchNormalization folded into Conv, "
               << m.fusions.residuals_fused << " Add into FusedConv, " << m.fusions.activations_fused
-              << " Relu/Clip into FusedConv, " << m.fusions.gelus_fused << " Gelu from Erf arithmetic\n";
+              << " Relu/Clip into FusedConv, " << m.fusions.gelus_fused << " Gelu and " << m.fusions.layer_norms_fused
+              << " LayerNormalization from arithmetic\n";
   } else {
     std::cout << "fused at load: nothing (--no-fusion)\n";
   }

@@ -79,9 +79,9 @@ std::string Node::op_key() const {
   if (domain.empty() || domain == "ai.onnx") return op_type;
   // A fused convolution costs what the Conv does (its clamp rides in the
   // kernel's epilogue), so profiles measured on Conv apply to it; the
-  // fused Gelu is ONNX's.
+  // fused Gelu and LayerNormalization are ONNX's.
   if (domain == kSwitchyardDomain && op_type == kFusedConv) return "Conv";
-  if (domain == kSwitchyardDomain && op_type == kFusedGelu) return op_type;
+  if (domain == kSwitchyardDomain && is_switchyard_op(op_type)) return op_type;
   std::string key = domain;
   key += "::";
   key += op_type;

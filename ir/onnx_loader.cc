@@ -151,8 +151,7 @@ class GraphBuilder {
       return InvalidArgument(node.describe(), ": domain '", node.domain, "' is not imported by the model");
     node.opset = it->second;
     // Switchyard's own ops, which OpFusion makes; libonnx has no schema of them.
-    if (node.domain == kSwitchyardDomain && (node.op_type == kFusedConv || node.op_type == kFusedGelu))
-      return OkStatus();
+    if (node.domain == kSwitchyardDomain && is_switchyard_op(node.op_type)) return OkStatus();
     const auto* schema = SchemaRegistry::instance().GetSchema(node.op_type, node.opset, node.domain);
     if (!schema) {
       return InvalidArgument(node.describe(), ": unknown operator '", node.op_type, "' in domain '",

@@ -274,30 +274,37 @@ void fuse_activation(onnx::NodeProto& conv, const onnx::NodeProto& act,
   conv.set_output(0, act.output(0));
 }
 
-// The nodes of one Gelu written as arithmetic around Erf, found from the
-// Erf: x/2 (1 + erf(x / sqrt 2)) as Div(x, sqrt 2) or Mul(x, 1/sqrt 2),
-// Erf, Add 1, then x times that and the product times 1/2, or x times 1/2
-// first (PyTorch's and TensorFlow's exports before opset 20), each
-// operand of Add and Mul either way round.
-struct GeluChain {
+// The nodes of an op that a model writes out in arithmetic, which one node
+// replaces: the op's input x and constant parameters, the nodes that go,
+// and the last node, whose output the new node makes in its place.
+struct Chain {
   std::string x;
-  std::vector<int> inner;  // the nodes the Gelu replaces, but the last
-  int last = -1;           // the node whose output it makes, in whose place it goes
+  std::vector<std::string> params;  // constant inputs after x (LayerNormalization's scale and bias)
+  float epsilon = 0;
+  std::vector<int> inner;  // the nodes replaced, but the last
+  int last = -1;
 };
 
-class GeluMatcher {
+// Finds such chains in one graph. Every intermediate value must be read by
+// the chain alone, and every constant be a float initializer no caller can
+// override.
+class ChainMatcher {
  public:
   // `readers`: the nodes of g that read each value, once per input slot.
-  GeluMatcher(const onnx::GraphProto& g, const Constants& constants, const std::unordered_map<std::string, int>& uses,
-              const std::unordered_map<std::string, int>& producer,
-              const std::unordered_map<std::string, std::vector<int>>& readers,
-              const std::unordered_map<std::string, std::vector<std::string>>& shapes)
+  ChainMatcher(const onnx::GraphProto& g, const Constants& constants, const std::unordered_map<std::string, int>& uses,
+               const std::unordered_map<std::string, int>& producer,
+               const std::unordered_map<std::string, std::vector<int>>& readers,
+               const std::unordered_map<std::string, std::vector<std::string>>& shapes)
       : g_(g), constants_(constants), uses_(uses), producer_(producer), readers_(readers), shapes_(shapes) {}
 
-  std::optional<GeluChain> match(int erf) const {
+  // Gelu, found from its Erf: x/2 (1 + erf(x / sqrt 2)) as Div(x, sqrt 2)
+  // or Mul(x, 1/sqrt 2), Erf, Add 1, then x times that and the product
+  // times 1/2, or x times 1/2 first (PyTorch's and TensorFlow's exports
+  // before opset 20), each operand of Add and Mul either way round.
+  std::optional<Chain> gelu(int erf) const {
     const onnx::NodeProto& e = g_.node(erf);
     if (e.input_size() != 1 || e.output_size() != 1) return std::nullopt;
-    GeluChain c;
+    Chain c;
     // Div(x, sqrt 2) or Mul(x, 1/sqrt 2).
     const int scale = made_for_one(e.input(0));
     if (scale < 0) return std::nullopt;
@@ -333,9 +340,95 @@ class GeluMatcher {
     return c;
   }
 
+  // LayerNormalization over the last axis, as PyTorch exports nn.LayerNorm
+  // before opset 17, found from its Div: ReduceMean(x) and Sub (d = x -
+  // mean), Pow(d, 2) or Mul(d, d), ReduceMean, Add epsilon, Sqrt, Div(d,
+  // ...), then Mul by a constant scale and, where one follows, Add a
+  // constant bias, each of x's last dim (which shape inference must give).
+  std::optional<Chain> layer_norm(int div) const {
+    const onnx::NodeProto& dv = g_.node(div);
+    if (!is(dv, "Div")) return std::nullopt;
+    const std::string& d = dv.input(0);
+    const int sqrt = made_for_one(dv.input(1));
+    if (sqrt < 0 || !is(g_.node(sqrt), "Sqrt", 1)) return std::nullopt;
+    const int add_eps = made_for_one(g_.node(sqrt).input(0));
+    if (add_eps < 0 || !is(g_.node(add_eps), "Add")) return std::nullopt;
+    Chain c;
+    std::string var;
+    for (int k = 0; k < 2 && var.empty(); ++k)
+      if (auto eps = scalar(g_.node(add_eps).input(1 - k), ""); eps && *eps >= 0) {
+        c.epsilon = *eps;
+        var = g_.node(add_eps).input(k);
+      }
+    const int mean_sq = var.empty() ? -1 : made_for_one(var);
+    if (mean_sq < 0) return std::nullopt;
+    const int square = made_for_one(g_.node(mean_sq).input(0));
+    if (square < 0) return std::nullopt;
+    const onnx::NodeProto& sq = g_.node(square);
+    const bool pow = is(sq, "Pow") && sq.input(0) == d && constant_is(sq.input(1), 2.f, d);
+    const bool mul = is(sq, "Mul") && sq.input(0) == d && sq.input(1) == d;
+    // d: read by the square (once or twice) and the Div, nothing else.
+    auto p = producer_.find(d);
+    auto u = uses_.find(d);
+    if ((!pow && !mul) || p == producer_.end() || u == uses_.end() || u->second != (pow ? 2 : 3)) return std::nullopt;
+    const int sub = p->second;
+    if (!is(g_.node(sub), "Sub")) return std::nullopt;
+    c.x = g_.node(sub).input(0);
+    const int mean = made_for_one(g_.node(sub).input(1));
+    if (mean < 0 || g_.node(mean).input(0) != c.x || !is_last_axis_mean(g_.node(mean), c.x) ||
+        !is_last_axis_mean(g_.node(mean_sq), c.x))
+      return std::nullopt;
+    // Times the scale, plus the bias if there is one.
+    const int scale = read_once(dv.output(0));
+    if (scale < 0 || !is(g_.node(scale), "Mul")) return std::nullopt;
+    const auto gamma = parameter_beside(g_.node(scale), dv.output(0), c.x);
+    if (!gamma) return std::nullopt;
+    c.params.push_back(*gamma);
+    c.inner = {mean, sub, square, mean_sq, add_eps, sqrt, div};
+    c.last = scale;
+    const int bias = read_once(g_.node(scale).output(0));
+    if (bias >= 0 && is(g_.node(bias), "Add"))
+      if (auto beta = parameter_beside(g_.node(bias), g_.node(scale).output(0), c.x)) {
+        c.params.push_back(*beta);
+        c.inner.push_back(scale);
+        c.last = bias;
+      }
+    return c;
+  }
+
  private:
-  static bool is(const onnx::NodeProto& n, const char* op) {
-    return n.op_type() == op && default_domain(n) && n.input_size() == 2 && n.output_size() == 1;
+  static bool is(const onnx::NodeProto& n, const char* op, int inputs = 2) {
+    return n.op_type() == op && default_domain(n) && n.input_size() == inputs && n.output_size() == 1;
+  }
+  // ReduceMean over the last axis of x's shape alone, keeping it (opsets
+  // before 18, where the axes are an attribute).
+  bool is_last_axis_mean(const onnx::NodeProto& n, const std::string& x) const {
+    if (!is(n, "ReduceMean", 1)) return false;
+    const auto* keep = find_attr(n, "keepdims");
+    const auto* axes = find_attr(n, "axes");
+    if ((keep && keep->i() != 1) || !axes || axes->ints_size() != 1) return false;
+    if (axes->ints(0) == -1) return true;
+    const int rank = static_rank(x);
+    return rank > 0 && axes->ints(0) == rank - 1;
+  }
+  // The static rank of `value`, or -1.
+  int static_rank(const std::string& value) const {
+    auto it = shapes_.find(value);
+    if (it == shapes_.end() || (!it->second.empty() && it->second[0].empty())) return -1;
+    return static_cast<int>(it->second.size());
+  }
+  // The operand of n beside `value` if it is a rank-1 float constant as long
+  // as x's last dim, which must be static.
+  std::optional<std::string> parameter_beside(const onnx::NodeProto& n, const std::string& value,
+                                              const std::string& x) const {
+    const std::string& other = n.input(n.input(0) == value ? 1 : 0);
+    if (n.input(0) != value && n.input(1) != value) return std::nullopt;
+    auto it = shapes_.find(x);
+    if (it == shapes_.end() || it->second.empty() || it->second.back().empty() || it->second.back()[0] == '?')
+      return std::nullopt;
+    const auto t = constants_.floats(other, int64_t{1} << 24);
+    if (!t || t->dims.rank() != 1 || std::to_string(t->dims[0]) != it->second.back()) return std::nullopt;
+    return other;
   }
   // The node that makes `value` for one reader, or -1.
   int made_for_one(const std::string& value) const {
@@ -349,16 +442,19 @@ class GeluMatcher {
     auto r = readers_.find(value);
     return u != uses_.end() && u->second == 1 && r != readers_.end() && r->second.size() == 1 ? r->second[0] : -1;
   }
-  // Whether `name` is a float constant of one element within 1e-6 of `v`
-  // (relative), whose broadcast leaves x's shape as it is: a scalar, or
-  // dims of 1 no more than x's static rank.
+  // Whether `name` is scalar(name, x) within 1e-6 of `v` (relative).
   bool constant_is(const std::string& name, float v, const std::string& x) const {
+    const auto c = scalar(name, x);
+    return c && std::abs(*c - v) <= 1e-6f * std::abs(v);
+  }
+  // The value of `name` if it is a float constant of one element whose
+  // broadcast leaves x's shape as it is: a scalar, or (x given) dims of 1
+  // no more than x's static rank.
+  std::optional<float> scalar(const std::string& name, const std::string& x) const {
     const auto t = constants_.floats(name, 1);
-    if (!t || t->numel() != 1 || !(std::abs(t->data<float>()[0] - v) <= 1e-6f * std::abs(v))) return false;
-    if (t->dims.rank() == 0) return true;
-    auto it = shapes_.find(x);
-    return it != shapes_.end() && !(!it->second.empty() && it->second[0].empty()) &&
-           it->second.size() >= t->dims.rank();
+    if (!t || t->numel() != 1) return std::nullopt;
+    if (t->dims.rank() != 0 && (x.empty() || static_rank(x) < static_cast<int>(t->dims.rank()))) return std::nullopt;
+    return t->data<float>()[0];
   }
   // The operand of n beside the constant `v` (checked against `x`'s rank;
   // with no x, against the operand itself), if one of the two is such.
@@ -422,7 +518,7 @@ void fuse_graph(onnx::GraphProto& g, int opset, FusionCounts& counts) {
   for (int i = 0; i < g.node_size(); ++i)
     for (const auto& in : g.node(i).input())
       if (!in.empty()) readers[in].push_back(i);
-  const GeluMatcher gelu(g, constants, uses, producer, readers, shapes);
+  const ChainMatcher chains(g, constants, uses, producer, readers, shapes);
   std::vector<bool> removed(static_cast<size_t>(g.node_size()), false);
   std::unordered_set<std::string> gone;  // values no node makes any more
   // The float Conv that makes `value` for one reader only, or null. With
@@ -445,23 +541,30 @@ void fuse_graph(onnx::GraphProto& g, int opset, FusionCounts& counts) {
     return n.input_size() == 0 ? nullptr : conv_making(n.input(0), residual);
   };
   for (int i = 0; i < g.node_size(); ++i) {
-    if (removed[static_cast<size_t>(i)]) continue;  // a Gelu chain's, past its Erf
+    if (removed[static_cast<size_t>(i)]) continue;  // a chain's, past the node it was found from
     const onnx::NodeProto& n = g.node(i);
-    if (n.op_type() == "Erf" && default_domain(n)) {
-      const auto chain = gelu.match(i);
-      if (!chain || !is_float(chain->x)) continue;
+    const bool erf = n.op_type() == "Erf" && default_domain(n), div = n.op_type() == "Div" && default_domain(n);
+    if (const auto chain = erf ? chains.gelu(i) : div ? chains.layer_norm(i) : std::nullopt) {
+      if (!is_float(chain->x)) continue;
       onnx::NodeProto fused;
       fused.set_name(g.node(chain->last).name());
-      fused.set_op_type(kFusedGelu);
+      fused.set_op_type(erf ? kFusedGelu : kFusedLayerNorm);
       fused.set_domain(kSwitchyardDomain);
       fused.add_input(chain->x);
+      for (const std::string& p : chain->params) fused.add_input(p);
       fused.add_output(g.node(chain->last).output(0));
+      if (div) {
+        auto* eps = fused.add_attribute();
+        eps->set_name("epsilon");
+        eps->set_type(onnx::AttributeProto::FLOAT);
+        eps->set_f(chain->epsilon);
+      }
       for (int k : chain->inner) {
         removed[static_cast<size_t>(k)] = true;
         gone.insert(g.node(k).output(0));
       }
       *g.mutable_node(chain->last) = std::move(fused);
-      ++counts.gelus_fused;
+      ++(erf ? counts.gelus_fused : counts.layer_norms_fused);
     } else if (n.op_type() == "BatchNormalization" && default_domain(n)) {
       onnx::NodeProto* conv = conv_before(i);
       if (!conv || !fold_batch_norm(*conv, n, constants, uses, names)) continue;

@@ -1,9 +1,11 @@
 // Load-time rewrites of a model that every backend runs alike: a
 // BatchNormalization after a Conv folded into the Conv's weights, an Add of
 // a same-shaped tensor (a residual connection) and a Relu or Clip after a
-// Conv fused into it as Switchyard's FusedConv, and Gelu written out in
-// arithmetic around Erf made one Gelu node.
+// Conv fused into it as Switchyard's FusedConv, and Gelu and
+// LayerNormalization written out in arithmetic made one node each.
 #pragma once
+
+#include <string>
 
 namespace onnx {
 class ModelProto;
@@ -21,14 +23,22 @@ inline constexpr const char* kFusedConv = "FusedConv";
 // opset may hold it: y = x/2 (1 + erf(x / sqrt 2)), or with `approximate`
 // "tanh" the tanh form, as ONNX's.
 inline constexpr const char* kFusedGelu = "Gelu";
+// ONNX's LayerNormalization (opset 17) in Switchyard's domain, likewise.
+inline constexpr const char* kFusedLayerNorm = "LayerNormalization";
+
+// Whether `op` is one of the ops above, in kSwitchyardDomain.
+inline bool is_switchyard_op(const std::string& op) {
+  return op == kFusedConv || op == kFusedGelu || op == kFusedLayerNorm;
+}
 
 struct FusionCounts {
   int batch_norms_folded = 0;
   int residuals_fused = 0;
   int activations_fused = 0;
   int gelus_fused = 0;
+  int layer_norms_fused = 0;
   // Whether any node became one of Switchyard's ops.
-  bool any_switchyard_op() const { return residuals_fused + activations_fused + gelus_fused > 0; }
+  bool any_switchyard_op() const { return residuals_fused + activations_fused + gelus_fused + layer_norms_fused > 0; }
 };
 
 // An elementwise op after a convolution reads and writes the whole output
@@ -36,16 +46,18 @@ struct FusionCounts {
 // of 6.6 (ONNX Runtime fuses them), and a ResNet-18's Add and Relu nodes
 // 0.26 ms of 13.5. Likewise the five passes of a Gelu exported before
 // opset 20 (Div, Erf, Add, Mul, Mul: 260 us a BERT-base layer, against
-// 90 for one Gelu). The rewrites apply only where the result is certain to
-// be the same up to rounding: float tensors, a Conv output read by nothing
-// else (no other node, no subgraph, not a graph output), for folding,
-// weights and statistics that are initializers no caller can override, and
-// for an Add, operands and a sum whose shapes shape inference (or the
-// model) gives, all the same. Anything else is left as it is.
+// 90 for one Gelu), and the nine of a LayerNormalization before opset 17.
+// The rewrites apply only where the result is certain to be the same up to
+// rounding: float tensors, a Conv output read by nothing else (no other
+// node, no subgraph, not a graph output), for folding, weights and
+// statistics that are initializers no caller can override, for an Add,
+// operands and a sum whose shapes shape inference (or the model) gives, all
+// the same, and for the arithmetic chains, constants of the exact values
+// and shapes (ChainMatcher in op_fusion.cc). Anything else is left as it is.
 class OpFusion {
  public:
   // Rewrites `model`'s graphs, subgraphs included, in place. Call after the
-  // model has been checked, since its FusedConv nodes are not ONNX's.
+  // model has been checked, since the nodes it makes are not ONNX's.
   // Thread-safe for distinct models.
   static FusionCounts run(onnx::ModelProto& model);
 };

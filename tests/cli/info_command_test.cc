@@ -69,7 +69,7 @@ TEST(InfoCommand, SaysWhatWasFused_AndNoFusionLoadsTheModelAsWritten) {
   EXPECT_NE(
       fused.out.find(
           "fused at load: 0 BatchNormalization folded into Conv, 0 Add into FusedConv, 1 Relu/Clip into FusedConv, "
-          "0 Gelu from Erf arithmetic\n"),
+          "0 Gelu and 0 LayerNormalization from arithmetic\n"),
       std::string::npos)
       << fused.out;
   EXPECT_NE(fused.out.find("  com.switchyard::FusedConv: 1\n"), std::string::npos) << fused.out;

@@ -417,5 +417,50 @@ TEST(Session, FusedGeluModel_MatchesTheModelAsWritten) {
   }
 }
 
+// A LayerNormalization written out as PyTorch exports it at opset 13
+// (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add), after a Neg
+// so that its input's shape comes from the loader's inference, runs as one
+// node and gives the same values, which are the formula's.
+TEST(Session, FusedLayerNormModel_MatchesTheModelAsWritten) {
+  constexpr int kF = onnx::TensorProto::FLOAT;
+  auto m = testing::new_model(13);
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {3, 50}).output("y", kF, {3, 50});
+  std::vector<float> gamma(50), beta(50);
+  for (int i = 0; i < 50; ++i) gamma[i] = 1.f + static_cast<float>(i % 5) / 4, beta[i] = static_cast<float>(i % 3) - 1;
+  g.init_float("gamma", {50}, gamma).init_float("beta", {50}, beta);
+  g.init_float("two", {}, {2.f}).init_float("eps", {}, {1e-5f});
+  g.node("Neg", {"x"}, {"t"});
+  for (const auto& [in, out] : {std::pair<std::string, std::string>{"t", "m"}, {"p", "v"}}) {
+    if (in == "p") {
+      g.node("Sub", {"t", "m"}, {"d"});
+      g.node("Pow", {"d", "two"}, {"p"});
+    }
+    auto* n = g.node("ReduceMean", {in}, {out});
+    auto* axes = n->add_attribute();
+    axes->set_name("axes");
+    axes->set_type(onnx::AttributeProto::INTS);
+    axes->add_ints(-1);
+  }
+  g.node("Add", {"v", "eps"}, {"e"});
+  g.node("Sqrt", {"e"}, {"s"});
+  g.node("Div", {"d", "s"}, {"n"});
+  g.node("Mul", {"n", "gamma"}, {"gn"});
+  g.node("Add", {"gn", "beta"}, {"y"});
+  Tensor x = floats({3, 50}, 0);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(i * 7 % 23) / 4 - 2;
+  const std::vector<float> y = run_written_and_fused(m, x, 10, 2);
+  ASSERT_EQ(y.size(), 150u);
+  for (int r = 0; r < 3; ++r) {
+    double mean = 0, var = 0;
+    for (int c = 0; c < 50; ++c) mean -= x.data<float>()[r * 50 + c] / 50.0;
+    for (int c = 0; c < 50; ++c) var += std::pow(-x.data<float>()[r * 50 + c] - mean, 2) / 50;
+    for (int c = 0; c < 50; ++c) {
+      const double want = (-x.data<float>()[r * 50 + c] - mean) / std::sqrt(var + 1e-5) * gamma[c] + beta[c];
+      EXPECT_NEAR(y[r * 50 + c], want, 1e-5) << r << "," << c;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sy

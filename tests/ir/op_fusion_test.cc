@@ -459,6 +459,125 @@ TEST(OpFusion, GeluArithmetic_LeftAlone_WhereItIsNotCertainlyGelu) {
   }
 }
 
+// x [2, 3, 8] -> LayerNormalization over the last axis written out as
+// PyTorch exports it before opset 17 -> "y": ReduceMean, Sub, Pow 2 (or
+// `mul`: d times d), ReduceMean, Add epsilon, Sqrt, Div, Mul by the scale,
+// and (`bias`) Add the bias. `last` names the axis as 2 rather than -1.
+onnx::ModelProto layer_norm_arithmetic(bool mul, bool bias, bool last = false) {
+  auto m = testing::new_model(13);
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {2, 3, 8}).output("y", kF, {2, 3, 8});
+  std::vector<float> gamma(8), beta(8);
+  for (int i = 0; i < 8; ++i) gamma[i] = 0.5f + 0.25f * i, beta[i] = 0.125f * i - 0.5f;
+  g.init_float("gamma", {8}, gamma).init_float("beta", {8}, beta);
+  g.init_float("two", {}, {2.f}).init_float("eps", {}, {1e-5f});
+  auto mean = [&](const std::string& in, const std::string& out) {
+    auto* n = g.node("ReduceMean", {in}, {out});
+    auto* axes = n->add_attribute();
+    axes->set_name("axes");
+    axes->set_type(onnx::AttributeProto::INTS);
+    axes->add_ints(last ? 2 : -1);
+  };
+  mean("x", "m");
+  g.node("Sub", {"x", "m"}, {"d"});
+  if (mul) {
+    g.node("Mul", {"d", "d"}, {"p"});
+  } else {
+    g.node("Pow", {"d", "two"}, {"p"});
+  }
+  mean("p", "v");
+  g.node("Add", {"v", "eps"}, {"e"});
+  g.node("Sqrt", {"e"}, {"s"});
+  g.node("Div", {"d", "s"}, {"n"});
+  g.node("Mul", {"n", "gamma"}, {bias ? "g" : "y"});
+  if (bias) g.node("Add", {"beta", "g"}, {"y"});
+  return m;
+}
+
+TEST(OpFusion, LayerNormArithmetic_BecomesOneLayerNormalization) {
+  for (bool mul : {false, true})
+    for (bool bias : {false, true})
+      for (bool last : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << (mul ? "d * d" : "Pow(d, 2)") << (bias ? ", bias" : ", no bias")
+                                          << (last ? ", axes [2]" : ", axes [-1]"));
+        auto m = layer_norm_arithmetic(mul, bias, last);
+        EXPECT_EQ(OpFusion::run(m).layer_norms_fused, 1);
+        const onnx::GraphProto& g = m.graph();
+        ASSERT_EQ(g.node_size(), 1);
+        const onnx::NodeProto& n = g.node(0);
+        EXPECT_EQ(n.op_type(), kFusedLayerNorm);
+        EXPECT_EQ(n.domain(), kSwitchyardDomain);
+        ASSERT_EQ(n.input_size(), bias ? 3 : 2);
+        EXPECT_EQ(n.input(0), "x");
+        EXPECT_EQ(n.input(1), "gamma");
+        if (bias) {
+          EXPECT_EQ(n.input(2), "beta");
+        }
+        EXPECT_EQ(n.output(0), "y");
+        ASSERT_EQ(n.attribute_size(), 1);
+        EXPECT_EQ(n.attribute(0).name(), "epsilon");
+        EXPECT_FLOAT_EQ(n.attribute(0).f(), 1e-5f);
+      }
+}
+
+TEST(OpFusion, LayerNormArithmetic_LeftAlone_WhereItIsNotCertainlyOne) {
+  auto node_of = [](onnx::ModelProto& m, const std::string& op, int nth = 0) -> onnx::NodeProto* {
+    for (auto& n : *m.mutable_graph()->mutable_node())
+      if (n.op_type() == op && nth-- == 0) return &n;
+    return nullptr;
+  };
+  struct Case {
+    const char* what;
+    std::function<void(onnx::ModelProto&)> edit;
+  };
+  const Case cases[] = {
+      {"the mean over the middle axis",
+       [&](onnx::ModelProto& m) { node_of(m, "ReduceMean")->mutable_attribute(0)->set_ints(0, 1); }},
+      {"the variance without keepdims",
+       [&](onnx::ModelProto& m) {
+         auto* k = node_of(m, "ReduceMean", 1)->add_attribute();
+         k->set_name("keepdims");
+         k->set_type(onnx::AttributeProto::INT);
+         k->set_i(0);
+       }},
+      {"a cube, not a square",
+       [&](onnx::ModelProto& m) {
+         GraphBuilder(m.mutable_graph()).init_float("three", {}, {3.f});
+         node_of(m, "Pow")->set_input(1, "three");
+       }},
+      {"epsilon a graph input",
+       [&](onnx::ModelProto& m) {
+         m.mutable_graph()->mutable_initializer()->RemoveLast();
+         GraphBuilder(m.mutable_graph()).input("eps", kF, {});
+       }},
+      {"a scale of another length",
+       [&](onnx::ModelProto& m) {
+         GraphBuilder(m.mutable_graph()).init_float("gamma4", {4}, {1, 2, 3, 4});
+         node_of(m, "Mul")->set_input(1, "gamma4");
+       }},
+      {"the difference read elsewhere",
+       [](onnx::ModelProto& m) {
+         GraphBuilder(m.mutable_graph()).output("d", kF, {2, 3, 8});
+       }},
+      {"no scale: the normalised value is the output",
+       [&](onnx::ModelProto& m) {
+         auto* g = m.mutable_graph();
+         node_of(m, "Div")->set_output(0, "y");
+         for (int i = g->node_size() - 1; i >= 0; --i)
+           if (g->node(i).op_type() == "Mul" && g->node(i).input(0) == "n") g->mutable_node()->DeleteSubrange(i, 1);
+       }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    auto m = layer_norm_arithmetic(/*mul=*/false, /*bias=*/false);
+    c.edit(m);
+    EXPECT_EQ(OpFusion::run(m).layer_norms_fused, 0);
+    bool div = false;
+    for (const auto& n : m.graph().node()) div = div || n.op_type() == "Div";
+    EXPECT_TRUE(div);
+  }
+}
+
 // The loader fuses after its checks, unless told not to, and says what it did.
 TEST(OpFusion, Loader_FusesByDefault) {
   auto fused_proto = conv_bn_act();

@@ -10,6 +10,7 @@
 #include "devices/cpu/cpu_kernels.h"
 #include "devices/cpu/kernels/reduction_common.h"
 #include "devices/cpu/kernels/target_clones.h"
+#include "ir/op_fusion.h"
 
 namespace sy {
 namespace {
@@ -536,6 +537,10 @@ void add_float_op(KernelRegistry& r, const char* op, int since) {
 
 void register_cpu_norm_kernels(KernelRegistry& r) {
   add_float_op<LayerNormKernel>(r, "LayerNormalization", 17);
+  // OpFusion's, from the arithmetic of float models before opset 17.
+  KernelDef fused = cpu_def(kFusedLayerNorm, 1, INT_MAX, &make_kernel<LayerNormKernel>, {DataType::kFloat});
+  fused.domain = kSwitchyardDomain;
+  r.add(std::move(fused));
   add_float_op<RmsNormKernel>(r, "RMSNormalization", 23);
   add_float_op<BatchNormKernel>(r, "BatchNormalization", 1);
   add_float_op<GroupedNormKernel>(r, "InstanceNormalization", 1);

@@ -11,6 +11,7 @@
 #include "devices/cuda/kernels/cuda_kernels.h"
 #include "devices/cuda/kernels/norm_launch.h"
 #include "devices/cuda/kernels/reduction_cuda_common.h"
+#include "ir/op_fusion.h"
 
 namespace sy::cuda {
 namespace {
@@ -277,6 +278,10 @@ class LpNormKernel final : public Kernel {
 
 void register_cuda_norm_kernels(KernelRegistry& r) {
   add_cuda_kernel<LayerNormKernel>(r, "LayerNormalization", 17, norm_types());
+  // OpFusion's, from the arithmetic of float models before opset 17.
+  KernelDef fused = cuda_kernel_def<LayerNormKernel>(kFusedLayerNorm, 1, {DataType::kFloat});
+  fused.domain = kSwitchyardDomain;
+  r.add(std::move(fused));
   add_cuda_kernel<LayerNormKernel>(r, "RMSNormalization", 23, norm_types());
   add_cuda_kernel<GroupedNormKernel>(r, "InstanceNormalization", 1, norm_types());
   add_cuda_kernel<GroupedNormKernel>(r, "GroupNormalization", 18, norm_types());

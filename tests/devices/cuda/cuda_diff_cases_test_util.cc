@@ -586,6 +586,14 @@ void add_dnn(std::vector<DiffCase>& cs) {
                          23), 2e-3, 2e-3));
   cs.push_back(tol(make("LayerNormalization_last", "LayerNormalization", {f32({64, 1000}), f32({1000}), f32({1000})},
                         {attr_int("axis", -1)}), 1e-4, 1e-4));
+  {
+    // The loader's LayerNormalization made from arithmetic (ir/op_fusion.h).
+    DiffCase fused = make("FusedLayerNorm_f32", kFusedLayerNorm, {f32({2, 64, 768}), f32({768}), f32({768})},
+                          {attr_float("epsilon", 1e-12f)});
+    fused.domain = kSwitchyardDomain;
+    fused.opset = 1;
+    cs.push_back(tol(std::move(fused), 1e-4, 1e-4));
+  }
   cs.push_back(tol(make("LayerNormalization_axis1_stats", "LayerNormalization", {f64({8, 16, 50}), f64({16, 50})},
                         {attr_int("axis", 1)}, 3), 1e-10, 1e-10));
   cs.push_back(tol(make("InstanceNormalization", "InstanceNormalization", {f32({4, 32, 50, 51}), f32({32}), f32({32})}),
