@@ -79,9 +79,11 @@ uint16_t le16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | p[1] << 8)
 Status decode_bmp(const uint8_t* d, size_t size, RgbImage& image) {
   if (size < 26) return InvalidArgument("ImageDecoder: the BMP data ends inside its headers (", size, " bytes)");
   const uint32_t offset = le32(d + 10), header = le32(d + 14);
-  if (header < 40 || size < 14 + static_cast<size_t>(header))
+  if (header < 40)
     return InvalidArgument("ImageDecoder: BMP with a ", header,
                            "-byte header is not supported (only Windows 3 and later)");
+  if (size < 14 + static_cast<size_t>(header))
+    return InvalidArgument("ImageDecoder: the BMP data ends inside its ", header, "-byte header (", size, " bytes)");
   const int64_t width = static_cast<int32_t>(le32(d + 18));
   const int64_t signed_height = static_cast<int32_t>(le32(d + 22));
   const uint16_t bits = le16(d + 28);

@@ -166,6 +166,10 @@ TEST(ImageDecoder, BadData_IsRefusedWithTheReason) {
   put32(huge_bmp, 22, 1u << 30);
   auto rle = bmp(2, 2, 8, {{0}, {0}}, {0, 0, 0, 0});
   put32(rle, 30, 1);
+  auto big_header = bmp(1, 1, 24, {{0, 0, 0}});
+  put32(big_header, 14, 0xFFFFFFFFu);
+  auto os2 = bmp(1, 1, 24, {{0, 0, 0}});
+  put32(os2, 14, 12);
   const Bad cases[] = {
       {"empty", {}, "none of the formats"},
       {"unknown", bytes("GIF89a...."), "starting 47 49 46 38"},
@@ -179,6 +183,8 @@ TEST(ImageDecoder, BadData_IsRefusedWithTheReason) {
       {"a BMP claiming 2^30 x 2^30 pixels", huge_bmp, "too few for"},
       {"run-length BMP", rle, "compressed BMP"},
       {"a BMP cut inside its header", bytes("BM\x10\x00"), "ends inside its headers"},
+      {"a BMP header claiming 2^32 - 1 bytes", big_header, "ends inside its 4294967295-byte header"},
+      {"an OS/2 BMP header", os2, "12-byte header is not supported"},
       {"ASCII PNM", bytes("P3\n1 1\n255\n1 2 3\n"), "type P3 is not supported"},
       {"PNM claiming 100000 x 100000 pixels", bytes("P6\n100000 100000\n255\n\x01\x02\x03"), "too few for"},
       {"16-bit PNM", bytes("P6\n1 1\n65535\n\x01\x02\x03\x04\x05\x06"), "maxval 65535"},
