@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes three well-known network shapes with random weights, for whole-model comparisons with
+"""Writes well-known network shapes with random weights, for whole-model comparisons with
 ONNX Runtime beyond the bundled control-flow workloads:
 
   resnet18.onnx      ResNet-18 at 224x224: Conv (7x7/2 stem, 3x3, 1x1/2 shortcuts), BatchNormalization,
@@ -8,6 +8,9 @@ ONNX Runtime beyond the bundled control-flow workloads:
                      Clip(0, 6), residual Adds (14 MB)
   bert2.onnx         two BERT-base encoder layers, sequence 128: MatMul + Add, Reshape/Transpose into
                      12 heads, Softmax, LayerNormalization, Gelu as Erf arithmetic (57 MB)
+  bert2_opset13.onnx the same at opset 13, LayerNormalization written out as exporters write it before
+                     opset 17 (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add), as most
+                     BERT files in use are; Switchyard and ONNX Runtime both fuse it back at load
 
 The weights are seeded random numbers (BatchNormalization statistics included), so the files are
 reproducible but compute nothing meaningful; the op mix, shapes and costs are the real networks'.
@@ -102,19 +105,25 @@ def mobilenetv2(rng):
     return b, [1, 3, 224, 224], y, [1, 1000]
 
 
-def bert(rng, layers=2, seq=128, hidden=768, heads=12, ff=3072):
+def bert(rng, layers=2, seq=128, hidden=768, heads=12, ff=3072, written_norm=False):
     import numpy as np
     b = builder(rng)
     to_heads = b.const(np.array([1, seq, heads, hidden // heads], np.int64))
     back = b.const(np.array([1, seq, hidden], np.int64))
-    scale, half, one, rsqrt2 = (b.const(np.float32(v)) for v in (1 / np.sqrt(hidden // heads), 0.5, 1, 1 / np.sqrt(2)))
+    scale, half, one, rsqrt2, two, eps = (b.const(np.float32(v))
+                                          for v in (1 / np.sqrt(hidden // heads), 0.5, 1, 1 / np.sqrt(2), 2, 1e-5))
 
     def linear(x, n_in, n_out):
         return b.node("Add", [b.node("MatMul", [x, b.weight([n_in, n_out], (1 / n_in) ** 0.5)]), b.weight([n_out], 0.01)])
 
     def norm(x):
         gamma, beta = b.const(np.ones(hidden, np.float32)), b.const(np.zeros(hidden, np.float32))
-        return b.node("LayerNormalization", [x, gamma, beta], axis=-1, epsilon=1e-5)
+        if not written_norm:
+            return b.node("LayerNormalization", [x, gamma, beta], axis=-1, epsilon=1e-5)
+        d = b.node("Sub", [x, b.node("ReduceMean", [x], axes=[-1])])
+        var = b.node("ReduceMean", [b.node("Pow", [d, two])], axes=[-1])
+        n = b.node("Div", [d, b.node("Sqrt", [b.node("Add", [var, eps])])])
+        return b.node("Add", [b.node("Mul", [n, gamma]), beta])
 
     x = "x"
     for _ in range(layers):
@@ -133,7 +142,7 @@ def bert(rng, layers=2, seq=128, hidden=768, heads=12, ff=3072):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out-dir", required=True, help="folder to write the models into (created if missing)")
-    ap.add_argument("--only", default="", help="comma-separated subset of resnet18,mobilenetv2,bert2")
+    ap.add_argument("--only", default="", help="comma-separated subset of resnet18,mobilenetv2,bert2,bert2_opset13")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
     try:
@@ -142,20 +151,22 @@ def main():
         from onnx import TensorProto, helper
     except ImportError as e:
         sys.exit(f"error: {e} (pip install onnx numpy)")
-    makers = {"resnet18": resnet18, "mobilenetv2": mobilenetv2, "bert2": bert}
+    # name: (maker, opset)
+    makers = {"resnet18": (resnet18, 17), "mobilenetv2": (mobilenetv2, 17), "bert2": (bert, 17),
+              "bert2_opset13": (lambda rng: bert(rng, written_norm=True), 13)}
     only = [n for n in a.only.split(",") if n]
     unknown = [n for n in only if n not in makers]
     if unknown:
         sys.exit(f"error: unknown model(s) {', '.join(unknown)}; choose from {', '.join(makers)}")
     os.makedirs(a.out_dir, exist_ok=True)
-    for i, (name, make) in enumerate(makers.items()):
+    for i, (name, (make, opset)) in enumerate(makers.items()):
         if only and name not in only:
             continue
         b, in_shape, out, out_shape = make(np.random.default_rng(a.seed * 100 + i))
         b.nodes.append(helper.make_node("Identity", [out], ["y"]))
         graph = helper.make_graph(b.nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, in_shape)],
                                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)], b.inits)
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
         onnx.checker.check_model(model, full_check=True)
         path = os.path.join(a.out_dir, name + ".onnx")
