@@ -80,8 +80,7 @@ std::string Node::op_key() const {
   // A fused convolution costs what the Conv does (its clamp rides in the
   // kernel's epilogue), so profiles measured on Conv apply to it; the
   // fused Gelu and LayerNormalization are ONNX's.
-  if (domain == kSwitchyardDomain && op_type == kFusedConv) return "Conv";
-  if (domain == kSwitchyardDomain && is_switchyard_op(op_type)) return op_type;
+  if (domain == kSwitchyardDomain && is_switchyard_op(op_type)) return op_type == kFusedConv ? "Conv" : op_type;
   std::string key = domain;
   key += "::";
   key += op_type;

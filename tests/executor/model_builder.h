@@ -54,6 +54,13 @@ class GraphBuilder {
     for (auto& s : out) n->add_output(s);
     return n;
   }
+  // Adds an INTS attribute to `n`.
+  static void ints(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t x : v) a->add_ints(x);
+  }
   // Adds a graph attribute to `n` and returns a builder for it.
   static GraphBuilder subgraph(onnx::NodeProto* n, const std::string& attr, const std::string& name) {
     auto* a = n->add_attribute();

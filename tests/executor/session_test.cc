@@ -344,11 +344,7 @@ TEST(Session, FusedConvModel_MatchesTheModelAsWritten) {
   g.init_float("W", {24, 16, 3, 3}, w).init_float("scale", {24}, stats).init_float("bias", {24}, stats);
   g.init_float("mean", {24}, std::vector<float>(24, 0.25f)).init_float("var", {24}, stats);
   g.init_float("lo", {}, {-1}).init_float("hi", {}, {2});
-  auto* conv = g.node("Conv", {"x", "W"}, {"c"});
-  auto* pads = conv->add_attribute();
-  pads->set_name("pads");
-  pads->set_type(onnx::AttributeProto::INTS);
-  for (int i = 0; i < 4; ++i) pads->add_ints(1);
+  GraphBuilder::ints(g.node("Conv", {"x", "W"}, {"c"}), "pads", {1, 1, 1, 1});
   g.node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"bn"});
   g.node("Clip", {"bn", "lo", "hi"}, {"y"});
   Tensor x = floats({1, 16, 10, 10}, 0);
@@ -375,11 +371,7 @@ TEST(Session, FusedResidualModel_MatchesTheModelAsWritten) {
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(static_cast<int64_t>(i * 7 % 11) - 5) / 8;
   for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i) / 8 - 1;
   g.init_float("W", {16, 8, 3, 3}, w).init_float("B", {16}, b).init_float("V", {16, 8, 1, 1}, v);
-  auto* conv = g.node("Conv", {"x", "W", "B"}, {"c"});
-  auto* pads = conv->add_attribute();
-  pads->set_name("pads");
-  pads->set_type(onnx::AttributeProto::INTS);
-  for (int i = 0; i < 4; ++i) pads->add_ints(1);
+  GraphBuilder::ints(g.node("Conv", {"x", "W", "B"}, {"c"}), "pads", {1, 1, 1, 1});
   g.node("Conv", {"x", "V"}, {"s"});
   g.node("Add", {"s", "c"}, {"sum"});  // the shortcut's Conv, without a bias, takes the sum
   g.node("Relu", {"sum"}, {"y"});
@@ -431,17 +423,10 @@ TEST(Session, FusedLayerNormModel_MatchesTheModelAsWritten) {
   g.init_float("gamma", {50}, gamma).init_float("beta", {50}, beta);
   g.init_float("two", {}, {2.f}).init_float("eps", {}, {1e-5f});
   g.node("Neg", {"x"}, {"t"});
-  for (const auto& [in, out] : {std::pair<std::string, std::string>{"t", "m"}, {"p", "v"}}) {
-    if (in == "p") {
-      g.node("Sub", {"t", "m"}, {"d"});
-      g.node("Pow", {"d", "two"}, {"p"});
-    }
-    auto* n = g.node("ReduceMean", {in}, {out});
-    auto* axes = n->add_attribute();
-    axes->set_name("axes");
-    axes->set_type(onnx::AttributeProto::INTS);
-    axes->add_ints(-1);
-  }
+  GraphBuilder::ints(g.node("ReduceMean", {"t"}, {"m"}), "axes", {-1});
+  g.node("Sub", {"t", "m"}, {"d"});
+  g.node("Pow", {"d", "two"}, {"p"});
+  GraphBuilder::ints(g.node("ReduceMean", {"p"}, {"v"}), "axes", {-1});
   g.node("Add", {"v", "eps"}, {"e"});
   g.node("Sqrt", {"e"}, {"s"});
   g.node("Div", {"d", "s"}, {"n"});

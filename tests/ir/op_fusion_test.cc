@@ -28,11 +28,7 @@ onnx::ModelProto conv_bn_act(bool clip = false, int opset = 17) {
   g.init_float("W", {3, 2, 3, 3}, w).init_float("B", {3}, {0.5f, -1, 2});
   g.init_float("scale", {3}, {2, 0.5f, 1}).init_float("bias", {3}, {1, 0, -1});
   g.init_float("mean", {3}, {0.25f, 1, -2}).init_float("var", {3}, {4, 0.25f, 1});
-  auto* conv = g.node("Conv", {"x", "W", "B"}, {"c"});
-  auto* pads = conv->add_attribute();
-  pads->set_name("pads");
-  pads->set_type(onnx::AttributeProto::INTS);
-  for (int i = 0; i < 4; ++i) pads->add_ints(1);
+  GraphBuilder::ints(g.node("Conv", {"x", "W", "B"}, {"c"}), "pads", {1, 1, 1, 1});
   auto* bn = g.node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"bn"});
   auto* eps = bn->add_attribute();
   eps->set_name("epsilon");
@@ -472,11 +468,7 @@ onnx::ModelProto layer_norm_arithmetic(bool mul, bool bias, bool last = false) {
   g.init_float("gamma", {8}, gamma).init_float("beta", {8}, beta);
   g.init_float("two", {}, {2.f}).init_float("eps", {}, {1e-5f});
   auto mean = [&](const std::string& in, const std::string& out) {
-    auto* n = g.node("ReduceMean", {in}, {out});
-    auto* axes = n->add_attribute();
-    axes->set_name("axes");
-    axes->set_type(onnx::AttributeProto::INTS);
-    axes->add_ints(last ? 2 : -1);
+    GraphBuilder::ints(g.node("ReduceMean", {in}, {out}), "axes", {last ? 2 : -1});
   };
   mean("x", "m");
   g.node("Sub", {"x", "m"}, {"d"});

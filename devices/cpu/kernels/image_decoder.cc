@@ -252,9 +252,17 @@ Status decode_png(const uint8_t* d, size_t size, RgbImage& image) {
 
 // ---- TIFF (libtiff), the first image of the file ----
 
+// The encoded data as a stream, for libtiff's and OpenJPEG's callbacks.
 struct Memory {
   const uint8_t* data;
   uint64_t size, pos = 0;
+  // Up to n bytes from pos into buf, moving past them; how many.
+  uint64_t read(void* buf, uint64_t n) {
+    const uint64_t k = std::min(n, size - pos);
+    std::memcpy(buf, data + pos, k);
+    pos += k;
+    return k;
+  }
 };
 
 int tiff_error(TIFF*, void* user, const char* module, const char* fmt, va_list ap) {
@@ -279,11 +287,7 @@ Status decode_tiff(const uint8_t* d, size_t size, RgbImage& image) {
   TIFF* tif = TIFFClientOpenExt(
       "ImageDecoder", "rm", &mem,
       [](thandle_t h, void* buf, tmsize_t n) -> tmsize_t {
-        auto* m = static_cast<Memory*>(h);
-        const uint64_t k = std::min<uint64_t>(static_cast<uint64_t>(n), m->size - m->pos);
-        std::memcpy(buf, m->data + m->pos, k);
-        m->pos += k;
-        return static_cast<tmsize_t>(k);
+        return static_cast<tmsize_t>(static_cast<Memory*>(h)->read(buf, static_cast<uint64_t>(n)));
       },
       [](thandle_t, void*, tmsize_t) -> tmsize_t { return -1; },
       [](thandle_t h, toff_t off, int whence) -> toff_t {
@@ -342,10 +346,7 @@ Status decode_jpeg2000(const uint8_t* d, size_t size, RgbImage& image, bool jp2)
   opj_stream_set_read_function(stream, [](void* buf, OPJ_SIZE_T n, void* user) -> OPJ_SIZE_T {
     auto* m = static_cast<Memory*>(user);
     if (m->pos >= m->size) return static_cast<OPJ_SIZE_T>(-1);  // the end, as OpenJPEG expects it
-    const uint64_t k = std::min<uint64_t>(n, m->size - m->pos);
-    std::memcpy(buf, m->data + m->pos, k);
-    m->pos += k;
-    return static_cast<OPJ_SIZE_T>(k);
+    return static_cast<OPJ_SIZE_T>(m->read(buf, n));
   });
   opj_stream_set_skip_function(stream, [](OPJ_OFF_T n, void* user) -> OPJ_OFF_T {
     auto* m = static_cast<Memory*>(user);
