@@ -272,9 +272,16 @@ class PoolKernel : public Kernel {
 
   // Float pooling through oneDNN; false when its semantics would differ
   // from ONNX here, or it declines or has no JIT kernel for the shape (the
-  // caller then pools by rows or runs the loop). Its max ignores NaN.
+  // caller then pools by rows or runs the loop). Its max skips a NaN
+  // where ONNX's (and the other paths') gives NaN, so an X with a NaN
+  // goes to the other paths: one read of X, in vector registers.
   bool run_dnnl(const Tensor& x, Tensor* y, const Window& w) const {
     using dnnl::memory;
+    if (kind_ == PoolKind::kMax) {
+      bool nan = false;
+      elementwise::max_skipping_nan(x.data<float>(), x.numel(), &nan);
+      if (nan) return false;
+    }
     const int nsp = w.nsp;
     memory::dims strides, kernel, dil, pl, pr;
     bool exact_pads = true, dilated = false;

@@ -227,6 +227,22 @@ TEST(NnPool, MaxPool_GenericLoop_NaNInTheWindow_GivesNaN) {
   }
 }
 
+// Float MaxPool without Indices over short rows runs on oneDNN, whose max
+// skips a NaN: an X with a NaN goes to the other paths, so the window
+// holding it gives NaN there too.
+TEST(NnPool, MaxPool_Float_NaNInTheWindow_GivesNaN) {
+  const Dims d{3, 5, 7, 9};  // outputs 3x4: oneDNN's
+  std::vector<float> v(static_cast<size_t>(d.numel()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 17);
+  v[static_cast<size_t>(((1 * 5 + 2) * 7 + 3) * 9 + 4)] = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<Attribute> attrs = {attr_ints("kernel_shape", {2, 2}), attr_ints("strides", {2, 2})};
+  auto f = run_kernel("MaxPool", {make_tensor<float>(d, v)}, 1, attrs);
+  ASSERT_TRUE(f.status.ok()) << f.status.to_string();
+  const auto y = to_vector<float>(f.outputs[0].tensor());
+  for (size_t i = 0; i < y.size(); ++i)
+    EXPECT_EQ(std::isnan(y[i]), i == ((1 * 5 + 2) * 3 + 1) * 4 + 2) << i;  // the window of rows 2-3, columns 4-5
+}
+
 // The global average sums in interleaved partial sums; plane sizes around
 // their width (8) and a batch of many small planes must still average
 // exactly what a plain sum would, to float rounding.
