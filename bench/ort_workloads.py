@@ -50,7 +50,7 @@ def switchyard_median_ms(binary, model, feeds, a, tmp):
     report = os.path.join(tmp, "report.json")
     # --warmup runs are the first of -n; their latencies are dropped below.
     cmd = [binary, "run", model, *args, "-n", str(a.warmup + a.runs), "--devices", a.devices, "--policy", a.policy,
-           "--report", report, "-q"]
+           "--report", report, "-q", *a.switchyard_args]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"error: {' '.join(cmd)}: exit {r.returncode}: {(r.stderr or r.stdout).strip()[:500]}")
@@ -76,6 +76,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("models", nargs="*", help="ONNX models (default: models/workloads/*.onnx)")
     ap.add_argument("--switchyard", default="build/switchyard", help="the switchyard binary")
+    ap.add_argument("--switchyard-arg", dest="switchyard_args", action="append", default=[],
+                    help="an extra argument to `switchyard run`, e.g. --switchyard-arg=--no-channels-last; repeatable")
     ap.add_argument("--devices", default="cpu")
     ap.add_argument("--policy", default="single")
     ap.add_argument("--inputs", type=int, default=6, help="random input sets per model")

@@ -6,6 +6,9 @@ ONNX Runtime beyond the bundled control-flow workloads:
                      Relu, MaxPool, residual Adds, GlobalAveragePool, Gemm (47 MB of weights)
   mobilenetv2.onnx   MobileNetV2 at 224x224: 1x1 and depthwise 3x3 Conv (strides 1 and 2) with bias,
                      Clip(0, 6), residual Adds (14 MB)
+  mobilenetv3.onnx   MobileNetV3-Large at 224x224: 1x1 and depthwise 3x3 and 5x5 Conv, HardSwish and Relu,
+                     squeeze-and-excitation blocks (GlobalAveragePool, two 1x1 Conv, HardSigmoid, a
+                     broadcast Mul), residual Adds (22 MB)
   bert2.onnx         two BERT-base encoder layers, sequence 128: MatMul + Add, Reshape/Transpose into
                      12 heads, Softmax, LayerNormalization, Gelu as Erf arithmetic (57 MB)
   bert2_opset13.onnx the same at opset 13, LayerNormalization written out as exporters write it before
@@ -105,6 +108,42 @@ def mobilenetv2(rng):
     return b, [1, 3, 224, 224], y, [1, 1000]
 
 
+def mobilenetv3(rng):
+    b = builder(rng)
+
+    def conv(x, cin, cout, k, stride, group=1, act="HardSwish"):
+        y = b.node("Conv", [x, b.weight([cout, cin // group, k, k], (2 / (cin // group * k * k)) ** 0.5),
+                            b.weight([cout], 0.01)],
+                   kernel_shape=[k, k], strides=[stride, stride], pads=[k // 2] * 4, group=group)
+        return b.node(act, [y]) if act else y
+
+    def squeeze_excite(x, c):
+        s = (c // 4 + 4) // 8 * 8  # torchvision's _make_divisible(c // 4, 8)
+        scale = conv(conv(b.node("GlobalAveragePool", [x]), c, s, 1, 1, act="Relu"), s, c, 1, 1, act="HardSigmoid")
+        return b.node("Mul", [x, scale])
+
+    x, cin = conv("x", 3, 16, 3, 2), 16
+    # kernel, expanded, out, squeeze-and-excite, activation, stride: torchvision's mobilenet_v3_large
+    for k, hidden, cout, se, act, stride in [
+            (3, 16, 16, False, "Relu", 1), (3, 64, 24, False, "Relu", 2), (3, 72, 24, False, "Relu", 1),
+            (5, 72, 40, True, "Relu", 2), (5, 120, 40, True, "Relu", 1), (5, 120, 40, True, "Relu", 1),
+            (3, 240, 80, False, "HardSwish", 2), (3, 200, 80, False, "HardSwish", 1),
+            (3, 184, 80, False, "HardSwish", 1), (3, 184, 80, False, "HardSwish", 1),
+            (3, 480, 112, True, "HardSwish", 1), (3, 672, 112, True, "HardSwish", 1),
+            (5, 672, 160, True, "HardSwish", 2), (5, 960, 160, True, "HardSwish", 1),
+            (5, 960, 160, True, "HardSwish", 1)]:
+        y = conv(x, cin, hidden, 1, 1, act=act) if hidden != cin else x
+        y = conv(y, hidden, hidden, k, stride, group=hidden, act=act)
+        if se:
+            y = squeeze_excite(y, hidden)
+        y = conv(y, hidden, cout, 1, 1, act=None)
+        x, cin = (b.node("Add", [y, x]) if stride == 1 and cin == cout else y), cout
+    x = b.node("Flatten", [b.node("GlobalAveragePool", [conv(x, cin, 960, 1, 1)])])
+    x = b.node("HardSwish", [b.node("Gemm", [x, b.weight([1280, 960], 0.05), b.weight([1280], 0.05)], transB=1)])
+    y = b.node("Gemm", [x, b.weight([1000, 1280], 0.05), b.weight([1000], 0.05)], transB=1)
+    return b, [1, 3, 224, 224], y, [1, 1000]
+
+
 def bert(rng, layers=2, seq=128, hidden=768, heads=12, ff=3072, written_norm=False):
     import numpy as np
     b = builder(rng)
@@ -142,7 +181,7 @@ def bert(rng, layers=2, seq=128, hidden=768, heads=12, ff=3072, written_norm=Fal
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out-dir", required=True, help="folder to write the models into (created if missing)")
-    ap.add_argument("--only", default="", help="comma-separated subset of resnet18,mobilenetv2,bert2,bert2_opset13")
+    ap.add_argument("--only", default="", help="comma-separated subset of resnet18,mobilenetv2,mobilenetv3,bert2,bert2_opset13")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
     try:
@@ -152,7 +191,8 @@ def main():
     except ImportError as e:
         sys.exit(f"error: {e} (pip install onnx numpy)")
     # name: (maker, opset)
-    makers = {"resnet18": (resnet18, 17), "mobilenetv2": (mobilenetv2, 17), "bert2": (bert, 17),
+    makers = {"resnet18": (resnet18, 17), "mobilenetv2": (mobilenetv2, 17), "mobilenetv3": (mobilenetv3, 17),
+              "bert2": (bert, 17),
               "bert2_opset13": (lambda rng: bert(rng, written_norm=True), 13)}
     only = [n for n in a.only.split(",") if n]
     unknown = [n for n in only if n not in makers]
