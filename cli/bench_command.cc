@@ -333,6 +333,7 @@ int cmd_bench(const BenchArgs& a) {
   std::vector<Loaded> models;
   LoadOptions load;
   load.fuse_ops = a.fuse;
+  load.channels_last = a.fuse && a.channels_last && cpu_devices_only(a.devices, a.simulate);
   for (const std::string& p : *paths) {
     auto loaded = OnnxLoader(load).load_file(p);
     if (!loaded.ok()) return report_error(loaded.status().message(), kExitBadInput);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <sstream>
 
 #include "devices/sim/sim_profile.h"
 #include "executor/session.h"
@@ -58,6 +59,20 @@ Status check_devices(const std::string& devices, const std::string& simulate) {
   auto d = create_devices(devices);
   if (!d.ok()) return InvalidArgument("--devices '", devices, "': ", d.status().message());
   return OkStatus();
+}
+
+bool cpu_devices_only(const std::string& devices, const std::string& simulate) {
+  if (!simulate.empty()) return false;
+  std::stringstream ss(devices);
+  std::string item;
+  bool any = false;
+  while (std::getline(ss, item, ',')) {
+    const size_t b = item.find_first_not_of(' ');
+    if (b == std::string::npos) continue;
+    if (item.compare(b, 3, "cpu") != 0) return false;
+    any = true;
+  }
+  return any;
 }
 
 // Expands folders to their *.onnx files (sorted); keeps files as given.

@@ -28,6 +28,11 @@ Status check_dims_named(const std::map<std::string, int64_t>& dims, const std::v
 // simulation profile that replaces it; the error is ready to print.
 Status check_devices(const std::string& devices, const std::string& simulate);
 
+// Whether a device list (`--devices`) names CPUs only, and no simulation
+// replaces it: the loader may then run convolutions channels-last
+// (ir/channels_last.h), which only the CPU has kernels for.
+bool cpu_devices_only(const std::string& devices, const std::string& simulate);
+
 // Expands folders to their *.onnx files (sorted); keeps files as given.
 // NotFound for a missing path, InvalidArgument for a folder without models.
 StatusOr<std::vector<std::string>> expand_models(const std::vector<std::string>& args);

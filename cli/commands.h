@@ -29,7 +29,8 @@ struct RunArgs {
   bool random_inputs = false;
   uint64_t seed = 0;
   bool quiet = false;
-  bool fuse = true;  // the loader's OpFusion
+  bool fuse = true;           // the loader's OpFusion
+  bool channels_last = true;  // and its ChannelsLast, where every device is a CPU
 };
 
 struct ConformanceArgs {
@@ -77,8 +78,9 @@ struct BenchArgs {
   int warmup = 3;
   int concurrency = 1;
   uint64_t seed = 0;
-  bool check = true;  // compare every policy's outputs with the first policy's
-  bool fuse = true;   // the loader's OpFusion
+  bool check = true;          // compare every policy's outputs with the first policy's
+  bool fuse = true;           // the loader's OpFusion
+  bool channels_last = true;  // and its ChannelsLast, where every device is a CPU
 };
 
 int cmd_run(const RunArgs& args);

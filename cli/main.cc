@@ -6,7 +6,12 @@
 
 namespace {
 constexpr const char* kNoFusionHelp =
-    "Load the model as it is: no BatchNormalization folded into the Conv before it, no Relu or Clip fused into it";
+    "Load the model as it is: no BatchNormalization folded into the Conv before it, no Add, Relu or Clip fused "
+    "into it, no Gelu or LayerNormalization made from their arithmetic, and on CPUs no chains of convolutions run "
+    "channels-last (NHWC)";
+constexpr const char* kNoChannelsLastHelp =
+    "Run every convolution on NCHW tensors, as the model has them; by default, on CPU-only devices, chains of "
+    "convolutions run on channels-last (NHWC) tensors, which oneDNN's fastest CPU kernels take";
 constexpr const char* kPolicyHelp =
     "Placement policy: dynamic (default), cpu/single, gpu, ort, static-heft, round-robin, random, "
     "or a path to a policy plugin (.so)";
@@ -52,6 +57,7 @@ int main(int argc, char** argv) {
   c_run->add_option("--seed", run.seed, "Seed for --random-inputs, the 'random' policy and the simulator's noise");
   c_run->add_flag("-q,--quiet", run.quiet, "Print only errors");
   c_run->add_flag("!--no-fusion", run.fuse, kNoFusionHelp);
+  c_run->add_flag("!--no-channels-last", run.channels_last, kNoChannelsLastHelp);
 
   std::string info_model;
   bool info_fuse = true;
@@ -159,6 +165,7 @@ int main(int argc, char** argv) {
   c_bench->add_option("--profile", bench.profile, "Cost profile to load in every session (from 'calibrate'); not written");
   c_bench->add_option("--json", bench.json, "Also write every row (with per-run latencies) as JSON");
   c_bench->add_flag("!--no-fusion", bench.fuse, kNoFusionHelp);
+  c_bench->add_flag("!--no-channels-last", bench.channels_last, kNoChannelsLastHelp);
   c_bench->add_flag("!--no-check", bench.check,
                     "Do not compare the policies' outputs (for models whose outputs vary from run to run)");
 

@@ -74,6 +74,7 @@ double busy_percent(const RunResult& r, size_t d) {
 int cmd_run(const RunArgs& a) {
   LoadOptions load;
   load.fuse_ops = a.fuse;
+  load.channels_last = a.fuse && a.channels_last && cpu_devices_only(a.devices, a.simulate);
   auto loaded = OnnxLoader(load).load_file(a.model);
   if (!loaded.ok()) return report_error(loaded.status().message(), kExitBadInput);
   std::shared_ptr<const Model> model(std::move(loaded).value());
@@ -191,6 +192,9 @@ int cmd_run(const RunArgs& a) {
       std::printf("simulated %s (virtual time)\n", sim->profile().describe().c_str());
     std::printf("runs: %d  latency ms: p50 %.3f  p95 %.3f  mean %.3f\n", a.runs, percentile(lat_ms, 50),
                 percentile(lat_ms, 95), mean);
+    if (const FusionCounts& f = model->fusions; f.channels_last_convs > 0)
+      std::printf("channels-last (NHWC): %d Conv, %d pools, %d elementwise nodes (--no-channels-last: as written)\n",
+                  f.channels_last_convs, f.channels_last_pools, f.channels_last_elementwise);
     std::printf("placement (%s):", std::string((*session)->policy().name()).c_str());
     for (size_t d = 0; d < devs.size(); ++d)
       std::printf(" %s=%lld", devs[d]->id().to_string().c_str(), static_cast<long long>(last.stats.nodes_per_device[d]));

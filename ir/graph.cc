@@ -79,8 +79,10 @@ std::string Node::op_key() const {
   if (domain.empty() || domain == "ai.onnx") return op_type;
   // A fused convolution costs what the Conv does (its clamp rides in the
   // kernel's epilogue), so profiles measured on Conv apply to it; the
-  // fused Gelu and LayerNormalization are ONNX's.
-  if (domain == kSwitchyardDomain && is_switchyard_op(op_type)) return op_type == kFusedConv ? "Conv" : op_type;
+  // fused Gelu and LayerNormalization are ONNX's. The channels-last ops
+  // keep their domain: their shapes read differently.
+  if (domain == kSwitchyardDomain && (op_type == kFusedConv || op_type == kFusedGelu || op_type == kFusedLayerNorm))
+    return op_type == kFusedConv ? "Conv" : op_type;
   std::string key = domain;
   key += "::";
   key += op_type;

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "ir/channels_last.h"
 #include "ir/isolated_inference.h"
 #include "ir/op_fusion.h"
 #include "ir/schema_registry.h"
@@ -468,6 +469,7 @@ StatusOr<std::unique_ptr<Model>> OnnxLoader::load(onnx::ModelProto& proto, const
   }
   // After the checks, so that every error names the model's own nodes.
   if (options_.fuse_ops) model->fusions = OpFusion::run(proto);
+  if (options_.channels_last) ChannelsLast::run(proto, model->fusions);
   const bool fused = model->fusions.batch_norms_folded > 0 || model->fusions.any_switchyard_op();
   if (model->fusions.any_switchyard_op()) model->opsets[kSwitchyardDomain] = 1;
   model->graph = std::make_unique<Graph>(proto.graph().name());

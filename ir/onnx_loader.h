@@ -20,6 +20,9 @@ struct LoadOptions {
   bool run_onnx_checker = true;        // libonnx's checker, after our own checks
   bool infer_shapes = true;            // libonnx shape inference fills value types
   bool fuse_ops = true;                // OpFusion (ir/op_fusion.h), once the model has passed the checks
+  // ChannelsLast (ir/channels_last.h) after it: convolutions the CPU alone
+  // runs. For models whose sessions have only CPU devices.
+  bool channels_last = false;
 };
 
 // Highest default-domain opset this build supports.

@@ -11,51 +11,13 @@
 #include <unordered_set>
 #include <vector>
 
+#include "ir/proto_graph.h"
 #include "ir/tensor_data.h"
 #include "ir/tensor_proto.h"
 #include "onnx/onnx_pb.h"
 
 namespace sy {
 namespace {
-
-bool default_domain(const onnx::NodeProto& n) { return n.domain().empty() || n.domain() == "ai.onnx"; }
-
-const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return &a;
-  return nullptr;
-}
-
-// Reads of each value name in g, its subgraphs' included (a subgraph may
-// read an outer value by name), and g's outputs: a fusion removes a value
-// only if its one reader is the node fused with its producer.
-void count_uses(const onnx::GraphProto& g, std::unordered_map<std::string, int>& uses) {
-  for (const auto& n : g.node()) {
-    for (const auto& in : n.input())
-      if (!in.empty()) ++uses[in];
-    for (const auto& a : n.attribute()) {
-      if (a.has_g()) count_uses(a.g(), uses);
-      for (const auto& sg : a.graphs()) count_uses(sg, uses);
-    }
-  }
-  for (const auto& o : g.output()) ++uses[o.name()];
-}
-
-// Every name g and its subgraphs give a value, so that a new initializer
-// takes none of them.
-void collect_names(const onnx::GraphProto& g, std::unordered_set<std::string>& names) {
-  for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
-    for (const auto& v : *list) names.insert(v.name());
-  for (const auto& t : g.initializer()) names.insert(t.name());
-  for (const auto& n : g.node()) {
-    names.insert(n.input().begin(), n.input().end());
-    names.insert(n.output().begin(), n.output().end());
-    for (const auto& a : n.attribute()) {
-      if (a.has_g()) collect_names(a.g(), names);
-      for (const auto& sg : a.graphs()) collect_names(sg, names);
-    }
-  }
-}
 
 // One graph's values that are constant: initializers that are not graph
 // inputs (a caller may feed those).
@@ -102,9 +64,7 @@ class Constants {
   // new one).
   std::string add(const std::string& base, const Dims& dims, std::string bytes,
                   std::unordered_set<std::string>& names) {
-    std::string name = base + "/bn_folded";
-    for (int k = 2; names.count(name); ++k) name = base + "/bn_folded" + std::to_string(k);
-    names.insert(name);
+    const std::string name = unique_name(base, "/bn_folded", names);
     onnx::TensorProto* t = g_.add_initializer();
     t->set_name(name);
     t->set_data_type(onnx::TensorProto::FLOAT);
@@ -124,18 +84,6 @@ class Constants {
   onnx::GraphProto& g_;
   std::unordered_map<std::string, int> index_;
 };
-
-// The element type of each value g gives one: its first tensor type among
-// g's inputs, value_info and outputs, else its initializer's. Made once a
-// graph, as a scan of g per Conv was quadratic in the model's size.
-std::unordered_map<std::string, int> elem_types(const onnx::GraphProto& g) {
-  std::unordered_map<std::string, int> types;
-  for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
-    for (const auto& v : *list)
-      if (v.type().has_tensor_type()) types.emplace(v.name(), v.type().tensor_type().elem_type());
-  for (const auto& t : g.initializer()) types.emplace(t.name(), t.data_type());
-  return types;
-}
 
 // The static shape of each value g types with one (its first among g's
 // inputs, value_info and outputs, else its initializer's), dim by dim: its
@@ -624,15 +572,7 @@ FusionCounts OpFusion::run(onnx::ModelProto& model) {
     if (op.domain().empty() || op.domain() == "ai.onnx") opset = static_cast<int>(op.version());
   if (!model.has_graph() || opset == 0) return counts;
   fuse_graph(*model.mutable_graph(), opset, counts);
-  if (counts.any_switchyard_op()) {
-    bool imported = false;
-    for (const auto& op : model.opset_import()) imported = imported || op.domain() == kSwitchyardDomain;
-    if (!imported) {
-      auto* op = model.add_opset_import();
-      op->set_domain(kSwitchyardDomain);
-      op->set_version(1);
-    }
-  }
+  if (counts.any_switchyard_op()) import_domain(model, kSwitchyardDomain);
   return counts;
 }
 

@@ -26,9 +26,19 @@ inline constexpr const char* kFusedGelu = "Gelu";
 // ONNX's LayerNormalization (opset 17) in Switchyard's domain, likewise.
 inline constexpr const char* kFusedLayerNorm = "LayerNormalization";
 
+// FusedConv on channels-last tensors (ir/channels_last.h): X, Z and Y are
+// [N, H, W, C] where FusedConv's are [N, C, H, W]; W, B and the attributes
+// are FusedConv's. 2-D, group 1 or depthwise, float.
+inline constexpr const char* kNhwcConv = "NhwcConv";
+// MaxPool (2-D, without Indices) and GlobalAveragePool on channels-last
+// tensors likewise: X and Y [N, H, W, C]; MaxPool's attributes.
+inline constexpr const char* kNhwcMaxPool = "NhwcMaxPool";
+inline constexpr const char* kNhwcGlobalAveragePool = "NhwcGlobalAveragePool";
+
 // Whether `op` is one of the ops above, in kSwitchyardDomain.
 inline bool is_switchyard_op(const std::string& op) {
-  return op == kFusedConv || op == kFusedGelu || op == kFusedLayerNorm;
+  return op == kFusedConv || op == kFusedGelu || op == kFusedLayerNorm || op == kNhwcConv || op == kNhwcMaxPool ||
+         op == kNhwcGlobalAveragePool;
 }
 
 struct FusionCounts {
@@ -37,8 +47,17 @@ struct FusionCounts {
   int activations_fused = 0;
   int gelus_fused = 0;
   int layer_norms_fused = 0;
+  // ChannelsLast's (ir/channels_last.h): convolutions, MaxPool and
+  // GlobalAveragePool nodes, and elementwise nodes run channels-last.
+  int channels_last_convs = 0;
+  int channels_last_pools = 0;
+  int channels_last_elementwise = 0;
   // Whether any node became one of Switchyard's ops.
-  bool any_switchyard_op() const { return residuals_fused + activations_fused + gelus_fused + layer_norms_fused > 0; }
+  bool any_switchyard_op() const {
+    return residuals_fused + activations_fused + gelus_fused + layer_norms_fused + channels_last_convs +
+               channels_last_pools >
+           0;
+  }
 };
 
 // An elementwise op after a convolution reads and writes the whole output

@@ -42,7 +42,7 @@ constexpr int kMaxDevices = 256;
 constexpr int kMaxSiblingHops = 16;
 constexpr size_t kMaxNameLength = 1024;
 
-enum class OpClass : uint8_t { kGeneric, kMatMul, kGemm, kConv };
+enum class OpClass : uint8_t { kGeneric, kMatMul, kGemm, kConv, kConvNhwc };
 
 OpClass classify(std::string_view op_key) {
   // The key is "domain::op" or "op"; the class depends on the op name only,
@@ -52,6 +52,7 @@ OpClass classify(std::string_view op_key) {
   if (op == "MatMul" || op == "MatMulInteger" || op == "FusedMatMul") return OpClass::kMatMul;
   if (op == "Gemm") return OpClass::kGemm;
   if (op == "Conv" || op == "ConvTranspose" || op == "ConvInteger" || op == "FusedConv") return OpClass::kConv;
+  if (op == "NhwcConv") return OpClass::kConvNhwc;
   return OpClass::kGeneric;
 }
 
@@ -504,6 +505,12 @@ double CostModel::work(int slot, std::span<const Dims* const> in) const {
         // the multiply-adds, taking output spatial ~ input spatial.
         if (a->size() < 2 || b->size() < 2) break;
         w = static_cast<double>(std::max<int64_t>((*a)[0], 0)) * prod(*b, 0, b->size()) * prod(*a, 2, a->size());
+        break;
+      }
+      case OpClass::kConvNhwc: {
+        // The same count with X [N, H, W, C] (ir/channels_last.h).
+        if (a->size() < 2 || b->size() < 2) break;
+        w = static_cast<double>(std::max<int64_t>((*a)[0], 0)) * prod(*b, 0, b->size()) * prod(*a, 1, a->size() - 1);
         break;
       }
       case OpClass::kGeneric: break;

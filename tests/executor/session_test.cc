@@ -384,6 +384,72 @@ TEST(Session, FusedResidualModel_MatchesTheModelAsWritten) {
   EXPECT_GT(zeros, 0) << "the Relu clamps some sums";
 }
 
+// A MobileNet-like block run channels-last (ir/channels_last.h), as CPU
+// sessions load it, gives what it gives as written: a 3x3 Conv and Relu, a
+// depthwise Conv and Clip, a squeeze-and-excitation (GlobalAveragePool, a
+// 1x1 Conv, HardSigmoid, a broadcast Mul), a 1x1 projection adding the
+// input back, then a MaxPool; round-robin over cpu:0 and cpu:1, so that
+// the channels-last values cross between devices.
+TEST(Session, ChannelsLastModel_MatchesTheModelAsWritten) {
+  constexpr int kF = onnx::TensorProto::FLOAT;
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {2, 8, 9, 9}).output("y", kF, {2, 8, 4, 4});
+  auto weights = [](int64_t n, int64_t mul) {
+    std::vector<float> w(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) w[static_cast<size_t>(i)] = static_cast<float>(i * mul % 9 - 4) / 16;
+    return w;
+  };
+  g.init_float("W1", {16, 8, 3, 3}, weights(16 * 8 * 9, 7)).init_float("B1", {16}, weights(16, 5));
+  g.init_float("W2", {16, 1, 3, 3}, weights(16 * 9, 5)).init_float("W3", {8, 16, 1, 1}, weights(8 * 16, 3));
+  g.init_float("lo", {}, {0.f}).init_float("hi", {}, {1.5f});
+  GraphBuilder::ints(g.node("Conv", {"x", "W1", "B1"}, {"c1"}), "pads", {1, 1, 1, 1});
+  g.node("Relu", {"c1"}, {"r1"});
+  auto* dw = g.node("Conv", {"r1", "W2"}, {"c2"});
+  GraphBuilder::ints(dw, "pads", {1, 1, 1, 1});
+  auto* group = dw->add_attribute();
+  group->set_name("group");
+  group->set_type(onnx::AttributeProto::INT);
+  group->set_i(16);
+  g.node("Clip", {"c2", "lo", "hi"}, {"r2"});
+  g.init_float("W4", {16, 16, 1, 1}, weights(16 * 16, 5));
+  g.node("GlobalAveragePool", {"r2"}, {"g"});
+  g.node("Conv", {"g", "W4"}, {"e"});
+  g.node("HardSigmoid", {"e"}, {"k"});
+  g.node("Mul", {"r2", "k"}, {"se"});
+  g.node("Conv", {"se", "W3"}, {"c3"});
+  g.node("Add", {"c3", "x"}, {"s"});
+  auto* pool = g.node("MaxPool", {"s"}, {"y"});
+  GraphBuilder::ints(pool, "kernel_shape", {2, 2});
+  GraphBuilder::ints(pool, "strides", {2, 2});
+  Tensor x = floats({2, 8, 9, 9}, 0);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(i % 13) / 4 - 1.5f;
+  std::vector<std::vector<float>> results;
+  for (bool channels_last : {false, true}) {
+    LoadOptions load;
+    load.channels_last = channels_last;
+    auto proto = m;
+    auto model = OnnxLoader(load).load_proto(proto, "block", "");
+    ASSERT_TRUE(model.ok()) << model.status().to_string();
+    EXPECT_EQ((*model)->fusions.channels_last_convs, channels_last ? 4 : 0);
+    EXPECT_EQ((*model)->fusions.channels_last_elementwise, channels_last ? 2 : 0);
+    SessionOptions opt;
+    opt.devices = "cpu:0,cpu:1";
+    opt.policy = "round-robin";
+    auto s = Session::create(std::shared_ptr<const Model>(std::move(model).value()), opt);
+    ASSERT_TRUE(s.ok()) << s.status().to_string();
+    for (int run = 0; run < 2; ++run) {
+      auto r = (*s)->run({{"x", RuntimeValue(x)}});
+      ASSERT_TRUE(r.ok()) << r.status().to_string();
+      const Tensor& y = r->outputs[0].tensor();
+      ASSERT_EQ(y.dims(), (Dims{2, 8, 4, 4}));
+      results.emplace_back(y.data<float>(), y.data<float>() + y.numel());
+    }
+  }
+  for (size_t k = 1; k < results.size(); ++k)
+    for (size_t i = 0; i < results[0].size(); ++i) ASSERT_NEAR(results[k][i], results[0][i], 1e-5) << k << " " << i;
+}
+
 // A Gelu written out (Mul by 1/sqrt 2, Erf, Add 1, Mul by x, Mul by 1/2)
 // after a Neg, so that its x is typed only by the loader's inference, runs
 // as one Gelu and gives the same values, which are the formula's.

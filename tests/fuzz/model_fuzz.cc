@@ -609,7 +609,11 @@ void run_iteration(const FuzzCases& cases, const std::vector<std::string>& op_ty
     if (is_gpu_fault(st)) tally.gpu_fault = what + "\n    -> " + st.to_string();
     if (verbose) std::printf("    -> %s\n", st.to_string().c_str());
   };
-  auto model = OnnxLoader().load_bytes(bytes, s.name, "");
+  // On CPUs, every other mutant loads as the CLI loads it for CPUs, with
+  // chains of convolutions channels-last (ir/channels_last.h).
+  LoadOptions load;
+  load.channels_last = cfg.devices.empty() && iter % 2 == 0;
+  auto model = OnnxLoader(load).load_bytes(bytes, s.name, "");
   if (!model.ok()) return check(model.status(), tally.load_refused);
   auto session = Session::create(std::shared_ptr<const Model>(std::move(model).value()), opt);
   if (!session.ok()) return check(session.status(), tally.session_refused);

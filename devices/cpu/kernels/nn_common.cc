@@ -147,19 +147,24 @@ StatusOr<Window> resolve_window(const WindowAttrs& a, const Dims& x_dims, std::s
 StatusOr<ConvShape> conv_shape(const WindowAttrs& a, int64_t group, const Tensor& x, const Tensor& wt,
                                const std::string& op) {
   if (!x.defined() || !wt.defined()) return InvalidArgument(op, ": X and W are required");
-  if (x.rank() != wt.rank())
-    return InvalidArgument(op, ": X ", x.describe(), " and W ", wt.describe(), " must have the same rank");
-  if (x.rank() < 3) return InvalidArgument(op, ": X must have rank >= 3, got ", x.describe());
+  return conv_shape(a, group, x.dims(), wt.dims(), op);
+}
+
+StatusOr<ConvShape> conv_shape(const WindowAttrs& a, int64_t group, const Dims& x, const Dims& wt,
+                               const std::string& op) {
+  if (x.size() != wt.size())
+    return InvalidArgument(op, ": X ", x.to_string(), " and W ", wt.to_string(), " must have the same rank");
+  if (x.size() < 3) return InvalidArgument(op, ": X must have rank >= 3, got ", x.to_string());
   ConvShape s;
-  s.N = x.dim(0);
-  s.C = x.dim(1);
-  s.M = wt.dim(0);
-  if (group <= 0 || s.C % group != 0 || s.M % group != 0 || wt.dim(1) * group != s.C)
-    return InvalidArgument(op, ": channel mismatch: X ", x.describe(), ", W ", wt.describe(), ", group ", group);
-  std::vector<int64_t> kernel(wt.dims().begin() + 2, wt.dims().end());
+  s.N = x[0];
+  s.C = x[1];
+  s.M = wt[0];
+  if (group <= 0 || s.C % group != 0 || s.M % group != 0 || wt[1] * group != s.C)
+    return InvalidArgument(op, ": channel mismatch: X ", x.to_string(), ", W ", wt.to_string(), ", group ", group);
+  std::vector<int64_t> kernel(wt.begin() + 2, wt.end());
   if (!a.kernel_shape.empty() && a.kernel_shape != kernel)
-    return InvalidArgument(op, ": kernel_shape attribute does not match W ", wt.describe());
-  ASSIGN_OR_RETURN(s.w, resolve_window(a, x.dims(), kernel, op));
+    return InvalidArgument(op, ": kernel_shape attribute does not match W ", wt.to_string());
+  ASSIGN_OR_RETURN(s.w, resolve_window(a, x, kernel, op));
   s.out = Dims{s.N, s.M};
   for (int i = 0; i < s.w.nsp; ++i) s.out.push_back(s.w.out[kMaxSpatial - s.w.nsp + i]);
   return s;

@@ -23,6 +23,8 @@ namespace sy::nn {
 
 // Per-file registration (all called from register_cpu_nn_kernels).
 void register_conv_kernels(KernelRegistry& r);       // nn_conv.cc
+void register_nhwc_conv_kernel(KernelRegistry& r);   // nhwc_conv.cc
+void register_nhwc_pool_kernels(KernelRegistry& r);  // nhwc_pool.cc
 void register_pool_kernels(KernelRegistry& r);       // nn_pool.cc
 void register_rnn_kernels(KernelRegistry& r);        // rnn_kernels.cc
 void register_detection_kernels(KernelRegistry& r);  // nn_detection.cc
@@ -120,6 +122,9 @@ struct ConvShape {
   Dims out;
 };
 StatusOr<ConvShape> conv_shape(const WindowAttrs& a, int64_t group, const Tensor& x, const Tensor& wt,
+                               const std::string& op);
+// The same from the dims of X (NCHW) and W.
+StatusOr<ConvShape> conv_shape(const WindowAttrs& a, int64_t group, const Dims& x, const Dims& wt,
                                const std::string& op);
 
 // ConvInteger's and QLinearConv's inputs, checked alike by the CPU and CUDA

@@ -240,6 +240,8 @@ void register_cpu_nn_kernels(KernelRegistry& r) {
   add_kernel(r, "MatMulInteger", 10, make_kernel<MatMulIntegerKernel>, {DataType::kUInt8, DataType::kInt8});
   add_kernel(r, "QLinearMatMul", 10, make_kernel<QLinearMatMulKernel>, {DataType::kUInt8, DataType::kInt8});
   nn::register_conv_kernels(r);
+  nn::register_nhwc_conv_kernel(r);
+  nn::register_nhwc_pool_kernels(r);
   nn::register_pool_kernels(r);
   nn::register_rnn_kernels(r);
   nn::register_detection_kernels(r);
