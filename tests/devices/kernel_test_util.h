@@ -117,6 +117,16 @@ inline std::vector<float> random_floats(int64_t n, uint32_t seed, float lo = -1.
 
 // Element by element within tol; NaN where want is NaN, and infinities
 // exactly.
+// n small whole numbers from -(mod / 2) on, cycling with stride `mul`,
+// times `scale`: with scales of powers of two, products and sums of them
+// are exact in float, so kernels that sum in different orders give the
+// same bits.
+inline std::vector<float> exact_pattern(int64_t n, int64_t mul, int64_t mod, float scale) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i * mul % mod - mod / 2) * scale;
+  return v;
+}
+
 inline void expect_near(const std::vector<float>& got, const std::vector<float>& want, float tol = 1e-4f) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) {

@@ -19,18 +19,10 @@ using testing::attr_floats;
 using testing::attr_int;
 using testing::attr_ints;
 using testing::attr_string;
+using testing::exact_pattern;
 using testing::make_tensor;
 using testing::run_kernel;
 using testing::to_vector;
-
-// n whole numbers from -(mod / 2) on, cycling with stride `mul`, times
-// `scale`: with scales of powers of two, products and sums are exact in
-// float, so any order of summing gives the same bits.
-std::vector<float> pattern(int64_t n, int64_t mul, int64_t mod, float scale) {
-  std::vector<float> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i * mul % mod - mod / 2) * scale;
-  return v;
-}
 
 // v of dims [a, b, c, d] with its axes in the order `perm` gives.
 std::vector<float> permute(const std::vector<float>& v, const Dims& dims, const std::vector<int>& perm) {
@@ -65,9 +57,9 @@ struct Case {
 // expects the same bits (a NaN where FusedConv has one).
 void expect_same_as_fused_conv(const Case& c) {
   SCOPED_TRACE(c.what);
-  std::vector<float> x = pattern(c.x.numel(), 37, 23, c.x_scale);
+  std::vector<float> x = exact_pattern(c.x.numel(), 37, 23, c.x_scale);
   if (c.nan) x[static_cast<size_t>(c.x[2] * c.x[3] + 2 * c.x[3] + 1)] = std::numeric_limits<float>::quiet_NaN();
-  const std::vector<float> w = pattern(c.w.numel(), 11, 7, 0.25f), b = pattern(c.w[0], 5, 9, 0.5f);
+  const std::vector<float> w = exact_pattern(c.w.numel(), 11, 7, 0.25f), b = exact_pattern(c.w[0], 5, 9, 0.5f);
   std::vector<Attribute> attrs = {attr_int("group", c.group), attr_ints("pads", c.pads),
                                   attr_ints("strides", c.strides), attr_ints("dilations", c.dilations)};
   if (!c.activation.empty()) attrs.push_back(attr_string("activation", c.activation));
@@ -77,7 +69,7 @@ void expect_same_as_fused_conv(const Case& c) {
   testing::KernelRun plain = run_kernel(kFusedConv, {xt, wt, bt}, 1, attrs, 1, kSwitchyardDomain, true, 0b10);
   ASSERT_TRUE(plain.status.ok()) << plain.status.to_string();
   const Dims out = plain.outputs[0].tensor().dims();
-  const std::vector<float> z = pattern(out.numel(), 13, 17, 0.5f);
+  const std::vector<float> z = exact_pattern(out.numel(), 13, 17, 0.5f);
   std::vector<RuntimeValue> nchw = {xt, wt, bt},
                             nhwc = {make_tensor<float>({c.x[0], c.x[2], c.x[3], c.x[1]}, permute(x, c.x, kToNhwc)), wt,
                                     bt};
@@ -191,9 +183,9 @@ TEST(NhwcConv, HardSwish_MatchesConvThenHardSwish) {
   for (bool nan : {false, true}) {
     SCOPED_TRACE(nan ? "NaN" : "numbers");
     const Dims xd{1, 8, 9, 10}, wd{16, 8, 3, 3};
-    std::vector<float> x = pattern(xd.numel(), 37, 23, 0.5f);
+    std::vector<float> x = exact_pattern(xd.numel(), 37, 23, 0.5f);
     if (nan) x[5] = std::numeric_limits<float>::quiet_NaN();
-    const Tensor wt = make_tensor<float>(wd, pattern(wd.numel(), 11, 7, 0.125f));
+    const Tensor wt = make_tensor<float>(wd, exact_pattern(wd.numel(), 11, 7, 0.125f));
     const std::vector<Attribute> pads = {attr_ints("pads", {1, 1, 1, 1})};
     auto conv = run_kernel(kFusedConv, {make_tensor<float>(xd, x), wt}, 1, pads, 1, kSwitchyardDomain, true, 0b10);
     ASSERT_TRUE(conv.status.ok()) << conv.status.to_string();

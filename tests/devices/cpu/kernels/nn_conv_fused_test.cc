@@ -18,17 +18,10 @@ using testing::attr_floats;
 using testing::attr_int;
 using testing::attr_ints;
 using testing::attr_string;
+using testing::exact_pattern;
 using testing::make_tensor;
 using testing::run_kernel;
 using testing::to_vector;
-
-// n small values, whole numbers from -(mod / 2) on cycling with stride
-// `mul`, times `scale`: inputs whose products and sums are exact in float.
-std::vector<float> pattern(int64_t n, int64_t mul, int64_t mod, float scale) {
-  std::vector<float> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i * mul % mod - mod / 2) * scale;
-  return v;
-}
 
 // FusedConv (ir/op_fusion.h) clamps as each path writes its output: the
 // same values as Conv then Clip, a NaN kept (oneDNN's own clip and relu
@@ -60,8 +53,8 @@ TEST(FusedConv, EveryPathClampsAndKeepsNaN) {
   tbb::task_arena arena(2);
   for (const Case& c : cases) {
     SCOPED_TRACE(c.path);
-    std::vector<float> x = pattern(c.x.numel(), 37, 23, 0.5f);
-    const std::vector<float> w = pattern(c.w.numel(), 11, 7, 0.25f);
+    std::vector<float> x = exact_pattern(c.x.numel(), 37, 23, 0.5f);
+    const std::vector<float> w = exact_pattern(c.w.numel(), 11, 7, 0.25f);
     x[static_cast<size_t>(c.x[2] * c.x[3] + 2 * c.x[3] + 3)] = nan;  // channel 1
     const std::vector<Attribute> conv_attrs = {attr_int("group", c.group), attr_ints("pads", c.pads),
                                                attr_ints("strides", c.strides)};
@@ -121,8 +114,8 @@ TEST(FusedConv, Residual_EveryPathAddsThenClamps) {
   tbb::task_arena arena(2);
   for (const Case& c : cases) {
     SCOPED_TRACE(c.path);
-    const std::vector<float> x = pattern(c.x.numel(), 37, 23, 0.5f);
-    const std::vector<float> w = pattern(c.w.numel(), 11, 7, 0.25f);
+    const std::vector<float> x = exact_pattern(c.x.numel(), 37, 23, 0.5f);
+    const std::vector<float> w = exact_pattern(c.w.numel(), 11, 7, 0.25f);
     std::vector<float> b(static_cast<size_t>(c.w[0]));
     for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i) / 3 - 1;
     const std::vector<Attribute> conv_attrs = {attr_int("group", c.group), attr_ints("pads", c.pads)};
@@ -132,7 +125,7 @@ TEST(FusedConv, Residual_EveryPathAddsThenClamps) {
     arena.execute([&] { plain = run_kernel("Conv", {xt, wt, bias}, 1, conv_attrs, 17, "", true, c.constant); });
     ASSERT_TRUE(plain.status.ok()) << plain.status.to_string();
     const Tensor& conv = plain.outputs[0].tensor();
-    const std::vector<float> z = pattern(conv.numel(), 29, 13, 1.f / 3);
+    const std::vector<float> z = exact_pattern(conv.numel(), 29, 13, 1.f / 3);
     std::vector<Attribute> fused_attrs = conv_attrs;
     fused_attrs.push_back(attr_string("activation", "Clip"));
     fused_attrs.push_back(attr_floats("activation_params", {-2.5f, 3}));
