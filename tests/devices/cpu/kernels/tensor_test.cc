@@ -171,9 +171,12 @@ TEST(TensorOps, Transpose_PermAndDefault) {
 // Odd sizes, so that tiles are cut at every edge, and every permutation;
 // the second shape is big enough for the parallel tiled path.
 TEST(TensorOps, Transpose_EveryPermOfOddShapes_MatchesReference) {
-  // The last shape's output rows of 1024 floats (4 KiB) take the banded SSE
-  // path of strided_copy_tiled, with a partial 16-row tile of 5 rows.
-  for (const Dims& dims : {Dims{3, 37, 21, 5}, Dims{2, 300, 130, 1}, Dims{2, 1024, 37, 1}}) {
+  // The third shape's output rows of 1024 floats (4 KiB) take the banded
+  // SSE path of strided_copy_tiled, with a partial 16-row tile of 5 rows.
+  // Perms that put a first axis of 2 to 4 last over contiguous rows
+  // interleave planes (interleave_planes), in parallel for the big ones.
+  for (const Dims& dims :
+       {Dims{3, 37, 21, 5}, Dims{2, 300, 130, 1}, Dims{2, 1024, 37, 1}, Dims{4, 33, 17, 5}, Dims{3, 150, 150, 1}}) {
     const int64_t n = dims.numel();
     std::vector<float> v(static_cast<size_t>(n));
     for (size_t i = 0; i < v.size(); ++i) v[i] = float(i);
