@@ -296,6 +296,17 @@ int cmd_info(const std::string& path, bool fuse) {
               << m.fusions.residuals_fused << " Add into FusedConv, " << m.fusions.activations_fused
               << " Relu/Clip into FusedConv, " << m.fusions.gelus_fused << " Gelu and " << m.fusions.layer_norms_fused
               << " LayerNormalization from arithmetic\n";
+    // What run and bench on CPUs rewrite besides: a second load, for
+    // models with two convolutions or more (a part needs them).
+    FusionCounts cl;
+    if (ops.counts["Conv"] + ops.counts[std::string(kSwitchyardDomain) + "::" + kFusedConv] >= 2) {
+      load.channels_last = true;
+      auto again = OnnxLoader(load).load_file(path);
+      if (!again.ok()) return report_error(again.status().message(), kExitBadInput);
+      cl = (*again)->fusions;
+    }
+    std::cout << "channels-last on CPU-only devices (run, bench): " << cl.channels_last_convs << " Conv, "
+              << cl.channels_last_pools << " pools, " << cl.channels_last_elementwise << " elementwise nodes\n";
   } else {
     std::cout << "fused at load: nothing (--no-fusion)\n";
   }

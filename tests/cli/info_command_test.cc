@@ -73,10 +73,36 @@ TEST(InfoCommand, SaysWhatWasFused_AndNoFusionLoadsTheModelAsWritten) {
       std::string::npos)
       << fused.out;
   EXPECT_NE(fused.out.find("  com.switchyard::FusedConv: 1\n"), std::string::npos) << fused.out;
+  EXPECT_NE(fused.out.find("channels-last on CPU-only devices (run, bench): 0 Conv, 0 pools, 0 elementwise nodes\n"),
+            std::string::npos)
+      << "one convolution stays NCHW\n"
+      << fused.out;
   auto plain = run_switchyard({"info", tmp.file("m.onnx"), "--no-fusion"});
   ASSERT_TRUE(plain.exited && plain.exit_code == 0) << plain.describe();
   EXPECT_NE(plain.out.find("fused at load: nothing (--no-fusion)\n"), std::string::npos) << plain.out;
   EXPECT_NE(plain.out.find("  Relu: 1\n"), std::string::npos) << plain.out;
+}
+
+// Two convolutions in a row: info says what run and bench rewrite
+// channels-last on CPUs; the model it describes stays as GPU sessions load
+// it.
+TEST(InfoCommand, SaysWhatRunsChannelsLastOnCpus) {
+  onnx::ModelProto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", onnx::TensorProto::FLOAT, {1, 2, 5, 5});
+  add_float_initializer(g, "W", {2, 2, 1, 1}, {1, 2, 3, 4});
+  add_node(g, "Conv", {"x", "W"}, {"c"});
+  add_node(g, "Sigmoid", {"c"}, {"s"});
+  add_node(g, "Conv", {"s", "W"}, {"y"});
+  add_output(g, "y", onnx::TensorProto::FLOAT, {1, 2, 5, 5});
+  TempDir tmp;
+  write_model(m, tmp.file("m.onnx"));
+  auto r = run_switchyard({"info", tmp.file("m.onnx")});
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.describe();
+  EXPECT_NE(r.out.find("channels-last on CPU-only devices (run, bench): 2 Conv, 0 pools, 1 elementwise nodes\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  Conv: 2\n"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -146,8 +146,12 @@ class NhwcConvKernel final : public Kernel {
     if (group_ <= 0) return InvalidArgument(node.describe(), ": group must be positive");
     // HardSwish only here: ChannelsLast folds it into NhwcConv, whose
     // kernels are the CPU's alone; FusedConv's activations are the clamps.
-    hard_swish_ = node.attr_string("activation", "") == "HardSwish";
-    if (!hard_swish_) RETURN_IF_ERROR(activation_.parse(node));
+    const std::string act = node.attr_string("activation", "");
+    hard_swish_ = act == "HardSwish";
+    if (!hard_swish_ && !activation_.parse(node).ok())
+      return InvalidArgument(node.describe(),
+                             ": activation must be Relu, Clip with activation_params (min, max), or HardSwish; got '",
+                             act, "'");
     return attrs_.parse(node);
   }
 
@@ -159,8 +163,8 @@ class NhwcConvKernel final : public Kernel {
     if (x.rank() != 4 || wt.rank() != 4)
       return InvalidArgument("NhwcConv: X [N, H, W, C] and W [M, C/group, kH, kW] must have rank 4, got ", x.describe(),
                              " and ", wt.describe());
-    ASSIGN_OR_RETURN(ConvShape s,
-                     conv_shape(attrs_, group_, Dims{x.dim(0), x.dim(3), x.dim(1), x.dim(2)}, wt.dims(), "NhwcConv"));
+    ASSIGN_OR_RETURN(ConvShape s, conv_shape(attrs_, group_, Dims{x.dim(0), x.dim(3), x.dim(1), x.dim(2)}, wt.dims(),
+                                             "NhwcConv (X as NCHW)"));
     if (group_ != 1 && !(group_ == s.C && s.M == s.C))
       return InvalidArgument("NhwcConv: group must be 1 or the channel count (depthwise), got ", group_, " for ", s.C,
                              " channels");

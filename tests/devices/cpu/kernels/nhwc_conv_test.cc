@@ -232,6 +232,8 @@ TEST(NhwcConv, RejectsWhatItCannotRun) {
   const Tensor x3 = make_tensor<float>({4, 4, 6}, std::vector<float>(96, 1.f));
   r = run_kernel(kNhwcConv, {x3, w6}, 1, {}, 1, kSwitchyardDomain);
   EXPECT_NE(r.status.message().find("rank 4"), std::string::npos) << r.status.message();
+  r = run_kernel(kNhwcConv, {x, w6}, 1, {attr_string("activation", "Bogus")}, 1, kSwitchyardDomain);
+  EXPECT_NE(r.status.message().find("HardSwish; got 'Bogus'"), std::string::npos) << r.status.message();
 }
 
 }  // namespace
