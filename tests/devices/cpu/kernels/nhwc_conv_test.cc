@@ -139,7 +139,8 @@ TEST(NhwcConv, MatchesFusedConvBitForBit) {
        false,
        0.5f,
        true},
-      // Weights of 4 MB or more: output channels split between the cores.
+      // Weights of 4 MB or more, or of 64 KB or more over fewer rows than
+      // cores: output channels split between the cores.
       {"channel split, Clip, residual",
        {1, 1464, 5, 6},
        {80, 1464, 3, 3},
@@ -149,6 +150,7 @@ TEST(NhwcConv, MatchesFusedConvBitForBit) {
        {1, 1},
        "Clip",
        true},
+      {"channel split, a 1x1 image", {1, 512, 1, 1}, {48, 512, 1, 1}, 1, {0, 0, 0, 0}, {1, 1}, {1, 1}, "Relu"},
       {"channel split, three images, NaN, Relu, residual",
        {3, 1464, 4, 4},
        {80, 1464, 3, 3},
