@@ -29,6 +29,17 @@ void fill_elements(DataType t, void* dst, int64_t n, const void* value) {
 
 namespace {
 
+// The source offset of plane `plane` of a copy: its index over all axes
+// but the last two, row-major, times their strides.
+int64_t plane_offset(const Dims& dims, const Dims& strides, int64_t plane) {
+  int64_t base = 0;
+  for (size_t k = dims.size() - 2, rem = static_cast<size_t>(plane); k-- > 0;) {
+    base += static_cast<int64_t>(rem % static_cast<size_t>(dims[k])) * strides[k];
+    rem /= static_cast<size_t>(dims[k]);
+  }
+  return base;
+}
+
 // A copy whose output rows run across the source's faster axis (a
 // transpose), tile by tile. Row by row, each output row walks a source
 // column; with a stride like 192 floats its lines fall into a few cache sets
@@ -56,11 +67,7 @@ void strided_copy_tiled(T* dst, const T* src, const Dims& dims, const Dims& stri
   auto run_tiles = [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
       const int64_t plane = t / row_tiles, r0 = t % row_tiles * kTile, r1 = std::min(rows, r0 + kTile);
-      int64_t base = 0;
-      for (size_t k = r - 2, rem = static_cast<size_t>(plane); k-- > 0;) {
-        base += static_cast<int64_t>(rem % static_cast<size_t>(dims[k])) * strides[k];
-        rem /= static_cast<size_t>(dims[k]);
-      }
+      const int64_t base = plane_offset(dims, strides, plane);
       T* out = dst + plane * rows * inner;
       int64_t c0 = 0;
 #if defined(__x86_64__)
@@ -184,11 +191,7 @@ bool interleave_planes(T* dst, const T* src, const Dims& dims, const Dims& strid
     auto run_chunks = [&](int64_t begin, int64_t end) {
       for (int64_t t = begin; t < end; ++t) {
         const int64_t plane = t / chunks, p0 = t % chunks * kChunk, n = std::min(kChunk, rows - p0);
-        int64_t base = 0;
-        for (size_t k = r - 2, rem = static_cast<size_t>(plane); k-- > 0;) {
-          base += static_cast<int64_t>(rem % static_cast<size_t>(dims[k])) * strides[k];
-          rem /= static_cast<size_t>(dims[k]);
-        }
+        const int64_t base = plane_offset(dims, strides, plane);
         run(reinterpret_cast<float*>(dst + (plane * rows + p0) * inner), reinterpret_cast<const float*>(src + base + p0),
             cstride, n);
       }
