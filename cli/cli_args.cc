@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <set>
-#include <sstream>
 
 #include "devices/sim/sim_profile.h"
 #include "executor/session.h"
@@ -62,17 +61,9 @@ Status check_devices(const std::string& devices, const std::string& simulate) {
 }
 
 bool cpu_devices_only(const std::string& devices, const std::string& simulate) {
-  if (!simulate.empty()) return false;
-  std::stringstream ss(devices);
-  std::string item;
-  bool any = false;
-  while (std::getline(ss, item, ',')) {
-    const size_t b = item.find_first_not_of(' ');
-    if (b == std::string::npos) continue;
-    if (item.compare(b, 3, "cpu") != 0) return false;
-    any = true;
-  }
-  return any;
+  const std::vector<std::string> items = device_list_items(devices);
+  return simulate.empty() && !items.empty() &&
+         std::all_of(items.begin(), items.end(), [](const std::string& d) { return d.rfind("cpu", 0) == 0; });
 }
 
 // Expands folders to their *.onnx files (sorted); keeps files as given.

@@ -10,19 +10,22 @@
 
 namespace sy {
 
+std::vector<std::string> device_list_items(const std::string& spec) {
+  std::vector<std::string> items;
+  std::stringstream ss(spec);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    while (!item.empty() && item.front() == ' ') item.erase(0, 1);
+    if (!item.empty()) items.push_back(item);
+  }
+  return items;
+}
+
 StatusOr<std::vector<std::unique_ptr<Device>>> create_devices(const std::string& spec) {
   std::vector<std::unique_ptr<Device>> out;
   std::set<std::string> seen;
-  std::vector<std::string> items;
-  {
-    std::stringstream ss(spec);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-      while (!item.empty() && item.back() == ' ') item.pop_back();
-      while (!item.empty() && item.front() == ' ') item.erase(0, 1);
-      if (!item.empty()) items.push_back(item);
-    }
-  }
+  const std::vector<std::string> items = device_list_items(spec);
   int cpus = 0;
   for (const auto& item : items) cpus += item.rfind("cpu", 0) == 0;
   const int hw = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));

@@ -122,6 +122,10 @@ class Session {
   mutable std::mutex sim_mu_;
 };
 
+// The items of a device list ("cpu", "cpu:0, cpu:1"), trimmed, empty ones
+// dropped.
+std::vector<std::string> device_list_items(const std::string& spec);
+
 // Parses "cpu", "cpu:0,cpu:1" into devices. Several CPU devices split the
 // host's cores between them and each get a worker queue.
 StatusOr<std::vector<std::unique_ptr<Device>>> create_devices(const std::string& spec);
