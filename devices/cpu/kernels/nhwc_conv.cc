@@ -41,6 +41,7 @@
 
 #include "devices/cpu/kernels/nn_common.h"
 #include "devices/cpu/kernels/target_clones.h"
+#include "devices/cpu/kernels/tensor_common.h"
 #include "devices/host_allocator.h"
 #include "ir/op_fusion.h"
 
@@ -285,19 +286,19 @@ class NhwcConvKernel final : public Kernel {
     // team when it makes it (blocked_conv.cc).
     use_single_threaded_omp();
     try {
-      const bool finish = activation_.on || hard_swish_ || z;  // a residual or an activation to apply
+      const bool epilogue = activation_.on || hard_swish_ || z;  // a residual or an activation to apply
       // The clamps need the guard (kSafe): oneDNN's clip turns a NaN into a
       // bound. The residual's sum, and HardSwish (x * relu6(x + 3) / 6,
       // which keeps a NaN and the infinities as ONNX's formula does), give
       // what finish() gives for any input, so every band takes them.
       const bool guarded = activation_.on;
       float x_limit = 0;  // |x| under which a guarded band may take the post-ops; 0: none may
-      if (finish && guarded && !std::isnan(activation_.lo) && !std::isnan(activation_.hi) &&
+      if (epilogue && guarded && !std::isnan(activation_.lo) && !std::isnan(activation_.hi) &&
           (!b || all_within(b, s.M, kSafe))) {
         const float wb = weight_bound(w, s, constant);
         if (wb <= kSafe) x_limit = kSafe / std::max(wb, 1.f);
       }
-      const bool any_fused = finish && (!guarded || x_limit > 0), any_exact = !any_fused || guarded;
+      const bool any_fused = epilogue && (!guarded || x_limit > 0), any_exact = !any_fused || guarded;
       // Per band, its primitive and weights with the post-ops, and without.
       struct Variant {
         std::shared_ptr<const Prim> prim;
@@ -338,10 +339,8 @@ class NhwcConvKernel final : public Kernel {
             part = std::move(*buf);
             dst = static_cast<float*>(part->data);
           }
-          if (post_ops && z)  // the sum post-op adds to what dst holds
-            for (int64_t p = 0; p < (slice ? pixels : 1); ++p)
-              std::memcpy(dst + p * u.mc, z + at + p * s.M + u.m0,
-                          static_cast<size_t>(slice ? u.mc : pixels * s.M) * sizeof(float));
+          if (post_ops && z)  // the sum post-op adds to what dst holds: Z's pixels, their channels of the unit
+            tensor_ops::strided_copy(DataType::kFloat, dst, z + at + u.m0, Dims{pixels, u.mc}, Dims{s.M, 1});
           dnnl::engine& eng = cpu_engine();
           std::unordered_map<int, memory> args = {
               {DNNL_ARG_SRC, memory(pd.src_desc(), eng, const_cast<float*>(xb))},
@@ -353,13 +352,13 @@ class NhwcConvKernel final : public Kernel {
           v.prim->prim.execute(strm, args);
           strm.wait();
           if (!slice) {
-            if (!post_ops && finish) this->finish(y + at, z ? z + at : nullptr, pixels * s.M);
+            if (!post_ops && epilogue) finish(y + at, z ? z + at : nullptr, pixels * s.M);
             return;
           }
           for (int64_t p = 0; p < pixels; ++p) {
             float* yp = y + at + p * s.M + u.m0;
             std::memcpy(yp, dst + p * u.mc, static_cast<size_t>(u.mc) * sizeof(float));
-            if (!post_ops && finish) this->finish(yp, z ? z + at + p * s.M + u.m0 : nullptr, u.mc);
+            if (!post_ops && epilogue) finish(yp, z ? z + at + p * s.M + u.m0 : nullptr, u.mc);
           }
         } catch (const dnnl::error&) {
           ok.store(false);
