@@ -8,6 +8,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string_view>
 
+#include "devices/cpu/kernels/dnnl_primitive.h"
 #include "devices/cpu/kernels/tensor_common.h"
 #include "devices/host_allocator.h"
 
@@ -17,7 +18,7 @@ using dnnl::memory;
 
 struct BlockedConv::Part {
   dnnl::convolution_forward::primitive_desc pd;
-  dnnl::convolution_forward prim;
+  DnnlPrimitive prim;
   memory::desc src_plain, dst_plain;  // this part's slices of x and y in NCHW
   // From src_plain to the primitive's layout and from its layout to
   // dst_plain, where the two differ: by our own transposes where that
@@ -121,7 +122,7 @@ std::shared_ptr<const BlockedConv::Part> BlockedConv::part(const float* w, const
   } else {
     made->pd = make(any);
   }
-  made->prim = dnnl::convolution_forward(made->pd);
+  made->prim = DnnlPrimitive(made->pd);
   made->reorder_src = made->pd.src_desc() != made->src_plain;
   made->reorder_dst = made->pd.dst_desc() != made->dst_plain;
   // Channels-last only where it differs from planar: for a one-pixel image
@@ -242,13 +243,12 @@ bool BlockedConv::run_part(const Part& part, const float* x, const float* b, con
       dst_buf = std::move(*buf);
       dst_m = memory(part.pd.dst_desc(), eng, dst_buf->data);
     }
-    std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, src_m},
-        {DNNL_ARG_WEIGHTS, memory(part.pd.weights_desc(), eng, (*part.weights)->data)},
-        {DNNL_ARG_DST, dst_m},
-        {DNNL_ARG_SCRATCHPAD, memory(part.pd.scratchpad_desc(), eng, (*scratch)->data)}};
-    if (b) args.emplace(DNNL_ARG_BIAS, memory(part.pd.bias_desc(), eng, const_cast<float*>(b) + m0));
-    part.prim.execute(strm, args);
+    strm.wait();  // the input's reorder, if any: the convolution runs on this thread's own stream
+    part.prim.execute({{DNNL_ARG_SRC, src_m.get_data_handle()},
+                       {DNNL_ARG_WEIGHTS, (*part.weights)->data},
+                       {DNNL_ARG_DST, dst_m.get_data_handle()},
+                       {DNNL_ARG_SCRATCHPAD, (*scratch)->data},
+                       {DNNL_ARG_BIAS, b ? b + m0 : nullptr}});
     float* y0 = y + (n0 * s.M + m0) * osz;
     const float* z0 = z ? z + (n0 * s.M + m0) * osz : nullptr;
     // Not oneDNN's eltwise post-op: its clip and relu turn a NaN into a

@@ -39,6 +39,7 @@
 #include <utility>
 #include <vector>
 
+#include "devices/cpu/kernels/dnnl_primitive.h"
 #include "devices/cpu/kernels/nn_common.h"
 #include "devices/cpu/kernels/target_clones.h"
 #include "devices/cpu/kernels/tensor_common.h"
@@ -203,7 +204,7 @@ class NhwcConvKernel final : public Kernel {
   // A oneDNN convolution for one band geometry.
   struct Prim {
     dnnl::convolution_forward::primitive_desc pd;
-    dnnl::convolution_forward prim;
+    DnnlPrimitive prim;
   };
 
   // The primitive for bands of `band`'s geometry, made on first use.
@@ -237,7 +238,7 @@ class NhwcConvKernel final : public Kernel {
     }
     auto made = std::make_shared<Prim>();
     made->pd = dnnl::convolution_forward::primitive_desc(d, attr, cpu_engine());
-    made->prim = dnnl::convolution_forward(made->pd);
+    made->prim = DnnlPrimitive(made->pd);
     if (prims_.size() >= kMaxCached) prims_.clear();
     prims_[key] = made;
     return made;
@@ -341,16 +342,11 @@ class NhwcConvKernel final : public Kernel {
           }
           if (post_ops && z)  // the sum post-op adds to what dst holds: Z's pixels, their channels of the unit
             tensor_ops::strided_copy(DataType::kFloat, dst, z + at + u.m0, Dims{pixels, u.mc}, Dims{s.M, 1});
-          dnnl::engine& eng = cpu_engine();
-          std::unordered_map<int, memory> args = {
-              {DNNL_ARG_SRC, memory(pd.src_desc(), eng, const_cast<float*>(xb))},
-              {DNNL_ARG_WEIGHTS, memory(pd.weights_desc(), eng, (*v.weights)->data)},
-              {DNNL_ARG_DST, memory(pd.dst_desc(), eng, dst)},
-              {DNNL_ARG_SCRATCHPAD, memory(pd.scratchpad_desc(), eng, (*scratch)->data)}};
-          if (b) args.emplace(DNNL_ARG_BIAS, memory(pd.bias_desc(), eng, const_cast<float*>(b) + u.m0));
-          dnnl::stream strm(eng);
-          v.prim->prim.execute(strm, args);
-          strm.wait();
+          v.prim->prim.execute({{DNNL_ARG_SRC, xb},
+                                {DNNL_ARG_WEIGHTS, (*v.weights)->data},
+                                {DNNL_ARG_DST, dst},
+                                {DNNL_ARG_SCRATCHPAD, (*scratch)->data},
+                                {DNNL_ARG_BIAS, b ? b + u.m0 : nullptr}});
           if (!slice) {
             if (!post_ops && epilogue) finish(y + at, z ? z + at : nullptr, pixels * s.M);
             return;

@@ -21,6 +21,7 @@
 
 #include "devices/cpu/kernels/blocked_conv.h"
 #include "devices/cpu/kernels/depthwise_conv.h"
+#include "devices/cpu/kernels/dnnl_primitive.h"
 #include "devices/cpu/kernels/nn_common.h"
 #include "devices/cpu/kernels/pointwise_conv.h"
 #include "devices/cpu/kernels/tensor_common.h"
@@ -219,7 +220,7 @@ bool pointwise_gemm(const float* X, const float* Wt, const float* B, float* Y, c
 // A oneDNN forward convolution with its primitive descriptor.
 struct DnnlConv {
   dnnl::convolution_forward::primitive_desc pd;
-  dnnl::convolution_forward prim;
+  DnnlPrimitive prim;
 };
 
 class ConvKernel final : public Kernel {
@@ -413,26 +414,19 @@ class ConvKernel final : public Kernel {
         attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
         auto made = std::make_shared<DnnlConv>();
         made->pd = dnnl::convolution_forward::primitive_desc(d, attr, cpu_engine());
-        made->prim = dnnl::convolution_forward(made->pd);
+        made->prim = DnnlPrimitive(made->pd);
         conv = made;
         std::lock_guard<std::mutex> lock(mu_);
         if (cache_.size() >= 16) cache_.clear();
         cache_[key] = conv;
       }
-      dnnl::engine& eng = cpu_engine();
-      dnnl::stream strm(eng);
       auto scratch = dnnl_scratchpad(conv->pd.scratchpad_desc().get_size());
       if (!scratch.ok()) return false;
-      memory src_m(conv->pd.src_desc(), eng, const_cast<float*>(x.data<float>()) + n0 * (x.numel() / s.N));
-      memory wei_m(conv->pd.weights_desc(), eng, const_cast<float*>(wt.data<float>()) + m0 * (wt.numel() / s.M));
-      memory dst_m(conv->pd.dst_desc(), eng, y->data<float>() + (n0 * s.M + m0) * osz);
-      memory scr_m(conv->pd.scratchpad_desc(), eng, (*scratch)->data);
-      std::unordered_map<int, memory> args = {
-          {DNNL_ARG_SRC, src_m}, {DNNL_ARG_WEIGHTS, wei_m}, {DNNL_ARG_DST, dst_m}, {DNNL_ARG_SCRATCHPAD, scr_m}};
-      if (b) args.emplace(DNNL_ARG_BIAS, memory(conv->pd.bias_desc(), eng, const_cast<float*>(b->data<float>()) + m0));
-      use_single_threaded_omp();
-      conv->prim.execute(strm, args);
-      strm.wait();
+      conv->prim.execute({{DNNL_ARG_SRC, x.data<float>() + n0 * (x.numel() / s.N)},
+                          {DNNL_ARG_WEIGHTS, wt.data<float>() + m0 * (wt.numel() / s.M)},
+                          {DNNL_ARG_DST, y->data<float>() + (n0 * s.M + m0) * osz},
+                          {DNNL_ARG_SCRATCHPAD, (*scratch)->data},
+                          {DNNL_ARG_BIAS, b ? b->data<float>() + m0 : nullptr}});
       return true;
     } catch (const dnnl::error&) {
       return false;

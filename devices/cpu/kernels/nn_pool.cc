@@ -20,6 +20,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 
+#include "devices/cpu/kernels/dnnl_primitive.h"
 #include "devices/cpu/kernels/nn_common.h"
 #include "devices/cpu/kernels/nn_pool_rows.h"
 #include "devices/cpu/kernels/reduction_common.h"
@@ -266,7 +267,7 @@ class PoolKernel : public Kernel {
 
   struct DnnlPool {
     dnnl::pooling_v2_forward::primitive_desc pd;
-    dnnl::pooling_v2_forward prim;
+    DnnlPrimitive prim;
     bool jit = false;
   };
 
@@ -334,23 +335,16 @@ class PoolKernel : public Kernel {
         // (simple_nchw) took 15 ms for a 2x2 MaxPool of [1, 32, 224, 224]
         // where pool_float_rows() takes 0.2.
         made->jit = std::string(made->pd.impl_info_str()).rfind("jit", 0) == 0;
-        if (made->jit) made->prim = dnnl::pooling_v2_forward(made->pd);
+        if (made->jit) made->prim = DnnlPrimitive(made->pd);
         pool = made;
         std::lock_guard<std::mutex> lock(mu_);
         if (cache_.size() >= 16) cache_.clear();
         cache_[key] = pool;
       }
       if (!pool->jit) return false;
-      dnnl::engine& eng = cpu_engine();
-      dnnl::stream strm(eng);
       auto scratch = dnnl_scratchpad(pool->pd.scratchpad_desc().get_size());
       if (!scratch.ok()) return false;
-      memory src_m(pool->pd.src_desc(), eng, const_cast<void*>(x.raw()));
-      memory dst_m(pool->pd.dst_desc(), eng, y->raw());
-      memory scr_m(pool->pd.scratchpad_desc(), eng, (*scratch)->data);
-      use_single_threaded_omp();
-      pool->prim.execute(strm, {{DNNL_ARG_SRC, src_m}, {DNNL_ARG_DST, dst_m}, {DNNL_ARG_SCRATCHPAD, scr_m}});
-      strm.wait();
+      pool->prim.execute({{DNNL_ARG_SRC, x.raw()}, {DNNL_ARG_DST, y->raw()}, {DNNL_ARG_SCRATCHPAD, (*scratch)->data}});
       return true;
     } catch (const dnnl::error&) {
       return false;

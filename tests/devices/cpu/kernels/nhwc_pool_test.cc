@@ -105,19 +105,28 @@ TEST(NhwcPool, MaxPool_MatchesMaxPool) {
 }
 
 TEST(NhwcPool, GlobalAveragePool_MatchesGlobalAveragePool) {
-  for (const Dims& d : {Dims{1, 300, 7, 7}, Dims{3, 5, 4, 6}, Dims{2, 4, 0, 3}}) {
-    SCOPED_TRACE(d.to_string());
+  // The last two are large enough that their pixels split between the
+  // cores (one block of 72 channels; three blocks of 672).
+  for (const Dims& d :
+       {Dims{1, 300, 7, 7}, Dims{3, 5, 4, 6}, Dims{2, 4, 0, 3}, Dims{1, 72, 28, 28}, Dims{1, 672, 14, 14}}) {
     const std::vector<float> x = values(d.numel(), false);
     auto want = run_kernel("GlobalAveragePool", {make_tensor<float>(d, x)}, 1);
     ASSERT_TRUE(want.status.ok()) << want.status.to_string();
     const std::vector<float> expected = to_vector<float>(want.outputs[0].tensor());
-    auto got = run_kernel(kNhwcGlobalAveragePool,
-                          {make_tensor<float>({d[0], d[2], d[3], d[1]}, transpose(x, d[0], d[1], d[2], d[3], false))},
-                          1, {}, 1, kSwitchyardDomain);
-    ASSERT_TRUE(got.status.ok()) << got.status.to_string();
-    ASSERT_EQ(got.outputs[0].tensor().dims(), (Dims{d[0], 1, 1, d[1]}));
-    const std::vector<float> y = to_vector<float>(got.outputs[0].tensor());  // [N, 1, 1, C]: NCHW's order too
-    for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], expected[i], 1e-5) << i;
+    for (int threads : {1, 2, 3}) {
+      SCOPED_TRACE(d.to_string() + ", threads " + std::to_string(threads));
+      tbb::task_arena arena(threads);
+      arena.execute([&] {
+        auto got =
+            run_kernel(kNhwcGlobalAveragePool,
+                       {make_tensor<float>({d[0], d[2], d[3], d[1]}, transpose(x, d[0], d[1], d[2], d[3], false))}, 1,
+                       {}, 1, kSwitchyardDomain);
+        ASSERT_TRUE(got.status.ok()) << got.status.to_string();
+        ASSERT_EQ(got.outputs[0].tensor().dims(), (Dims{d[0], 1, 1, d[1]}));
+        const std::vector<float> y = to_vector<float>(got.outputs[0].tensor());   // [N, 1, 1, C]: NCHW's order too
+        for (size_t i = 0; i < y.size(); ++i) ASSERT_EQ(y[i], expected[i]) << i;  // eighths: exact sums
+      });
+    }
   }
 }
 
