@@ -25,6 +25,22 @@ StatusOr<Tensor*> KernelContext::allocate_output(size_t i, DataType dtype, const
   return &outputs_[i]->mutable_tensor();
 }
 
+StatusOr<Tensor*> KernelContext::allocate_output_over(size_t i, size_t from, DataType dtype, const Dims& dims) {
+  if (input_donated(from) && output_wanted(i) && inputs_[from]->is_tensor()) {
+    const Tensor& in = inputs_[from]->tensor();
+    const BufferRef& buf = in.buffer();
+    const int64_t numel = dims.numel();
+    const size_t size = dtype_size(dtype);
+    if (buf && buf->num_strings == 0 && dtype != DataType::kString && size > 0 &&
+        buf->space == device_.memory_space() && numel >= 0 && in.byte_offset() <= buf->bytes &&
+        static_cast<uint64_t>(numel) <= (buf->bytes - in.byte_offset()) / size) {
+      *outputs_[i] = RuntimeValue(Tensor(dtype, dims, buf, in.byte_offset()));
+      return &outputs_[i]->mutable_tensor();
+    }
+  }
+  return allocate_output(i, dtype, dims);
+}
+
 void KernelContext::set_output(size_t i, RuntimeValue v) {
   if (output_wanted(i)) *outputs_[i] = std::move(v);
 }

@@ -29,10 +29,17 @@ struct KernelResume {
 
 class KernelContext {
  public:
-  // Bit i of `constant_inputs` set: input i is constant (see input_constant).
+  // Bit i of `constant_inputs` set: input i is constant (see
+  // input_constant); of `donated_inputs`: input i is given up to this
+  // node (see input_donated).
   KernelContext(const Node& node, Device& device, std::span<const RuntimeValue* const> inputs,
-                std::span<RuntimeValue* const> outputs, uint64_t constant_inputs = 0)
-      : node_(node), device_(device), inputs_(inputs), outputs_(outputs), constant_inputs_(constant_inputs) {}
+                std::span<RuntimeValue* const> outputs, uint64_t constant_inputs = 0, uint64_t donated_inputs = 0)
+      : node_(node),
+        device_(device),
+        inputs_(inputs),
+        outputs_(outputs),
+        constant_inputs_(constant_inputs),
+        donated_inputs_(donated_inputs) {}
 
   const Node& node() const { return node_; }
   Device& device() const { return device_; }
@@ -48,6 +55,10 @@ class KernelContext {
   // the kernel may keep what it derives from it, such as weights reordered
   // into a faster layout. False past the 64th input.
   bool input_constant(size_t i) const { return i < 64 && (constant_inputs_ >> i & 1) != 0; }
+  // True if input i's tensor is given up to this node: no node reads it
+  // after this one, nothing else holds its buffer, and it is neither a
+  // graph input nor a constant. The run loop decides it per run.
+  bool input_donated(size_t i) const { return i < 64 && (donated_inputs_ >> i & 1) != 0; }
 
   size_t num_outputs() const { return outputs_.size(); }
   // False when the model omits output i, so kernels may skip computing it.
@@ -56,6 +67,15 @@ class KernelContext {
   // omitted output it returns a scratch tensor (one per output index) that is
   // dropped afterwards.
   StatusOr<Tensor*> allocate_output(size_t i, DataType dtype, const Dims& dims);
+  // As allocate_output, but where input `from` is donated (input_donated),
+  // holds no strings, lives in this device's memory and has the bytes,
+  // output i takes over its buffer instead of new memory: written in
+  // place, a residual or an elementwise op's operand then costs no copy
+  // and no fresh cache lines. The output and the input then share their
+  // elements, so the kernel must read each element of the input before
+  // it writes that place of the output, and once it has written over the
+  // input it must not fail in a way that reruns the node elsewhere.
+  StatusOr<Tensor*> allocate_output_over(size_t i, size_t from, DataType dtype, const Dims& dims);
   // Sets output i to an existing value (e.g. a reshaped view of an input).
   void set_output(size_t i, RuntimeValue v);
 
@@ -80,6 +100,7 @@ class KernelContext {
   std::span<const RuntimeValue* const> inputs_;
   std::span<RuntimeValue* const> outputs_;
   uint64_t constant_inputs_ = 0;
+  uint64_t donated_inputs_ = 0;
   KernelResume* resume_ = nullptr;
   std::vector<Tensor> scratch_;  // only grows when a kernel fills an omitted output
 };

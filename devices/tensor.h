@@ -39,6 +39,7 @@ class Tensor {
   size_t nbytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype_); }
   MemorySpace space() const { return buffer_ ? buffer_->space : kHostSpace; }
   const BufferRef& buffer() const { return buffer_; }
+  size_t byte_offset() const { return offset_; }
 
   void* raw() { return buffer_ ? static_cast<char*>(buffer_->data) + offset_ : nullptr; }
   const void* raw() const { return buffer_ ? static_cast<const char*>(buffer_->data) + offset_ : nullptr; }

@@ -131,8 +131,16 @@ Status ExecutionPlan::build_nodes(const std::vector<Device*>& devices, const Ker
       if (v != kNoValue) push_unique(np.releases, v);
     for (ValueId v : n.implicit_inputs) push_unique(np.releases, v);
     for (ValueId v : np.releases) initial_uses_[v]++;
-    for (size_t i = 0; i < n.inputs.size() && i < 64; ++i)
-      if (n.inputs[i] != kNoValue && constant_[n.inputs[i]]) np.constant_inputs |= uint64_t{1} << i;
+    for (size_t i = 0; i < n.inputs.size() && i < 64; ++i) {
+      const ValueId v = n.inputs[i];
+      if (v == kNoValue) continue;
+      if (constant_[v]) np.constant_inputs |= uint64_t{1} << i;
+      const bool read_once =
+          std::count(n.inputs.begin(), n.inputs.end(), v) == 1 &&
+          std::find(n.implicit_inputs.begin(), n.implicit_inputs.end(), v) == n.implicit_inputs.end();
+      if (g.value(v).producer >= 0 && !g.value(v).is_graph_input && !constant_[v] && !pinned_[v] && read_once)
+        np.donor_inputs |= uint64_t{1} << i;
+    }
     std::vector<NodeId> preds;
     for (ValueId v : np.releases)
       if (g.value(v).producer >= 0) push_unique(preds, g.value(v).producer);

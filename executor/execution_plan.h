@@ -34,6 +34,11 @@ struct NodePlan {
   std::vector<NodeId> successors;  // distinct nodes waiting for it
   std::vector<ValueId> releases;   // distinct values it reads (incl. implicit)
   uint64_t constant_inputs = 0;    // bit i: input i is constant (KernelContext::input_constant)
+  // Bit i: input i is made by a node of this graph (not a graph input, a
+  // constant or a graph output) and read by this node in that slot only,
+  // so that where this node is its last reader the run loop may give the
+  // kernel its buffer (KernelContext::input_donated).
+  uint64_t donor_inputs = 0;
   std::vector<const ExecutionPlan*> subplans;  // If: then, else; others: body
 };
 

@@ -120,8 +120,8 @@ Status NodeTask::execute(Device& device) {
   }
   for (size_t i = 0; i < n.outputs.size(); ++i)
     out[i] = n.outputs[i] == kNoValue ? nullptr : &frame->value(n.outputs[i]);
-  KernelContext ctx(n, device, {in, n.inputs.size()}, {out, n.outputs.size()},
-                    frame->plan().node(node).constant_inputs);
+  KernelContext ctx(n, device, {in, n.inputs.size()}, {out, n.outputs.size()}, frame->plan().node(node).constant_inputs,
+                    donated);
   ctx.set_resume(&resume);
   // Kernels size their working memory (index tables, scratch) from the
   // shapes they are given, which a model or its inputs can make huge while

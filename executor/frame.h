@@ -60,6 +60,8 @@ class NodeTask final : public LoopTask {
   // device time.
   KernelResume resume;
   int64_t first_start_ns = 0, first_ns = 0;
+  // Inputs given up to the kernel this run (KernelContext::input_donated).
+  uint64_t donated = 0;
 };
 
 // Copies one value into one memory space; pooled per frame.

@@ -1,6 +1,7 @@
 #include "executor/run_loop.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -351,6 +352,7 @@ void RunLoop::stage(Frame& frame, NodeId n, NodeTask& task) {
 // costs two thread wake-ups. Short work meanwhile runs inline ahead of
 // them; overlapping with it would not pay for the hand-off.
 void RunLoop::launch(NodeTask& task) {
+  task.donated = donated_inputs(task);
   task.predicted_ns = static_cast<int64_t>(task.predicted_us * 1e3);
   if (task.predicted_ns && env_.backlog_ns)
     env_.backlog_ns[task.device_index].fetch_add(task.predicted_ns, std::memory_order_relaxed);
@@ -366,6 +368,27 @@ void RunLoop::launch(NodeTask& task) {
   }
   task.may_run_inline = true;
   issue(task);
+}
+
+// The inputs of `task` whose tensors no one needs after it: this node is
+// the last to read the value (it was made in this frame, for this node's
+// slot alone), and no other value, replica or copy in flight holds its
+// buffer. Decided here on the loop thread, as uses() changes only here:
+// until the node completes, nothing can take a new hold on such a buffer.
+uint64_t RunLoop::donated_inputs(const NodeTask& task) const {
+  Frame& frame = *task.frame;
+  uint64_t candidates = frame.plan().node(task.node).donor_inputs, donated = 0;
+  const Node& node = frame.graph().node(task.node);
+  while (candidates) {
+    const int i = std::countr_zero(candidates);
+    candidates &= candidates - 1;
+    const ValueId v = node.inputs[static_cast<size_t>(i)];
+    const RuntimeValue& rv = frame.value(v);
+    if (frame.uses()[v] != 1 || !rv.is_tensor() || rv.tensor().buffer().use_count() != 1) continue;
+    if (!task.staged.empty() && task.staged[static_cast<size_t>(i)] != &rv) continue;  // it reads a copy
+    donated |= uint64_t{1} << i;
+  }
+  return donated;
 }
 
 void RunLoop::flush_deferred(bool overlap) {

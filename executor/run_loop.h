@@ -99,6 +99,8 @@ class RunLoop final : public CompletionSink {
   void predict(Frame& frame, NodeId n);
   void stage(Frame& frame, NodeId n, NodeTask& task);
   void launch(NodeTask& task);
+  // Bit i: input i of `task` may be given up to its kernel this run.
+  uint64_t donated_inputs(const NodeTask& task) const;
   // Hands `task` to its device, timing the hand-over when learning.
   void issue(LoopTask& task);
   // Learns the host time issuing `task` took from its timestamps.

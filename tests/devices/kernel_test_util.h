@@ -58,10 +58,12 @@ struct KernelRun {
 // the builtin registry, and runs it on `inputs` (a none value = omitted input).
 // With `match_input_type` false the kernel is looked up without filtering on
 // the first input's type, so the kernel's own compute-time checks run. Bit
-// i of `constant_inputs` tells the kernel that input i is constant.
+// i of `constant_inputs` tells the kernel that input i is constant; of
+// `donated_inputs`, that input i is given up to it (the kernel may write
+// over it: pass a tensor of its own).
 inline KernelRun run_kernel(const std::string& op, std::vector<RuntimeValue> inputs, size_t num_outputs,
                             std::vector<Attribute> attrs = {}, int opset = 17, const std::string& domain = "",
-                            bool match_input_type = true, uint64_t constant_inputs = 0) {
+                            bool match_input_type = true, uint64_t constant_inputs = 0, uint64_t donated_inputs = 0) {
   KernelRun run;
   Node node;
   node.op_type = op;
@@ -86,7 +88,7 @@ inline KernelRun run_kernel(const std::string& op, std::vector<RuntimeValue> inp
   run.outputs.resize(num_outputs);
   std::vector<RuntimeValue*> out;
   for (auto& v : run.outputs) out.push_back(&v);
-  KernelContext ctx(node, device, in, out, constant_inputs);
+  KernelContext ctx(node, device, in, out, constant_inputs, donated_inputs);
   run.status = kernel->compute(ctx);
   return run;
 }

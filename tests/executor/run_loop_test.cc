@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "devices/cpu/cpu_device.h"
 #include "devices/host_allocator.h"
@@ -267,6 +270,81 @@ TEST(RunLoop, DataDependentKernel_ResumesInEveryLoopIteration) {
   ASSERT_TRUE(r.ok()) << r.status().to_string();
   EXPECT_EQ(g_launches, 8);
   expect_nonzero_of_ramp(r->outputs[0].tensor(), 5);
+}
+
+// Relu that writes over its input where it is donated, noting per node
+// whether it was, and the order the nodes ran in.
+std::map<std::string, bool> g_donated;
+std::vector<std::string> g_order;
+class DonationProbeRelu final : public Kernel {
+ public:
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    g_donated[ctx.node().name] = ctx.input_donated(0);
+    g_order.push_back(ctx.node().name);
+    const float* in = x.data<float>();
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_over(0, 0, x.dtype(), x.dims()));
+    EXPECT_EQ(y->raw() == x.raw(), ctx.input_donated(0)) << ctx.node().name;
+    for (int64_t i = 0; i < x.numel(); ++i) y->data<float>()[i] = std::max(0.0f, in[i]) + 1.0f;
+    return OkStatus();
+  }
+};
+
+// A value is given up to the node that reads it last, and only where no
+// one else can see its buffer: not a graph input or output, not a value a
+// later node or another value (an Identity's view) still holds. Of a value
+// and its view, the reader that runs last gets the buffer.
+TEST(RunLoop, DonatesAnInputOnlyToItsLastReader_WhenNothingElseHoldsItsBuffer) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", onnx::TensorProto::FLOAT, {2, 3});
+  for (const char* out : {"c", "e", "g", "h"}) g.output(out, onnx::TensorProto::FLOAT, {2, 3});
+  auto relu = [&](const char* name, const char* in, const char* out) { g.node("Relu", {in}, {out})->set_name(name); };
+  relu("graph_input", "x", "a");
+  relu("only_reader", "a", "b");
+  relu("first_of_two", "b", "c");  // c: a graph output
+  relu("second_of_two", "b", "d");
+  relu("reads_an_output", "c", "e");
+  g.node("Identity", {"d"}, {"f"})->set_name("view");
+  relu("reads_d", "d", "g");
+  relu("reads_f", "f", "h");
+  auto model = testing::load_model(m);
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+
+  KernelRegistry registry;
+  registry.add(*KernelRegistry::builtin().find("", "Identity", 17, DeviceKind::kCpu));
+  KernelDef probe;
+  probe.op = "Relu";
+  probe.factory = make_kernel<DonationProbeRelu>;
+  registry.add(probe);
+  SessionOptions opt;
+  opt.policy = "single";
+  opt.registry = &registry;
+  auto s = Session::create(std::shared_ptr<const Model>(std::move(model).value()), opt);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  const Tensor x = ramp({2, 3});
+  for (int run = 0; run < 2; ++run) {
+    g_donated.clear();
+    g_order.clear();
+    auto r = (*s)->run({{"x", x}});
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+    const bool f_last =
+        std::find(g_order.begin(), g_order.end(), "reads_f") > std::find(g_order.begin(), g_order.end(), "reads_d");
+    EXPECT_EQ(g_donated, (std::map<std::string, bool>{{"graph_input", false},
+                                                      {"only_reader", true},
+                                                      {"first_of_two", false},
+                                                      {"second_of_two", true},
+                                                      {"reads_an_output", false},
+                                                      {"reads_d", !f_last},
+                                                      {"reads_f", f_last}}));
+    // x: -1, 0, 1, ...; each Relu here adds 1. a = 1, 1, 2; b = 2, 2, 3.
+    const std::vector<std::vector<float>> want = {{3, 3, 4}, {4, 4, 5}, {4, 4, 5}, {4, 4, 5}};
+    for (size_t o = 0; o < 4; ++o)
+      for (int64_t i = 0; i < 6; ++i)
+        EXPECT_EQ(r->outputs[o].tensor().data<float>()[i], want[o][i % 3]) << o << " " << i;
+    for (int64_t i = 0; i < 6; ++i)
+      EXPECT_EQ(x.data<float>()[i], static_cast<float>(i % 3) - 1.0f);  // the feed untouched
+  }
 }
 
 }  // namespace

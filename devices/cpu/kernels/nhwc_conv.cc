@@ -178,8 +178,12 @@ class NhwcConvKernel final : public Kernel {
     if (z && (z->dtype() != DataType::kFloat || z->dims() != out))
       return InvalidArgument("NhwcConv: the residual Z must be float and shaped as the output, ", out.to_string(),
                              ", got ", z->describe());
-    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kFloat, out));
+    // Where no later node reads Z, Y takes over its buffer: the residual's
+    // sum post-op then adds to what is already in place, with no copy.
+    ASSIGN_OR_RETURN(Tensor * y, z ? ctx.allocate_output_over(0, 3, DataType::kFloat, out)
+                                   : ctx.allocate_output(0, DataType::kFloat, out));
     if (y->numel() == 0) return OkStatus();
+    const bool in_place = z && y->raw() == z->raw();
     const float* bias = b ? b->data<float>() : nullptr;
     const float* res = z ? z->data<float>() : nullptr;
     // Units per image: images times units a multiple of the cores.
@@ -194,9 +198,22 @@ class NhwcConvKernel final : public Kernel {
                              (weight_bytes >= kSplitChannelsBytes || (s.w.out[1] < parts && weight_bytes >= 64 << 10));
     std::vector<Band> units = by_channels ? split_channels(s, parts) : split_rows(s, std::min(parts, s.w.out[1]));
     if (units.empty()) units = split_rows(s, 1);
-    if (s.C == 0 || units.empty() ||
-        !run_dnnl(x.data<float>(), wt.data<float>(), bias, res, y->data<float>(), s, units, ctx.input_constant(1)))
-      reference(x.data<float>(), wt.data<float>(), bias, res, y->data<float>(), s);
+    const Outcome done = s.C == 0 || units.empty()
+                             ? Outcome::kDeclined
+                             : run_dnnl(x.data<float>(), wt.data<float>(), bias, res, y->data<float>(), s, units,
+                                        ctx.input_constant(1), in_place);
+    if (done == Outcome::kDone) return OkStatus();
+    if (done == Outcome::kFailedPartway && in_place)  // Z is partly written over: nothing to start again from
+      return ResourceExhausted(
+          "NhwcConv: oneDNN failed partway through (out of memory?), with the residual's buffer "
+          "already partly overwritten");
+    BufferRef z_copy;  // the reference loop writes Y's rows before it reads Z's
+    if (in_place) {
+      ASSIGN_OR_RETURN(z_copy, HostAllocator::host().allocate(z->nbytes()));
+      std::memcpy(z_copy->data, res, z->nbytes());
+      res = static_cast<const float*>(z_copy->data);
+    }
+    reference(x.data<float>(), wt.data<float>(), bias, res, y->data<float>(), s);
     return OkStatus();
   }
 
@@ -279,10 +296,14 @@ class NhwcConvKernel final : public Kernel {
     return list.back().buf;
   }
 
-  // The bands through oneDNN; false (y partly written) if oneDNN declines
-  // or memory runs out, and the caller runs the reference loop.
-  bool run_dnnl(const float* x, const float* w, const float* b, const float* z, float* y, const ConvShape& s,
-                const std::vector<Band>& units, bool constant) const {
+  // How run_dnnl went. Declined: oneDNN would not make the primitives, or
+  // memory ran out, before anything was written. Failed partway: memory ran
+  // out or oneDNN failed while the units ran, y partly written.
+  enum class Outcome { kDone, kDeclined, kFailedPartway };
+
+  // The bands through oneDNN. With `in_place`, y is z's buffer.
+  Outcome run_dnnl(const float* x, const float* w, const float* b, const float* z, float* y, const ConvShape& s,
+                   const std::vector<Band>& units, bool constant, bool in_place) const {
     // Before the primitives are made: oneDNN sizes a primitive's thread
     // team when it makes it (blocked_conv.cc).
     use_single_threaded_omp();
@@ -299,7 +320,14 @@ class NhwcConvKernel final : public Kernel {
         const float wb = weight_bound(w, s, constant);
         if (wb <= kSafe) x_limit = kSafe / std::max(wb, 1.f);
       }
-      const bool any_fused = epilogue && (!guarded || x_limit > 0), any_exact = !any_fused || guarded;
+      // oneDNN 2.6's brgconv gets the post-ops wrong for output rows whose
+      // window lies wholly in the pads (pads as tall as the kernel): the
+      // sum left out, a crash with a clip. (Such columns it gets right.)
+      // Those convolutions are finished by finish().
+      const int64_t ext_h = (s.w.k[1] - 1) * s.w.dil[1] + 1;
+      bool padding_only = false;
+      for (const Band& u : units) padding_only = padding_only || u.pad_t >= ext_h || u.pad_b >= ext_h;
+      const bool any_fused = epilogue && !padding_only && (!guarded || x_limit > 0), any_exact = !any_fused || guarded;
       // Per band, its primitive and weights with the post-ops, and without.
       struct Variant {
         std::shared_ptr<const Prim> prim;
@@ -314,7 +342,7 @@ class NhwcConvKernel final : public Kernel {
       };
       for (size_t i = 0; i < units.size(); ++i)
         if ((any_exact && !make(units[i], false, exact[i])) || (any_fused && !make(units[i], true, fused[i])))
-          return false;
+          return Outcome::kDeclined;
       const int64_t in_row = s.w.in[2] * s.C, out_row = s.w.out[2] * s.M;
       std::atomic<bool> ok{true};
       tbb::parallel_for(size_t{0}, units.size(), [&](size_t i) {
@@ -323,14 +351,11 @@ class NhwcConvKernel final : public Kernel {
           const Band& u = units[i];
           const float* xb = x + (u.n * s.w.in[1] + u.i0) * in_row;
           const int64_t pixels = (u.r1 - u.r0) * s.w.out[2], at = (u.n * s.w.out[1] + u.r0) * out_row;
-          const bool post_ops = any_fused && (!guarded || (all_within(xb, (u.i1 - u.i0) * in_row, x_limit) &&
-                                                           (!z || all_within(z + at, pixels * s.M, kSafe))));
-          const Variant& v = post_ops ? fused[i] : exact[i];
-          const auto& pd = v.prim->pd;
-          auto scratch = dnnl_scratchpad(pd.scratchpad_desc().get_size());
-          if (!scratch.ok()) return ok.store(false);
           // A slice of the channels is written dense into a buffer of its
-          // own (a few pixels by its channels), then into its place in y.
+          // own (a few pixels by its channels), then into its place in y;
+          // the buffer starts as Z's pixels for those channels, which the
+          // sum post-op adds to. Whole rows are written in place, where Z
+          // already is if y took over its buffer.
           const bool slice = u.mc < s.M;
           BufferRef part;
           float* dst = y + at;
@@ -339,30 +364,53 @@ class NhwcConvKernel final : public Kernel {
             if (!buf.ok()) return ok.store(false);
             part = std::move(*buf);
             dst = static_cast<float*>(part->data);
+            if (z) tensor_ops::strided_copy(DataType::kFloat, dst, z + at + u.m0, Dims{pixels, u.mc}, Dims{s.M, 1});
           }
-          if (post_ops && z)  // the sum post-op adds to what dst holds: Z's pixels, their channels of the unit
-            tensor_ops::strided_copy(DataType::kFloat, dst, z + at + u.m0, Dims{pixels, u.mc}, Dims{s.M, 1});
+          // Z as this unit reads it: other units may be writing the other
+          // channels of the same pixels in y, which is Z in place.
+          const float* zu = slice ? dst : z ? z + at : nullptr;
+          const int64_t zn = pixels * u.mc;
+          const bool post_ops =
+              any_fused &&
+              (!guarded || (all_within(xb, (u.i1 - u.i0) * in_row, x_limit) && (!z || all_within(zu, zn, kSafe))));
+          const Variant& v = post_ops ? fused[i] : exact[i];
+          auto scratch = dnnl_scratchpad(v.prim->pd.scratchpad_desc().get_size());
+          if (!scratch.ok()) return ok.store(false);
+          BufferRef z_band;  // in place without the sum post-op: Z's band, which the convolution writes over
+          if (z && !slice) {
+            if (post_ops && !in_place) {
+              std::memcpy(dst, zu, static_cast<size_t>(zn) * sizeof(float));
+            } else if (!post_ops && in_place) {
+              auto buf = HostAllocator::host().allocate(static_cast<size_t>(zn) * sizeof(float));
+              if (!buf.ok()) return ok.store(false);
+              z_band = std::move(*buf);
+              std::memcpy(z_band->data, zu, static_cast<size_t>(zn) * sizeof(float));
+              zu = static_cast<const float*>(z_band->data);
+            }
+          }
           v.prim->prim.execute({{DNNL_ARG_SRC, xb},
                                 {DNNL_ARG_WEIGHTS, (*v.weights)->data},
                                 {DNNL_ARG_DST, dst},
                                 {DNNL_ARG_SCRATCHPAD, (*scratch)->data},
                                 {DNNL_ARG_BIAS, b ? b + u.m0 : nullptr}});
           if (!slice) {
-            if (!post_ops && epilogue) finish(y + at, z ? z + at : nullptr, pixels * s.M);
+            if (!post_ops && epilogue) finish(dst, zu, zn);
             return;
           }
+          // Finished in the buffer, Z read from its place before y's
+          // channels there are written.
           for (int64_t p = 0; p < pixels; ++p) {
-            float* yp = y + at + p * s.M + u.m0;
-            std::memcpy(yp, dst + p * u.mc, static_cast<size_t>(u.mc) * sizeof(float));
-            if (!post_ops && epilogue) finish(yp, z ? z + at + p * s.M + u.m0 : nullptr, u.mc);
+            float* row = dst + p * u.mc;
+            if (!post_ops && epilogue) finish(row, z ? z + at + p * s.M + u.m0 : nullptr, u.mc);
+            std::memcpy(y + at + p * s.M + u.m0, row, static_cast<size_t>(u.mc) * sizeof(float));
           }
         } catch (const dnnl::error&) {
           ok.store(false);
         }
       });
-      return ok.load();
+      return ok.load() ? Outcome::kDone : Outcome::kFailedPartway;
     } catch (const dnnl::error&) {
-      return false;
+      return Outcome::kDeclined;  // making a primitive or reordering weights: before any unit ran
     }
   }
 
