@@ -111,6 +111,25 @@ std::vector<Band> split_channels(const ConvShape& s, int64_t parts) {
   return out;
 }
 
+// Whether some output row (axis 1) or column (axis 2) of window `w`
+// has every tap in the pads: past a stride or between dilated taps, not
+// only where the pads are as wide as the window. A window that starts in
+// the input reads it at its first tap, and one that starts past it reads
+// none, so only those that start in the leading pads are walked.
+bool window_misses_input(const Window& w, int axis) {
+  const int64_t out = w.out[axis], stride = w.stride[axis], pad = w.pad_b[axis], in = w.in[axis];
+  if (out > 0 && (out - 1) * stride - pad >= in) return true;
+  for (int64_t o = 0; o < out && o * stride < pad; ++o) {
+    bool hit = false;
+    for (int64_t k = 0; k < w.k[axis] && !hit; ++k) {
+      const int64_t i = o * stride - pad + k * w.dil[axis];
+      hit = i >= 0 && i < in;
+    }
+    if (!hit) return true;
+  }
+  return false;
+}
+
 // Bound on |x| * sum |w|, |b| and |z| under which conv + b + z has no
 // infinity or NaN anywhere in its sums: 3e37 at most, below FLT_MAX.
 constexpr float kSafe = 1e37f;
@@ -320,13 +339,10 @@ class NhwcConvKernel final : public Kernel {
         const float wb = weight_bound(w, s, constant);
         if (wb <= kSafe) x_limit = kSafe / std::max(wb, 1.f);
       }
-      // oneDNN 2.6's brgconv gets the post-ops wrong for output rows whose
-      // window lies wholly in the pads (pads as tall as the kernel): the
-      // sum left out, a crash with a clip. (Such columns it gets right.)
-      // Those convolutions are finished by finish().
-      const int64_t ext_h = (s.w.k[1] - 1) * s.w.dil[1] + 1;
-      bool padding_only = false;
-      for (const Band& u : units) padding_only = padding_only || u.pad_t >= ext_h || u.pad_b >= ext_h;
+      // oneDNN 2.6's brgconv gets the post-ops wrong for output rows or
+      // columns whose window lies wholly in the pads: the sum left out, a
+      // crash with a clip. Those convolutions are finished by finish().
+      const bool padding_only = window_misses_input(s.w, 1) || window_misses_input(s.w, 2);
       const bool any_fused = epilogue && !padding_only && (!guarded || x_limit > 0), any_exact = !any_fused || guarded;
       // Per band, its primitive and weights with the post-ops, and without.
       struct Variant {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -123,9 +124,8 @@ TEST(NhwcConv, MatchesFusedConvBitForBit) {
       {"uneven pads", {1, 8, 7, 8}, {8, 8, 3, 3}, 1, {0, 2, 2, 1}, {1, 2}},
       {"one row", {1, 8, 1, 9}, {8, 8, 3, 3}},
       {"rows of pads only", {1, 8, 1, 5}, {8, 8, 1, 1}, 1, {3, 0, 3, 0}},
-      // Rows whose window is wholly in the pads, where oneDNN's post-ops go
-      // wrong: the residual and activation are added after. Columns it
-      // gets right.
+      // Rows or columns whose window is wholly in the pads, where oneDNN's
+      // post-ops go wrong: the residual and activation are added after.
       {"rows of pads only, Relu, residual", {1, 8, 1, 5}, {8, 8, 1, 1}, 1, {3, 0, 3, 0}, {1, 1}, {1, 1}, "Relu", true},
       {"rows of pads only, residual", {1, 8, 1, 5}, {8, 8, 1, 1}, 1, {3, 0, 3, 0}, {1, 1}, {1, 1}, "", true},
       {"columns of pads only, Clip, residual",
@@ -216,6 +216,46 @@ TEST(NhwcConv, MatchesFusedConvBitForBit) {
        0x1p118f},
   };
   for (const Case& c : cases) expect_same_as_fused_conv(c);
+}
+
+// Random geometries from a fixed seed: pads up to the window's extent
+// (rows and columns of pads only), strides, dilations, depthwise, two
+// images, residuals, activations and NaNs, each against FusedConv bit for
+// bit (in 1 to 3 threads, weights constant or fed, the residual donated or
+// not). What found oneDNN's post-ops going wrong on rows of pads only.
+TEST(NhwcConv, RandomGeometries_MatchFusedConvBitForBit) {
+  std::mt19937 rng(20261129);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  const char* activations[] = {"", "Relu", "Clip"};
+  int cases = 0;
+  while (cases < 400) {
+    const bool depthwise = pick(0, 3) == 0;
+    const int64_t n = pick(1, 2), c = pick(1, 12), h = pick(1, 9), w = pick(1, 9), m = depthwise ? c : pick(1, 20);
+    const int64_t kh = pick(1, 4), kw = pick(1, 4), dh = pick(1, 2), dw = pick(1, 2);
+    const int64_t ext_h = (kh - 1) * dh + 1, ext_w = (kw - 1) * dw + 1;
+    const std::vector<int64_t> pads = {pick(0, ext_h), pick(0, ext_w), pick(0, ext_h), pick(0, ext_w)};
+    if (h + pads[0] + pads[2] < ext_h || w + pads[1] + pads[3] < ext_w) continue;  // no output
+    Case cs;
+    std::string what;
+    cs.x = {n, c, h, w};
+    cs.w = {m, depthwise ? 1 : c, kh, kw};
+    cs.group = depthwise ? c : 1;
+    cs.pads = pads;
+    cs.strides = {pick(1, 3), pick(1, 3)};
+    cs.dilations = {dh, dw};
+    cs.activation = activations[pick(0, 2)];
+    cs.residual = pick(0, 1) == 1;
+    // At channel 1, row 2, column 1; with unit strides and dilations some
+    // window is sure to read it.
+    const bool unit_steps = cs.strides == std::vector<int64_t>{1, 1} && dh == 1 && dw == 1;
+    cs.nan = c >= 2 && h >= 3 && w >= 2 && unit_steps && pick(0, 2) == 0;
+    what = "random case " + std::to_string(cases++) + ": x " + cs.x.to_string() + ", w " + cs.w.to_string() +
+           ", pads " + Dims(pads).to_string() + ", strides " + Dims(cs.strides).to_string() + ", dilations " +
+           Dims(cs.dilations).to_string() + ", '" + cs.activation + "'" + (cs.residual ? ", residual" : "") +
+           (cs.nan ? ", NaN" : "");
+    cs.what = what.c_str();
+    expect_same_as_fused_conv(cs);
+  }
 }
 
 // With activation "HardSwish" (ChannelsLast folds it into NhwcConv): what
