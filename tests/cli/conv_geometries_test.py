@@ -3,8 +3,8 @@
 
 Each model is a Conv with random pads (up to the window's extent, so that
 some output rows or columns read only pads), strides, dilations and groups
-(1 or depthwise), then maybe a residual Add and a Relu or Clip, which the
-loader fuses into it, and maybe a second Conv, so that the pair runs
+(1 or depthwise), then maybe a residual Add and a Relu, Clip or HardSwish, which
+the loader fuses into it, and maybe a second Conv, so that the pair runs
 channels-last (NhwcConv) rather than as written. What oneDNN's post-ops got
 wrong on windows of pads only, silently or with a crash, showed here first.
 
@@ -38,7 +38,8 @@ def make_case(rng, nrng):
         return None
     oh = (h + pads[0] + pads[2] - eh) // strides[0] + 1
     ow = (w + pads[1] + pads[3] - ew) // strides[1] + 1
-    act, residual, chain = rng.choice(["", "Relu", "Clip"]), rng.random() < 0.5, rng.random() < 0.6
+    act, residual = rng.choice(["", "Relu", "Clip", "HardSwish"]), rng.random() < 0.5
+    chain = rng.random() < 0.6
     group = c if depthwise else 1
 
     def array(name, shape):
@@ -55,8 +56,8 @@ def make_case(rng, nrng):
         feeds["z"] = nrng.standard_normal((n, m, oh, ow)).astype(np.float32)
         nodes.append(helper.make_node("Add", [last, "z"], ["s"]))
         last = "s"
-    if act == "Relu":
-        nodes.append(helper.make_node("Relu", [last], ["r"]))
+    if act in ("Relu", "HardSwish"):
+        nodes.append(helper.make_node(act, [last], ["r"]))
         last = "r"
     elif act == "Clip":
         inits += [numpy_helper.from_array(np.array(v, np.float32), name) for name, v in (("lo", -0.5), ("hi", 1.5))]
