@@ -1,6 +1,7 @@
 // Small pieces shared by several subcommands: parsing and checking
 // `--dim NAME=VALUE`, checking the device list or simulation profile, and
-// the latency percentile that `run --report` and `bench` both print.
+// the latency percentile that `run --report` and `bench` both print, and
+// byte counts for people.
 #pragma once
 
 #include <cstdint>
@@ -39,5 +40,8 @@ StatusOr<std::vector<std::string>> expand_models(const std::vector<std::string>&
 
 // Nearest-rank percentile `p` (0..100) of `v`; 0 for an empty vector.
 double percentile(std::vector<double> v, double p);
+
+// `b` in B, KiB, MiB, GiB or TiB, one decimal past bytes ("3.2 MiB").
+std::string human_bytes(uint64_t b);
 
 }  // namespace sy

@@ -6,29 +6,13 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/measure_links.h"
 #include "devices/cuda/cuda_backend.h"
 #include "executor/session.h"
 
 namespace sy {
-
-namespace {
-
-std::string human_bytes(uint64_t b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(b);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-  return buf;
-}
-
-}  // namespace
 
 int cmd_devices(const DevicesArgs& a) {
   auto devs = create_devices(a.devices);

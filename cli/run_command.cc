@@ -205,6 +205,11 @@ int cmd_run(const RunArgs& a) {
       std::printf(" %s=%.0f%%", devs[d]->id().to_string().c_str(), busy_percent(last, d));
     std::printf("  copies=%lld  bytes moved=%lld  overlapped hand-offs=%lld\n", static_cast<long long>(last.stats.copies),
                 static_cast<long long>(last.stats.bytes_copied), static_cast<long long>(last.stats.handoffs));
+    std::printf("peak memory (last run):");
+    for (size_t d = 0; d < devs.size(); ++d)
+      std::printf(" %s=%s", devs[d]->id().to_string().c_str(),
+                  human_bytes(last.stats.peak_bytes_per_device[d]).c_str());
+    std::printf("\n");
     if (last.stats.cpu_fallbacks > 0)
       std::printf("CPU fallbacks (accelerator kernels that declined the shapes): %lld\n",
                   static_cast<long long>(last.stats.cpu_fallbacks));
@@ -226,6 +231,9 @@ int cmd_run(const RunArgs& a) {
     }
     j["nodes_per_device"] = per;
     j["busy_percent"] = busy;
+    nlohmann::json peak;
+    for (size_t d = 0; d < devs.size(); ++d) peak[devs[d]->id().to_string()] = last.stats.peak_bytes_per_device[d];
+    j["peak_bytes"] = peak;
     j["copies"] = last.stats.copies;
     j["bytes_copied"] = last.stats.bytes_copied;
     j["cpu_fallbacks"] = last.stats.cpu_fallbacks;

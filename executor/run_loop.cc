@@ -17,6 +17,7 @@ bool contains(const std::vector<int>& spaces, int space) {
 RunLoop::RunLoop(const RunEnv& env) : env_(env), devices_(*env.devices) {
   stats_.nodes_per_device.assign(devices_.size(), 0);
   stats_.busy_ns_per_device.assign(devices_.size(), 0);
+  stats_.peak_bytes_per_device.assign(devices_.size(), 0);
   if (env_.topology) {
     num_spaces_ = static_cast<int>(env_.topology->num_spaces());
     host_space_ = env_.topology->index_of(kHostSpace);
@@ -538,6 +539,8 @@ Status RunLoop::kernel_done(NodeTask& task) {
   const int64_t ns = task.end_ns - task.start_ns + (resumed ? task.first_ns : 0);
   if (resumed) task.start_ns = task.first_start_ns;
   stats_.busy_ns_per_device[static_cast<size_t>(task.device_index)] += ns;
+  uint64_t& peak = stats_.peak_bytes_per_device[static_cast<size_t>(task.device_index)];
+  peak = std::max(peak, devices_[static_cast<size_t>(task.device_index)]->bytes_in_use());
   const double us = static_cast<double>(ns) * 1e-3;
   if (env_.learn && task.cost_slot >= 0) env_.cost->record(task.cost_slot, task.work, us);
   Completion c;

@@ -33,6 +33,9 @@ struct RunStats {
   // Indexed like the session's devices.
   std::vector<int64_t> nodes_per_device;
   std::vector<int64_t> busy_ns_per_device;  // summed kernel time
+  // The most memory each device held when one of its kernels completed:
+  // the kernel's inputs and outputs, and every value still to be read.
+  std::vector<uint64_t> peak_bytes_per_device;
   int64_t copies = 0;                       // values copied between spaces
   int64_t bytes_copied = 0;
   int64_t control_nodes = 0;

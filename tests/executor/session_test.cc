@@ -75,6 +75,20 @@ TEST(Session, DeadValuesAreFreed_PeakStaysSmall) {
   EXPECT_FLOAT_EQ(r->outputs[0].tensor().data<float>()[kElems - 1], 50.0f);
 }
 
+// RunStats' peak: what the device held at its kernels' completions, the
+// live values of a chain (an Add's input and output, and the feed) but
+// not the 50 that a run that never freed would hold.
+TEST(Session, PeakMemoryPerDevice_IsWhatTheLiveValuesHold) {
+  constexpr int64_t kElems = 1 << 18;  // 1 MiB per value
+  auto m = testing::add_chain(50, kElems);
+  auto s = session_for(m);
+  auto r = s->run({{"x", RuntimeValue(floats({kElems}, 0.0f))}});
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  ASSERT_EQ(r->stats.peak_bytes_per_device.size(), 1u);
+  EXPECT_GE(r->stats.peak_bytes_per_device[0], uint64_t{3} << 20);
+  EXPECT_LT(r->stats.peak_bytes_per_device[0], HostAllocator::host().bytes_in_use() + (uint64_t{8} << 20));
+}
+
 TEST(Session, Loop_CarriesValuesAndStacksScanOutputs) {
   auto m = add_loop();
   auto s = session_for(m);
