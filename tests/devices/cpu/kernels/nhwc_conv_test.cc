@@ -147,6 +147,15 @@ TEST(NhwcConv, MatchesFusedConvBitForBit) {
        {1, 1},
        "Relu",
        true},
+      {"columns of pads only past a stride, residual",
+       {2, 11, 5, 2},
+       {12, 11, 1, 2},
+       1,
+       {0, 2, 1, 0},
+       {3, 3},
+       {1, 1},
+       "",
+       true},
       {"no input channels, Relu, residual (the reference loop)",
        {1, 0, 4, 5},
        {8, 0, 3, 3},
@@ -236,7 +245,6 @@ TEST(NhwcConv, RandomGeometries_MatchFusedConvBitForBit) {
     const std::vector<int64_t> pads = {pick(0, ext_h), pick(0, ext_w), pick(0, ext_h), pick(0, ext_w)};
     if (h + pads[0] + pads[2] < ext_h || w + pads[1] + pads[3] < ext_w) continue;  // no output
     Case cs;
-    std::string what;
     cs.x = {n, c, h, w};
     cs.w = {m, depthwise ? 1 : c, kh, kw};
     cs.group = depthwise ? c : 1;
@@ -249,10 +257,10 @@ TEST(NhwcConv, RandomGeometries_MatchFusedConvBitForBit) {
     // window is sure to read it.
     const bool unit_steps = cs.strides == std::vector<int64_t>{1, 1} && dh == 1 && dw == 1;
     cs.nan = c >= 2 && h >= 3 && w >= 2 && unit_steps && pick(0, 2) == 0;
-    what = "random case " + std::to_string(cases++) + ": x " + cs.x.to_string() + ", w " + cs.w.to_string() +
-           ", pads " + Dims(pads).to_string() + ", strides " + Dims(cs.strides).to_string() + ", dilations " +
-           Dims(cs.dilations).to_string() + ", '" + cs.activation + "'" + (cs.residual ? ", residual" : "") +
-           (cs.nan ? ", NaN" : "");
+    const std::string what = "random case " + std::to_string(cases++) + ": x " + cs.x.to_string() + ", w " +
+                             cs.w.to_string() + ", pads " + Dims(pads).to_string() + ", strides " +
+                             Dims(cs.strides).to_string() + ", dilations " + Dims(cs.dilations).to_string() + ", '" +
+                             cs.activation + "'" + (cs.residual ? ", residual" : "") + (cs.nan ? ", NaN" : "");
     cs.what = what.c_str();
     expect_same_as_fused_conv(cs);
   }
