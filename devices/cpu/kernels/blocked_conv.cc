@@ -217,50 +217,56 @@ bool BlockedConv::run_part(const Part& part, const float* x, const float* b, con
   try {
     use_single_threaded_omp();
     const int64_t nb = part.dst_plain.dims()[0], mc = part.dst_plain.dims()[1], osz = s.w.out_size();
-    dnnl::engine& eng = cpu_engine();
-    dnnl::stream strm(eng);
-    memory x_m(part.src_plain, eng, const_cast<float*>(x) + n0 * s.C * s.w.in_size());
-    memory y_m(part.dst_plain, eng, y + (n0 * s.M + m0) * osz);
+    const float* x0 = x + n0 * s.C * s.w.in_size();
+    float* y0 = y + (n0 * s.M + m0) * osz;
+    const float* z0 = z ? z + (n0 * s.M + m0) * osz : nullptr;
     auto scratch = dnnl_scratchpad(part.pd.scratchpad_desc().get_size());
     if (!scratch.ok()) return false;
-    memory src_m = x_m, dst_m = y_m;
+    // dnnl::memory objects only for oneDNN's reorders; the convolution
+    // takes pointers (DnnlPrimitive).
+    dnnl::engine& eng = cpu_engine();
+    dnnl::stream strm(eng);
+    const void* src = x0;
     BufferRef src_buf, dst_buf;
     if (shared_src) {
-      src_m = memory(part.pd.src_desc(), eng, shared_src->data);
+      src = shared_src->data;
     } else if (part.reorder_src) {
       auto buf = HostAllocator::host().allocate(part.pd.src_desc().get_size());
       if (!buf.ok()) return false;
       src_buf = std::move(*buf);
-      src_m = memory(part.pd.src_desc(), eng, src_buf->data);
-      if (part.src_nxc)
-        to_channels_last(x + n0 * s.C * s.w.in_size(), nb, s.C, s.w.in_size(), static_cast<float*>(src_buf->data));
-      else
-        part.src_in.execute(strm, x_m, src_m);
+      src = src_buf->data;
+      if (part.src_nxc) {
+        to_channels_last(x0, nb, s.C, s.w.in_size(), static_cast<float*>(src_buf->data));
+      } else {
+        memory from(part.src_plain, eng, const_cast<float*>(x0)), to(part.pd.src_desc(), eng, src_buf->data);
+        part.src_in.execute(strm, from, to);
+        strm.wait();
+      }
     }
+    void* dst = y0;
     if (part.reorder_dst) {
       auto buf = HostAllocator::host().allocate(part.pd.dst_desc().get_size());
       if (!buf.ok()) return false;
       dst_buf = std::move(*buf);
-      dst_m = memory(part.pd.dst_desc(), eng, dst_buf->data);
+      dst = dst_buf->data;
     }
-    strm.wait();  // the input's reorder, if any: the convolution runs on this thread's own stream
-    part.prim.execute({{DNNL_ARG_SRC, src_m.get_data_handle()},
+    part.prim.execute({{DNNL_ARG_SRC, src},
                        {DNNL_ARG_WEIGHTS, (*part.weights)->data},
-                       {DNNL_ARG_DST, dst_m.get_data_handle()},
+                       {DNNL_ARG_DST, dst},
                        {DNNL_ARG_SCRATCHPAD, (*scratch)->data},
                        {DNNL_ARG_BIAS, b ? b + m0 : nullptr}});
-    float* y0 = y + (n0 * s.M + m0) * osz;
-    const float* z0 = z ? z + (n0 * s.M + m0) * osz : nullptr;
     // Not oneDNN's eltwise post-op: its clip and relu turn a NaN into a
     // bound. Nor its sum post-op: the residual is added as the Add node
     // did, after the bias.
     if (part.dst_nxc) {
-      strm.wait();
       to_planar(static_cast<float*>(dst_buf->data), nb, mc, osz, y0, z0, s.M * osz, act);
       return true;
     }
-    if (part.reorder_dst) part.dst_out.execute(strm, dst_m, y_m);
-    strm.wait();
+    if (part.reorder_dst) {
+      memory from(part.pd.dst_desc(), eng, dst), to(part.dst_plain, eng, y0);
+      part.dst_out.execute(strm, from, to);
+      strm.wait();
+    }
     for (int64_t n = 0; n < nb; ++n) act.apply(y0 + n * s.M * osz, z0 ? z0 + n * s.M * osz : nullptr, mc * osz);
     return true;
   } catch (const dnnl::error&) {
