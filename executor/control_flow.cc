@@ -286,11 +286,14 @@ Status scan_finish_batch(RunLoop& loop, Frame& frame, NodeId n, ControlState& st
     auto& parts = st.scans[k];
     if (k < a.out_dirs.size() && a.out_dirs[k] == 1) std::reverse(parts.begin(), parts.end());
     int64_t axis = k < a.out_axes.size() ? a.out_axes[k] : 0;
-    int64_t item_rank = parts.empty() ? 0 : static_cast<int64_t>(parts[0].rank());
+    // No iterations (a scan axis of 0): the body's declared output shape,
+    // as for a Loop of no trips, so that [0, D] is not reported as [0].
+    const Dims empty_item = parts.empty() ? declared_dims(body, a.num_state + k) : Dims{};
+    const int64_t item_rank = static_cast<int64_t>(parts.empty() ? empty_item.size() : parts[0].rank());
     if (axis < 0) axis += item_rank + 1;
     if (axis < 0 || axis > item_rank)
       return InvalidArgument(node.describe(), ": scan output axis ", axis, " out of range");
-    ASSIGN_OR_RETURN(Tensor t, stack_on_host(loop, parts, axis, declared_elem(body, a.num_state + k), Dims{}));
+    ASSIGN_OR_RETURN(Tensor t, stack_on_host(loop, parts, axis, declared_elem(body, a.num_state + k), empty_item));
     st.batch_outputs[a.num_state + k].push_back(RuntimeValue(std::move(t)));
   }
   if (++st.batch < st.num_batches) return scan_begin_batch(loop, frame, n, st);

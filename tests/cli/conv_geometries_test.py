@@ -8,7 +8,10 @@ the loader fuses into it, and maybe a second Conv, so that the pair runs
 channels-last (NhwcConv) rather than as written. What oneDNN's post-ops got
 wrong on windows of pads only, silently or with a crash, showed here first.
 
-  conv_geometries_test.py SWITCHYARD [--cases N] [--seed S]
+  conv_geometries_test.py SWITCHYARD [--cases N] [--seed S] [--run-args ARGS]
+
+--run-args adds to each `switchyard run`, e.g. "--devices cuda:0,cpu --policy
+gpu" with tests/sy_emulated_switchyard for the CUDA kernels without a GPU.
 
 Exits 77 (ctest's skip) when onnx, onnxruntime or numpy is missing.
 """
@@ -83,6 +86,7 @@ def main():
     ap.add_argument("switchyard")
     ap.add_argument("--cases", type=int, default=300)
     ap.add_argument("--seed", type=int, default=20261129)
+    ap.add_argument("--run-args", default="", help="more arguments for each `switchyard run`")
     args = ap.parse_args()
     try:
         import numpy as np
@@ -102,7 +106,7 @@ def main():
             ran += 1
             path = os.path.join(tmp, "m.onnx")
             onnx.save(model, path)
-            cmd = [args.switchyard, "run", path, "-o", os.path.join(tmp, "out"), "-q"]
+            cmd = [args.switchyard, "run", path, "-o", os.path.join(tmp, "out"), "-q"] + args.run_args.split()
             for name, value in feeds.items():
                 np.save(os.path.join(tmp, name + ".npy"), value)
                 cmd += ["-i", f"{name}={os.path.join(tmp, name + '.npy')}"]

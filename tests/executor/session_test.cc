@@ -114,6 +114,38 @@ TEST(Session, Loop_ZeroTrips_ReturnsInitialValueAndEmptyScan) {
   EXPECT_EQ(r->outputs[1].tensor().numel(), 0);
 }
 
+// Scan over xs [T, 3] with T = 0: no iteration runs, so the scan outputs
+// take the body's declared item shape [3] (along output axis 0, and 1),
+// not [0]; the state comes back as given.
+TEST(Session, Scan_NoIterations_ScanOutputsKeepTheBodysItemShape) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("s0", kF, {3}).input("xs", kF, {0, 3}).output("s", kF, {3}).output("ys", kF, {0, 3}).output("zs", kF, {3, 0});
+  auto* scan = g.node("Scan", {"s0", "xs"}, {"s", "ys", "zs"});
+  auto* a = scan->add_attribute();
+  a->set_name("num_scan_inputs");
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(1);
+  auto* axes = scan->add_attribute();
+  axes->set_name("scan_output_axes");
+  axes->set_type(onnx::AttributeProto::INTS);
+  axes->add_ints(0);
+  axes->add_ints(1);
+  auto body = GraphBuilder::subgraph(scan, "body", "body");
+  body.input("st", kF, {3}).input("x", kF, {3});
+  body.node("Add", {"st", "x"}, {"st_out"});
+  body.node("Mul", {"st", "x"}, {"y"});
+  body.node("Identity", {"y"}, {"z"});
+  body.output("st_out", kF, {3}).output("y", kF, {3}).output("z", kF, {3});
+  auto s = session_for(m);
+  auto r = s->run({{"s0", RuntimeValue(floats({3}, 4.0f))}, {"xs", RuntimeValue(floats({0, 3}, 0))}});
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(r->outputs[0].tensor().dims(), Dims({3}));
+  EXPECT_FLOAT_EQ(r->outputs[0].tensor().data<float>()[2], 4.0f);
+  EXPECT_EQ(r->outputs[1].tensor().dims(), Dims({0, 3}));
+  EXPECT_EQ(r->outputs[2].tensor().dims(), Dims({3, 0}));
+}
+
 // Scan over x [n, 0], each iteration an empty row copied out. An empty input
 // can claim any number of iterations, and every iteration's scan output is
 // kept until the last, so a claim of 2^40 fails before the first iteration

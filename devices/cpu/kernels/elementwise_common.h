@@ -292,25 +292,31 @@ constexpr uint32_t kQuantInputTypes = kFloatTypes | type_bit(DataType::kInt32);
 
 struct QuantAttrs {
   int64_t axis = 1;
+  int64_t block_size = 0;         // opset 21: > 0 for blocked quantization along `axis`
   int64_t output_dtype = 0;       // opset 21 (Quantize) and 23 (Dequantize); 0: the default type
   bool precision_double = false;  // Quantize's opset 23 precision: divide in double
 };
 // Unimplemented for a precision that is not a floating-point type.
 StatusOr<QuantAttrs> quant_attrs(const Node& node);
 
-// Element i uses scale and zero point (i / inner) % count: per tensor
-// (count 1) or per axis (a 1-D scale along the axis).
+// Which scale and zero point element i uses. Per tensor: count 1, block 0.
+// Per axis (a 1-D scale along the axis): (i / inner) % count. Blocked
+// (opset 21's block_size, block > 0): the scale has x's shape with the
+// axis cut into blocks of `block` elements (the last may be short), so
+// element i with outer index o, axis index j and inner index t uses
+// (o * count + j / block) * inner + t, count being the blocks per axis.
 struct QuantParams {
   int64_t count = 1;
   int64_t inner = 1;
+  int64_t block = 0;
+  int64_t axis_len = 1;
 };
 // What a checked QuantizeLinear or DequantizeLinear node produces.
 struct QuantPlan {
   DataType out_type = DataType::kUndefined;
   QuantParams params;
 };
-// Checks inputs 0 to 2 (x, scale, optional zero point) and the attributes;
-// Unimplemented for blocked quantization.
+// Checks inputs 0 to 2 (x, scale, optional zero point) and the attributes.
 StatusOr<QuantPlan> plan_quantize(const KernelContext& ctx, const QuantAttrs& a);
 StatusOr<QuantPlan> plan_dequantize(const KernelContext& ctx, const QuantAttrs& a);
 

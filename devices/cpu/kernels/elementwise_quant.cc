@@ -1,8 +1,8 @@
 // CPU elementwise kernels, part 4: QuantizeLinear, DequantizeLinear,
 // DynamicQuantizeLinear and Dropout.
 //
-// Quantization supports per-tensor and per-axis (1-D scale along `axis`)
-// parameters; blocked quantization (opset 21) is not implemented.
+// Quantization parameters are per tensor, per axis (a 1-D scale along
+// `axis`) or, from opset 21, per block along `axis` (block_size).
 //
 // Thread-safety: compute() is const. Dropout's training-mode RNG state is
 // local to each compute() call.
@@ -24,24 +24,40 @@ namespace {
 constexpr uint32_t kScaleTypes = kFloatTypes;
 
 StatusOr<QuantParams> quant_params(const KernelContext& ctx, const Tensor& x, const Tensor& scale, const Tensor* zp,
-                                   int64_t axis) {
+                                   const QuantAttrs& a) {
+  const Node& node = ctx.node();
   QuantParams p;
   if (zp && zp->dims() != scale.dims())
-    return InvalidArgument(ctx.node().describe(), ": zero point shape ", zp->dims().to_string(),
-                           " differs from scale shape ", scale.dims().to_string());
-  if (scale.numel() == 1 && scale.rank() <= 1) return p;
-  if (scale.rank() != 1)
-    return Unimplemented(ctx.node().describe(), ": scale of shape ", scale.dims().to_string(),
-                         " (blocked quantization) is not supported");
+    return InvalidArgument(node.describe(), ": zero point shape ", zp->dims().to_string(), " differs from scale shape ",
+                           scale.dims().to_string());
+  if (a.block_size == 0 && scale.numel() == 1 && scale.rank() <= 1) return p;
   const int64_t r = static_cast<int64_t>(x.rank());
-  if (axis < -r || axis >= r)
-    return InvalidArgument(ctx.node().describe(), ": axis ", axis, " out of range for rank ", r);
+  int64_t axis = a.axis;
+  if (axis < -r || axis >= r) return InvalidArgument(node.describe(), ": axis ", axis, " out of range for rank ", r);
   if (axis < 0) axis += r;
-  if (x.dim(static_cast<size_t>(axis)) != scale.numel())
-    return InvalidArgument(ctx.node().describe(), ": scale has ", scale.numel(), " elements but axis ", axis,
-                           " of input ", x.dims().to_string(), " has ", x.dim(static_cast<size_t>(axis)));
-  p.count = scale.numel();
+  const int64_t len = x.dim(static_cast<size_t>(axis));
   for (int64_t i = axis + 1; i < r; ++i) p.inner *= x.dim(static_cast<size_t>(i));
+  if (a.block_size == 0) {
+    if (scale.rank() != 1)
+      return InvalidArgument(node.describe(), ": scale of shape ", scale.dims().to_string(),
+                             " is neither a scalar nor 1-D, and block_size is not set");
+    if (len != scale.numel())
+      return InvalidArgument(node.describe(), ": scale has ", scale.numel(), " elements but axis ", axis, " of input ",
+                             x.dims().to_string(), " has ", len);
+    p.count = scale.numel();
+    return p;
+  }
+  // Blocked: the scale is x with the axis cut into ceil(len / block) blocks.
+  Dims want = x.dims();
+  want[static_cast<size_t>(axis)] = (len + a.block_size - 1) / a.block_size;
+  if (scale.dims() != want)
+    return InvalidArgument(node.describe(), ": with block_size ", a.block_size, " along axis ", axis, " of input ",
+                           x.dims().to_string(), " the scale must have shape ", want.to_string(), ", got ",
+                           scale.dims().to_string());
+  if (scale.numel() == 1) return QuantParams{};  // one block: per tensor
+  p.count = want[static_cast<size_t>(axis)];
+  p.block = a.block_size;
+  p.axis_len = len;
   return p;
 }
 
@@ -71,6 +87,8 @@ StatusOr<QuantAttrs> quant_attrs(const Node& node) {
   QuantAttrs a;
   a.axis = node.attr_int("axis", 1);
   a.output_dtype = node.attr_int("output_dtype", 0);
+  a.block_size = node.attr_int("block_size", 0);
+  if (a.block_size < 0) return InvalidArgument(node.describe(), ": block_size ", a.block_size, " is negative");
   // Opset 23's precision of the division: float, or wider for double. The
   // arithmetic is float at the least, so the half types get it too.
   const int64_t precision = node.attr_int("precision", 0);
@@ -93,7 +111,7 @@ StatusOr<QuantPlan> plan_quantize(const KernelContext& ctx, const QuantAttrs& a)
     plan.out_type = wanted;
   }
   if (!dtype_in_mask(plan.out_type, kQuantTypes)) return unsupported_type(ctx, plan.out_type, kQuantTypes);
-  ASSIGN_OR_RETURN(plan.params, quant_params(ctx, *in.x, *in.scale, zp, a.axis));
+  ASSIGN_OR_RETURN(plan.params, quant_params(ctx, *in.x, *in.scale, zp, a));
   return plan;
 }
 
@@ -105,7 +123,7 @@ StatusOr<QuantPlan> plan_dequantize(const KernelContext& ctx, const QuantAttrs& 
   QuantPlan plan;
   plan.out_type = a.output_dtype != 0 ? static_cast<DataType>(a.output_dtype) : in.scale->dtype();
   if (!dtype_in_mask(plan.out_type, kScaleTypes)) return unsupported_type(ctx, plan.out_type, kScaleTypes);
-  ASSIGN_OR_RETURN(plan.params, quant_params(ctx, *in.x, *in.scale, in.zp, a.axis));
+  ASSIGN_OR_RETURN(plan.params, quant_params(ctx, *in.x, *in.scale, in.zp, a));
   return plan;
 }
 
@@ -133,17 +151,28 @@ StatusOr<DropoutMode> dropout_mode(const KernelContext& ctx, float ratio_attr) {
 
 namespace {
 
-inline int64_t param_index(const QuantParams& p, int64_t i) { return p.count == 1 ? 0 : (i / p.inner) % p.count; }
+inline int64_t param_index(const QuantParams& p, int64_t i) {
+  if (p.block == 0) return p.count == 1 ? 0 : (i / p.inner) % p.count;
+  const int64_t j = (i / p.inner) % p.axis_len, outer = i / (p.inner * p.axis_len);
+  return (outer * p.count + j / p.block) * p.inner + i % p.inner;
+}
 
 // f(begin, end, k) over [0, n) in parallel, cut into runs of elements that
 // share scale and zero point k: the whole range per tensor, `inner`
-// elements per axis. Per element, the index's division and a libm
+// elements per axis, the rest of a block when blocked along the innermost
+// axis, else single elements. Per element, the index's division and a libm
 // nearbyint call made QuantizeLinear 24x ONNX Runtime's time.
 template <typename F>
 void for_param_runs(const QuantParams& p, int64_t n, const F& f) {
   parallel_ranges(n, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e;) {
-      const int64_t end = p.count == 1 ? e : std::min(e, (i / p.inner + 1) * p.inner);
+      int64_t end = e;
+      if (p.block > 0) {
+        const int64_t j = i % p.axis_len;
+        end = p.inner > 1 ? i + 1 : std::min(e, i + std::min(p.axis_len, (j / p.block + 1) * p.block) - j);
+      } else if (p.count > 1) {
+        end = std::min(e, (i / p.inner + 1) * p.inner);
+      }
       f(i, end, param_index(p, i));
       i = end;
     }

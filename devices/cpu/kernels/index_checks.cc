@@ -121,8 +121,7 @@ StatusOr<OneHotShape> check_one_hot(const Tensor& ind, const Tensor& depth_t, co
   RETURN_IF_ERROR(check_host(depth_t, "OneHot depth"));
   if (!is_numeric(ind.dtype())) return InvalidArgument("OneHot: indices must be numeric");
   OneHotShape s;
-  s.depth_value = depth_t.double_at(0);
-  const double dd = s.depth_value;
+  const double dd = depth_t.double_at(0);
   if (!std::isfinite(dd) || dd < 1 || dd > 9.0e18) return InvalidArgument("OneHot: invalid depth ", dd);
   s.depth = static_cast<int64_t>(dd);
   const int64_t r = static_cast<int64_t>(ind.rank());

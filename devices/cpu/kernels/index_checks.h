@@ -58,11 +58,11 @@ struct GatherNDShape {
 StatusOr<GatherNDShape> check_gather_nd(const Tensor& x, const Tensor& ind, int64_t batch_dims);
 
 // OneHot: the output is [outer, depth, inner] with depth inserted at `axis`.
-// depth_value keeps the depth as given (it may be fractional), since index
-// range checks compare against it.
+// A fractional depth or index counts as cast to int64 (the spec's words),
+// so an index v hits iff trunc(v) is in [-depth, depth - 1]: iff
+// -depth - 1 < v < depth, which also keeps the cast defined.
 struct OneHotShape {
   int64_t depth = 0;
-  double depth_value = 0;
   int64_t axis = 0;
   Dims out_dims;
   int64_t outer = 1;

@@ -110,6 +110,8 @@ class GemmKernel final : public Kernel {
                    b.data<float>(), b.dim(1), beta, Y, N);
     }
     bool ok = false;
+    auto integral = [](float v) { return v == std::trunc(v) && std::fabs(v) <= 1e9f; };
+    const bool int_alpha = integral(alpha_), int_beta = integral(beta_);
     auto run = [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_same_v<T, bool>) {
@@ -127,8 +129,19 @@ class GemmKernel final : public Kernel {
               const Acc bv = static_cast<Acc>(trans_b_ ? B[j * ldb + k] : B[k * ldb + j]);
               acc = wrap_add(acc, wrap_mul(av, bv));
             }
+            const Acc cv = c ? static_cast<Acc>(c->data<T>()[i * cs_m + j * cs_n]) : Acc{};
+            if constexpr (std::is_integral_v<Acc>) {
+              // Integer alpha and beta (1 and 1, mostly) keep the sum
+              // exact: through double, int64 lost the bits past 2^53.
+              if (int_alpha && int_beta) {
+                Acc v = wrap_mul(acc, static_cast<Acc>(static_cast<int64_t>(alpha_)));
+                if (c) v = wrap_add(v, wrap_mul(cv, static_cast<Acc>(static_cast<int64_t>(beta_))));
+                Y[i * N + j] = static_cast<T>(v);
+                continue;
+              }
+            }
             double v = static_cast<double>(alpha_) * static_cast<double>(acc);
-            if (c) v += static_cast<double>(beta_) * static_cast<double>(static_cast<Acc>(c->data<T>()[i * cs_m + j * cs_n]));
+            if (c) v += static_cast<double>(beta_) * static_cast<double>(cv);
             Y[i * N + j] = static_cast<T>(static_cast<Acc>(v));
           }
         ok = true;

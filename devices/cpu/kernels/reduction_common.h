@@ -214,6 +214,10 @@ struct ReduceAttrs {
   bool keepdims = true;
   bool noop_with_empty_axes = false;
   bool axes_from_input = false;
+  // ReduceL1, L2, LogSum and SumSquare: |x|, x*x or log(x) comes before or
+  // after the sum, and still applies when noop_with_empty_axes leaves
+  // nothing to sum (the spec says so: ReduceLogSum then gives log(x)).
+  bool elementwise_step = false;
   std::vector<int64_t> axes;  // attribute axes (older opsets)
 
   static ReduceAttrs parse(const Node& node) {
@@ -221,13 +225,16 @@ struct ReduceAttrs {
     a.keepdims = node.attr_int("keepdims", 1) != 0;
     a.noop_with_empty_axes = node.attr_int("noop_with_empty_axes", 0) != 0;
     a.axes_from_input = node.opset >= reduce_axes_input_since(node.op_type);
+    const std::string& op = node.op_type;
+    a.elementwise_step = op == "ReduceL1" || op == "ReduceL2" || op == "ReduceLogSum" || op == "ReduceSumSquare";
     if (!a.axes_from_input) a.axes = node.attr_ints("axes");
     return a;
   }
 };
 
 // What a Reduce* node does to its input. `identity`: empty axes with
-// noop_with_empty_axes, so the output is the input unchanged.
+// noop_with_empty_axes, so the output is the input unchanged. An op with an
+// elementwise step gets no axes reduced instead, so that the step applies.
 struct ReduceShape {
   bool identity = false;
   std::vector<bool> reduced;  // per input dimension
@@ -250,7 +257,8 @@ inline StatusOr<ReduceShape> resolve_reduce_shape(const KernelContext& ctx, cons
   }
   ReduceShape s;
   if (axes.empty() && attrs.noop_with_empty_axes) {
-    s.identity = true;
+    s.identity = !attrs.elementwise_step;
+    s.reduced.assign(static_cast<size_t>(rank), false);
     s.out_dims = x.dims();
     return s;
   }

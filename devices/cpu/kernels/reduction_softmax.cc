@@ -51,8 +51,10 @@ void softmax_row(bool log, const T* x, T* y, int64_t d) {
     s = lane_sum<T>(d, [&](int64_t k) { return y[k]; });
   }
   if (log) {
-    const T shift = std::log(s) + m;
-    for (int64_t k = 0; k < d; ++k) y[k] = x[k] - shift;
+    // (x - m) - log(s), not x - (m + log(s)): with large x, m + log(s)
+    // rounds at x's magnitude, and outputs near 0 lost that much.
+    const T lse = std::log(s);
+    for (int64_t k = 0; k < d; ++k) y[k] = (x[k] - m) - lse;
   } else {
     const T r = T(1) / s;
     if constexpr (std::is_same_v<T, float>) {
@@ -120,9 +122,10 @@ void softmax_block(SoftmaxKind kind, const T* x, T* y, int64_t d, int64_t inner,
     for (int64_t k = 0; k < d; ++k)
       for (size_t i = 0; i < n; ++i) sum[i] += y[k * inner + i];
     const bool log = kind == SoftmaxKind::kLogSoftmax;
-    for (size_t i = 0; i < n; ++i) sum[i] = log ? std::log(sum[i]) + mx[i] : C(1) / sum[i];
+    for (size_t i = 0; i < n; ++i) sum[i] = log ? std::log(sum[i]) : C(1) / sum[i];
     for (int64_t k = 0; k < d; ++k)
-      for (size_t i = 0; i < n; ++i) y[k * inner + i] = log ? x[k * inner + i] - sum[i] : y[k * inner + i] * sum[i];
+      for (size_t i = 0; i < n; ++i)
+        y[k * inner + i] = log ? (x[k * inner + i] - mx[i]) - sum[i] : y[k * inner + i] * sum[i];
     return;
   }
   // Half types: y cannot hold the exps at full precision, so they are
@@ -139,11 +142,11 @@ void softmax_block(SoftmaxKind kind, const T* x, T* y, int64_t d, int64_t inner,
       for (size_t i = 0; i < n; ++i) out[i] = store<T>(std::exp(C(load(row[i])) - mx[i]) * sum[i]);
     }
   } else {
-    for (size_t i = 0; i < n; ++i) sum[i] = std::log(sum[i]) + mx[i];
+    for (size_t i = 0; i < n; ++i) sum[i] = std::log(sum[i]);
     for (int64_t k = 0; k < d; ++k) {
       const T* row = x + k * inner;
       T* out = y + k * inner;
-      for (size_t i = 0; i < n; ++i) out[i] = store<T>(C(load(row[i])) - sum[i]);
+      for (size_t i = 0; i < n; ++i) out[i] = store<T>((C(load(row[i])) - mx[i]) - sum[i]);
     }
   }
 }

@@ -384,8 +384,8 @@ class OneHotKernel final : public Kernel {
     const Tensor& depth_t = ctx.input(1);
     const Tensor& values = ctx.input(2);
     ASSIGN_OR_RETURN(const OneHotShape s, check_one_hot(ind, depth_t, values, axis_));
-    const double dd = s.depth_value;
     const int64_t depth = s.depth, outer = s.outer, inner = s.inner;
+    const auto dd = static_cast<double>(depth);
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, values.dtype(), s.out_dims));
     ScalarValue off = scalar_from_tensor(values, 0), on = scalar_from_tensor(values, 1);
     DataType dt = values.dtype();
@@ -394,10 +394,9 @@ class OneHotKernel final : public Kernel {
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) {
         double v = ind.double_at(o * inner + i);
-        if (!(v >= -dd && v < dd)) continue;
-        int64_t idx = static_cast<int64_t>(v);
+        if (!(v > -dd - 1 && v < dd)) continue;  // NaN too
+        int64_t idx = static_cast<int64_t>(v);   // toward 0: -depth - 0.5 gives -depth
         if (idx < 0) idx += depth;
-        if (idx < 0 || idx >= depth) continue;
         copy_elements(dt, out->raw(), (o * depth + idx) * inner + i, on.ptr(dt), 0, 1);
       }
     return OkStatus();
@@ -443,14 +442,11 @@ class NonZeroKernel final : public Kernel {
       for (int64_t i = 0; i < n; ++i) nnz += is_nonzero(p[i]);
     });
     if (!ok) return InvalidArgument("NonZero: unsupported type ", dtype_name(x.dtype()));
-    // A scalar reports one coordinate row, like ONNX Runtime.
-    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, DataType::kInt64, Dims{std::max<int64_t>(r, 1), nnz}));
-    if (nnz == 0) return OkStatus();
+    // A scalar has no coordinates: [0, nnz], as the spec says (numpy and
+    // ONNX Runtime give one row of 0s instead).
+    ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, DataType::kInt64, Dims{r, nnz}));
+    if (nnz == 0 || r == 0) return OkStatus();
     int64_t* o = out->data<int64_t>();
-    if (r == 0) {
-      o[0] = 0;
-      return OkStatus();
-    }
     visit_values(x.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* p = x.data<T>();

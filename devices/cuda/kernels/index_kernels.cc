@@ -292,7 +292,6 @@ class OneHotKernel final : public Kernel {
     m.outer = s.outer;
     m.inner = s.inner;
     m.depth = s.depth;
-    m.depth_value = s.depth_value;
     CUDA_RETURN_IF_ERROR(launch_one_hot(out->raw(), values.raw(), static_cast<int>(es), ind.raw(),
                                         static_cast<int>(ind.dtype()), m, l.stream));
     return OkStatus();

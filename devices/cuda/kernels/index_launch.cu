@@ -313,7 +313,7 @@ __global__ void one_hot_kernel(V* __restrict__ out, const V* __restrict__ values
     // first, so the cast to int64 below is always defined.
     const double v = index_as_double(ind[o * m.inner + in]);
     bool hit = false;
-    if (v >= -m.depth_value && v < m.depth_value) {
+    if (v > -static_cast<double>(m.depth) - 1 && v < static_cast<double>(m.depth)) {
       int64_t idx = static_cast<int64_t>(v);
       if (idx < 0) idx += m.depth;
       hit = idx == d;

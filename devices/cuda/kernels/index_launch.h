@@ -109,7 +109,6 @@ struct OneHotMeta {
   int64_t outer = 0;
   int64_t depth = 0;
   int64_t inner = 0;
-  double depth_value = 0;  // depth as given (may be fractional)
 };
 cudaError_t launch_one_hot(void* out, const void* values, int unit, const void* indices, int index_dtype,
                            const OneHotMeta& m, cudaStream_t stream);

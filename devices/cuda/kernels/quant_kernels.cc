@@ -27,7 +27,9 @@ static_assert(kQuantIntTypes == elementwise::kQuantTypes && kQuantInputFloats ==
 
 int code(DataType t) { return static_cast<int>(t); }
 
-QuantAxis axis_of(const QuantPlan& p) { return QuantAxis{p.params.count, p.params.inner}; }
+QuantAxis axis_of(const QuantPlan& p) {
+  return QuantAxis{p.params.count, p.params.inner, p.params.block, p.params.axis_len};
+}
 
 const void* zero_point(const KernelContext& ctx) { return ctx.has_input(2) ? ctx.input(2).raw() : nullptr; }
 

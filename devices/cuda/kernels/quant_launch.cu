@@ -19,7 +19,9 @@ namespace {
 using namespace ew;
 
 __device__ __forceinline__ int64_t param_index(const QuantAxis& a, int64_t i) {
-  return a.count == 1 ? 0 : (i / a.inner) % a.count;
+  if (a.block == 0) return a.count == 1 ? 0 : (i / a.inner) % a.count;
+  const int64_t j = (i / a.inner) % a.axis_len, outer = i / (a.inner * a.axis_len);
+  return (outer * a.count + j / a.block) * a.inner + i % a.inner;
 }
 
 // The CPU's quantize_run: std::min/std::max semantics, then the

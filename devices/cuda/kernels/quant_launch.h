@@ -17,11 +17,14 @@ constexpr uint32_t kQuantIntTypes = ew_bit(ew_type::kUInt8) | ew_bit(ew_type::kI
                                     ew_bit(ew_type::kInt16) | ew_bit(ew_type::kInt32);
 constexpr uint32_t kQuantInputFloats = kEwFloats | ew_bit(ew_type::kInt32);
 
-// Element i uses scale and zero point (i / inner) % count: per tensor
-// (count 1) or along one axis.
+// Which scale and zero point element i uses, as the CPU's QuantParams
+// (elementwise_common.h): per tensor (count 1), per axis ((i / inner) %
+// count), or per block of `block` along an axis of axis_len (count blocks).
 struct QuantAxis {
   int64_t count = 1;
   int64_t inner = 1;
+  int64_t block = 0;
+  int64_t axis_len = 1;
 };
 
 // y = saturate(rint(x / scale) + zero) with NaN giving 0, computed in

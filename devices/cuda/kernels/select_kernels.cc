@@ -63,7 +63,8 @@ class NonZeroKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     if (!x.defined()) return InvalidArgument("NonZero: input is missing");
     RETURN_IF_ERROR(check_type("NonZero", x.dtype()));
-    // A scalar reports one coordinate row, like the CPU kernel.
+    // A scalar is counted as a [1] tensor, and its output has no rows (the
+    // CPU kernel's [0, nnz]).
     const int64_t rows = std::max<int64_t>(static_cast<int64_t>(x.rank()), 1);
     if (x.numel() == 0) return ctx.allocate_output(0, DataType::kInt64, Dims{rows, 0}).status();
     if (rows > kNonZeroMaxRank) return Unimplemented("CUDA NonZero: rank ", rows, " > ", kNonZeroMaxRank);
@@ -84,6 +85,7 @@ class NonZeroKernel final : public Kernel {
     }
     ASSIGN_OR_RETURN(const int64_t nnz, carried_size(ctx, 2, 0, m.n, "NonZero"));
     const std::vector<Tensor>& carried = ctx.carried();
+    if (x.rank() == 0) return ctx.allocate_output(0, DataType::kInt64, Dims{0, nnz}).status();
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kInt64, Dims{rows, nnz}));
     CUDA_RETURN_IF_ERROR(
         launch_nonzero_write(m, x.raw(), carried[0].data<int64_t>(), nnz, y->data<int64_t>(), l.stream));

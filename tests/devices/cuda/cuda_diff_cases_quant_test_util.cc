@@ -52,6 +52,16 @@ void add_quant_cases(std::vector<DiffCase>& cs) {
                  {attr_int("precision", 11)}),
             23));
 
+  // Opset 21's blocks: along the innermost axis with a short last block,
+  // and along an outer axis.
+  cs.push_back(opset(make("QuantizeLinear_f32_i8_blocked_last_axis", "QuantizeLinear",
+                          {f32({6, 70}, -20, 20), f32({6, 3}, 0.05, 0.3), in(kI8, {6, 3}, -10, 10)},
+                          {attr_int("axis", -1), attr_int("block_size", 32)}),
+                     21));
+  cs.push_back(opset(make("DequantizeLinear_u8_blocked_axis0", "DequantizeLinear",
+                          {in(kU8, {9, 5, 4}, 0, 255), f32({3, 5, 4}, 0.01, 0.5), in(kU8, {3, 5, 4}, 0, 255)},
+                          {attr_int("axis", 0), attr_int("block_size", 4)}),
+                     21));
   cs.push_back(
       make("DequantizeLinear_u8", "DequantizeLinear",
            {in(kU8, {1000, 37}, 0, 255), values(DataType::kFloat, {0.02}, Dims{}), values(kU8, {128}, Dims{})}));

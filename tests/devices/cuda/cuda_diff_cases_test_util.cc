@@ -233,6 +233,10 @@ void add_reductions(std::vector<DiffCase>& cs) {
   cs.push_back(tol(make("ReduceSum_axes02_i64", "ReduceSum", {i64({40, 50, 60}, -1e6, 1e6), ints({0, 2})},
                         {attr_int("keepdims", 0)}), 0, 0));
   cs.push_back(make("ReduceSum_noop", "ReduceSum", {f32({33, 44}), omitted()}, {attr_int("noop_with_empty_axes", 1)}));
+  // A composite reduction's elementwise step applies with nothing reduced.
+  for (const char* op : {"ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum"})
+    cs.push_back(opset(
+        make(std::string(op) + "_noop", op, {f32({33, 44}), omitted()}, {attr_int("noop_with_empty_axes", 1)}), 18));
   cs.push_back(tol(make("ReduceMean_last", "ReduceMean", {f32({300, 777})}, {attr_ints("axes", {-1})}), 1e-4, 1e-5));
   cs.push_back(make("ReduceMax_i64_axis0", "ReduceMax", {i64({5000, 13}, -1e12, 1e12)}, {attr_ints("axes", {0})}));
   cs.push_back(make("ReduceMin_f64", "ReduceMin", {f64({33, 44, 55})},

@@ -149,6 +149,55 @@ TEST(Elementwise, Dropout_TrainingScalesKeptValues) {
   EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
 }
 
+// Opset 21's blocked parameters: the scale is x's shape with the axis cut
+// into blocks (the last one short), along the innermost axis and an outer one.
+TEST(Elementwise, QuantizeDequantize_Blocked) {
+  // x [2, 5] blocked by 2 along axis 1: scale [2, 3].
+  const std::vector<float> x = {2, 4, 6, 8, 10, -2, -4, -6, -8, -10};
+  auto q = run_kernel(
+      "QuantizeLinear",
+      {T(F<float>({2, 5}, x)), T(F<float>({2, 3}, {1, 2, 0.5f, 2, 1, 4})), T(F<int8_t>({2, 3}, {0, 1, 2, -1, 0, 3}))},
+      1, {attr_int("axis", 1), attr_int("block_size", 2)}, 21);
+  ASSERT_TRUE(q.status.ok()) << q.status.to_string();
+  EXPECT_EQ(out<int8_t>(q), (std::vector<int8_t>{2, 4, 4, 5, 22, -2, -3, -6, -8, 1}));
+  auto d = run_kernel("DequantizeLinear",
+                      {T(F<int8_t>({2, 5}, {2, 4, 4, 5, 22, -2, -3, -6, -8, 1})),
+                       T(F<float>({2, 3}, {1, 2, 0.5f, 2, 1, 4})), T(F<int8_t>({2, 3}, {0, 1, 2, -1, 0, 3}))},
+                      1, {attr_int("axis", 1), attr_int("block_size", 2)}, 21);
+  ASSERT_TRUE(d.status.ok()) << d.status.to_string();
+  // The last element's -2.5 rounded to -2 on the way in.
+  EXPECT_EQ(out<float>(d), (std::vector<float>{2, 4, 6, 8, 10, -2, -4, -6, -8, -8}));
+  // x [3, 2] blocked by 2 along axis 0: scale [2, 2]; rows 0 and 1 share
+  // scale row 0, row 2 has scale row 1.
+  auto outer = run_kernel("DequantizeLinear",
+                          {T(F<uint8_t>({3, 2}, {10, 20, 30, 40, 50, 60})), T(F<float>({2, 2}, {1, 10, 100, 1000}))}, 1,
+                          {attr_int("axis", 0), attr_int("block_size", 2)}, 21);
+  ASSERT_TRUE(outer.status.ok()) << outer.status.to_string();
+  EXPECT_EQ(out<float>(outer), (std::vector<float>{10, 200, 30, 400, 5000, 60000}));
+  // An axis shorter than the block: one block per axis, but a scale per
+  // row still (not per tensor).
+  auto short_axis = run_kernel("QuantizeLinear", {T(F<float>({2, 1}, {8, 8})), T(F<float>({2, 1}, {2, 4}))}, 1,
+                               {attr_int("axis", 1), attr_int("block_size", 4)}, 21);
+  ASSERT_TRUE(short_axis.status.ok()) << short_axis.status.to_string();
+  EXPECT_EQ(out<uint8_t>(short_axis), (std::vector<uint8_t>{4, 2}));
+  // A 1-D x with block_size: the scale holds ceil(5 / 3) = 2 blocks.
+  auto one_d = run_kernel("QuantizeLinear", {T(F<float>({5}, {3, 6, 9, 12, 15})), T(F<float>({2}, {3, 0.5f}))}, 1,
+                          {attr_int("axis", 0), attr_int("block_size", 3)}, 21);
+  ASSERT_TRUE(one_d.status.ok()) << one_d.status.to_string();
+  EXPECT_EQ(out<uint8_t>(one_d), (std::vector<uint8_t>{1, 2, 3, 24, 30}));
+  // The scale's shape must match the blocks exactly.
+  for (const Dims& bad : {Dims{2, 2}, Dims{2, 5}, Dims{3}, Dims{1, 2, 3}}) {
+    auto r =
+        run_kernel("QuantizeLinear",
+                   {T(F<float>({2, 5}, x)), T(F<float>(bad, std::vector<float>(static_cast<size_t>(bad.numel()), 1)))},
+                   1, {attr_int("axis", 1), attr_int("block_size", 2)}, 21);
+    EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument) << bad.to_string();
+  }
+  auto negative =
+      run_kernel("QuantizeLinear", {T(F<float>({2, 5}, x)), T(F<float>({}, {1}))}, 1, {attr_int("block_size", -1)}, 21);
+  EXPECT_EQ(negative.status.code(), StatusCode::kInvalidArgument);
+}
+
 // Per-axis parameters over runs that the parallel split cuts in the middle
 // ([2, 5, 20011] on axis 1: runs of 20011 elements against ranges of 16K
 // and more), in both directions, with int8 zero points and saturation.

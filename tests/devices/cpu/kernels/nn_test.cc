@@ -180,6 +180,21 @@ TEST(Nn, Gemm_TransposeAlphaBetaBroadcastC) {
   EXPECT_DOUBLE_EQ(d.outputs[0].tensor().data<double>()[0], 16.0);
 }
 
+// int64 past 2^53 stays exact with integer alpha and beta (a double sum
+// gave ...992 for 2^53 + 1); a fractional alpha still goes through double.
+TEST(Nn, Gemm_Int64_IntegerAlphaBetaAreExact) {
+  const int64_t big = (int64_t{1} << 53) + 1;
+  auto r = run_kernel(
+      "Gemm", {make_tensor<int64_t>({1, 1}, {1}), make_tensor<int64_t>({1, 1}, {big}), make_tensor<int64_t>({1}, {2})},
+      1, {attr_float("beta", 3.f)});
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(to_vector<int64_t>(r.outputs[0].tensor()), (std::vector<int64_t>{big + 6}));
+  auto half = run_kernel("Gemm", {make_tensor<int32_t>({1, 2}, {3, 4}), make_tensor<int32_t>({2, 1}, {5, -7})}, 1,
+                         {attr_float("alpha", 0.5f)});
+  ASSERT_TRUE(half.status.ok()) << half.status.to_string();
+  EXPECT_EQ(to_vector<int32_t>(half.outputs[0].tensor()), (std::vector<int32_t>{-6}));  // 0.5 * -13 toward 0
+}
+
 TEST(Nn, Gemm_BadCIsError) {
   auto r = run_kernel("Gemm", {make_tensor<float>({2, 2}, std::vector<float>(4)), make_tensor<float>({2, 2}, std::vector<float>(4)),
                                make_tensor<float>({3}, std::vector<float>(3))},

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/devices/kernel_test_util.h"
@@ -61,6 +62,38 @@ TEST(Reduce, Sum_EmptyAxesNoop) {
   ASSERT_TRUE(r.status.ok()) << r.status.to_string();
   EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{2, 3, 4}));
   expect_near(to_vector<float>(r.outputs[0].tensor()), iota_f(24));
+}
+
+// With nothing to reduce, a composite reduction still applies its
+// elementwise step (opset 18's text): L1 and L2 give |x|, SumSquare x*x,
+// LogSum log(x); LogSumExp gives x back. They used to return x for all.
+TEST(Reduce, CompositeReductions_EmptyAxesNoop_KeepTheirElementwiseStep) {
+  const std::vector<float> x = {-1.5f, 2, -3, 0.5f, -0.25f, 4};
+  const std::vector<std::pair<std::string, std::vector<float>>> want = {
+      {"ReduceL1", {1.5f, 2, 3, 0.5f, 0.25f, 4}},
+      {"ReduceL2", {1.5f, 2, 3, 0.5f, 0.25f, 4}},
+      {"ReduceSumSquare", {2.25f, 4, 9, 0.25f, 0.0625f, 16}},
+      {"ReduceLogSum", {NAN, std::log(2.f), NAN, std::log(0.5f), NAN, std::log(4.f)}},
+      {"ReduceLogSumExp", x},
+  };
+  for (const auto& [op, values] : want) {
+    SCOPED_TRACE(op);
+    for (bool axes_given : {false, true}) {
+      std::vector<RuntimeValue> in = {RuntimeValue(make_tensor<float>({2, 3}, x))};
+      if (axes_given) in.push_back(RuntimeValue(make_tensor<int64_t>({0}, {})));
+      auto r = run_kernel(op, in, 1, {attr_int("noop_with_empty_axes", 1)}, 18);
+      ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+      EXPECT_EQ(r.outputs[0].tensor().dims(), (Dims{2, 3}));
+      const std::vector<float> got = to_vector<float>(r.outputs[0].tensor());
+      ASSERT_EQ(got.size(), values.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        if (std::isnan(values[i]))
+          EXPECT_TRUE(std::isnan(got[i])) << i;
+        else
+          EXPECT_NEAR(got[i], values[i], 1e-6) << i;
+      }
+    }
+  }
 }
 
 TEST(Reduce, Sum_AttributeAxesBeforeOpset13) {
@@ -515,6 +548,30 @@ TEST(ReduceSoftmax, LogSoftmaxAxis0) {
   ASSERT_TRUE(r.status.ok());
   expect_near(to_vector<float>(r.outputs[0].tensor()),
               {-3.0485873f, -3.0485873f, -3.0485873f, -0.0485873f, -0.0485873f, -0.0485873f});
+}
+
+// Large inputs: x - max is exact, so the outputs near 0 are as accurate
+// as the log of the sum. Subtracting max + log(sum) in one step rounded at
+// x's magnitude (3e-5 at 1000), as the sweep against ONNX Runtime showed.
+TEST(ReduceSoftmax, LogSoftmax_LargeInputs_OutputsNearZeroStayAccurate) {
+  const std::vector<double> row = {1000, 999.5, 999.25, 1000.125};
+  double sum = 0;
+  for (double v : row) sum += std::exp(v - 1000.125);
+  std::vector<float> want;
+  for (double v : row) want.push_back(static_cast<float>((v - 1000.125) - std::log(sum)));
+  // Along the last axis (the row path) and along axis 0 of [4, 2] (the
+  // block path).
+  const std::vector<float> x(row.begin(), row.end());
+  auto r = run_kernel("LogSoftmax", {make_tensor<float>({1, 4}, x)}, 1, {}, 13);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  std::vector<float> got = to_vector<float>(r.outputs[0].tensor());
+  for (size_t k = 0; k < 4; ++k) EXPECT_NEAR(got[k], want[k], 2e-6) << k;
+  std::vector<float> columns;
+  for (float v : x) columns.insert(columns.end(), {v, v});
+  r = run_kernel("LogSoftmax", {make_tensor<float>({4, 2}, columns)}, 1, {attr_int("axis", 0)}, 13);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  got = to_vector<float>(r.outputs[0].tensor());
+  for (size_t k = 0; k < 8; ++k) EXPECT_NEAR(got[k], want[k / 2], 2e-6) << k;
 }
 
 TEST(ReduceSoftmax, Opset11NegativeAxis_CountsFromTheLastAxis) {

@@ -212,17 +212,16 @@ TEST(TensorOps, NonZero_Coordinates) {
 // does not), against a walk of the flat index.
 TEST(TensorOps, NonZero_EveryRank_MatchesFlatWalk) {
   std::mt19937 rng(6);
-  const std::vector<Dims> shapes = {{}, {7}, {3, 1, 5}, {2, 3, 4}, {1, 4, 1, 33}, {2, 0, 3}};
+  const std::vector<Dims> shapes = {{7}, {3, 1, 5}, {2, 3, 4}, {1, 4, 1, 33}, {2, 0, 3}};
   for (const Dims& d : shapes) {
     std::vector<float> v(static_cast<size_t>(d.numel()));
     for (float& e : v) {
       const int pick = static_cast<int>(rng() % 4);
       e = pick == 0 ? 1.5f : pick == 1 ? -0.f : pick == 2 ? std::numeric_limits<float>::quiet_NaN() : 0.f;
     }
-    if (d.rank() == 0) v = {2.f};
     auto r = run_kernel("NonZero", {f32(d, v)}, 1);
     EXPECT_OK(r);
-    const int64_t rows = std::max<int64_t>(static_cast<int64_t>(d.rank()), 1);
+    const auto rows = static_cast<int64_t>(d.rank());
     std::vector<std::vector<int64_t>> want(static_cast<size_t>(rows));
     for (int64_t i = 0; i < d.numel(); ++i) {
       if (v[static_cast<size_t>(i)] == 0.f) continue;
@@ -231,13 +230,23 @@ TEST(TensorOps, NonZero_EveryRank_MatchesFlatWalk) {
         want[static_cast<size_t>(k)].push_back(rem % d[k]);
         rem /= d[k];
       }
-      if (d.rank() == 0) want[0].push_back(0);
     }
     std::vector<int64_t> flat;
     for (const auto& row : want) flat.insert(flat.end(), row.begin(), row.end());
     EXPECT_EQ(out0(r).dims(), (Dims{rows, static_cast<int64_t>(want[0].size())})) << d.to_string();
     EXPECT_EQ(to_vector<int64_t>(out0(r)), flat) << d.to_string();
   }
+}
+
+// A scalar has no coordinates to report: [0, 1] when it is nonzero, [0, 0]
+// when not (the spec, unlike numpy and ONNX Runtime, which give [1, N]).
+TEST(TensorOps, NonZero_Scalar_HasNoCoordinateRows) {
+  auto r = run_kernel("NonZero", {f32(Dims{}, {2.5f})}, 1);
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).dims(), (Dims{0, 1}));
+  r = run_kernel("NonZero", {f32(Dims{}, {0.f})}, 1);
+  EXPECT_OK(r);
+  EXPECT_EQ(out0(r).dims(), (Dims{0, 0}));
 }
 
 }  // namespace

@@ -470,6 +470,22 @@ TEST(TensorOps, OneHot_AxisAndOutOfRangeIsAllOff) {
   EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{1, 0, 0, 0, 0, 0, 0, 1, 0}));
 }
 
+// Fractional indices are cast to int64 first (toward 0), so -5.25 with
+// depth 5 is -5, the first class; -6.0 and 5.0 are out of range. The range
+// check once compared -5.25 itself with -5 and left its row all off.
+TEST(TensorOps, OneHot_FractionalIndicesTruncateBeforeTheRangeCheck) {
+  auto r = run_kernel("OneHot",
+                      {f32(Dims{6}, {-5.25f, -5.f, -4.75f, 3.25f, -6.f, 5.f}), f32(Dims{}, {5}), f32(Dims{2}, {0, 1})},
+                      1, {}, 11);
+  EXPECT_OK(r);
+  EXPECT_EQ(to_vector<float>(out0(r)), (std::vector<float>{1, 0, 0, 0, 0,  //
+                                                           1, 0, 0, 0, 0,  //
+                                                           0, 1, 0, 0, 0,  //
+                                                           0, 0, 0, 1, 0,  //
+                                                           0, 0, 0, 0, 0,  //
+                                                           0, 0, 0, 0, 0}));
+}
+
 // Empty indices may claim 2^40 rows of nothing; the output is empty at
 // once (the loop over the indices' rows took hours).
 TEST(TensorOps, OneHot_EmptyIndicesClaimingHugeDims_FinishAtOnce) {
