@@ -139,6 +139,14 @@ void add_elementwise(std::vector<DiffCase>& cs) {
   cs.push_back(make("Cast_f32_to_bool", "Cast", {whole_f32({5000}, -1, 1)}, {attr_int("to", 9)}));
   cs.push_back(make("Cast_bool_to_f32", "Cast", {boolean({5000})}, {attr_int("to", kF)}));
   cs.push_back(make("Cast_f64_to_f32", "Cast", {f64({5000}, -1e30, 1e30)}, {attr_int("to", kF)}));
+  // Rounded once (through a float rounded to odd), with the near-ties that
+  // rounding twice got wrong.
+  cs.push_back(tol(make("Cast_f64_to_f16_near_ties", "Cast",
+                        {values(DataType::kDouble, {65519.99999999, 1 + 0x1p-11 + 0x1p-30, 1 + 0x1p-11, 65520, -1e300,
+                                                    0x1p-25 + 0x1p-30, 0x1p-25, kNaN, 3.14159})},
+                        {attr_int("to", 10)}),
+                   0, 0));
+  cs.push_back(tol(make("Cast_f64_to_bf16", "Cast", {f64({5000}, -1e30, 1e30)}, {attr_int("to", 16)}), 0, 0));
   cs.push_back(make("Cast_f32_to_u8", "Cast", {f32({5000}, 0, 255)}, {attr_int("to", 2)}));
   cs.push_back(make("Cast_i32_to_i64", "Cast", {i32({5000}, -1e9, 1e9)}, {attr_int("to", 7)}));
   cs.push_back(make("CastLike_f32_as_i64", "CastLike", {f32({5000}, -1e6, 1e6), i64({2, 2}, 0, 1)}));

@@ -755,6 +755,28 @@ TEST(Elementwise, Cast_HalfTypesRoundTrip) {
   EXPECT_EQ(bf.outputs[0].tensor().data<BFloat16>()[0].bits, 0x4040);
 }
 
+// double -> float16 and bfloat16 round once, correctly: through a float
+// rounded to nearest, 65519.99 became inf and 1 + 2^-11 + 2^-30 became 1
+// (numpy gives 65504 and 1 + 2^-10); the rest still round to nearest even.
+TEST(Elementwise, Cast_DoubleToHalfTypes_RoundsOnce) {
+  const double tiny = std::ldexp(1.0, -30);
+  auto h = run_kernel("Cast",
+                      {T(F<double>({6}, {65519.99999999, 1 + std::ldexp(1.0, -11) + tiny, 1 + std::ldexp(1.0, -11),
+                                         65520.0, -1e300, std::ldexp(1.0, -25) + tiny}))},
+                      1, {attr_int("to", static_cast<int>(DataType::kFloat16))});
+  ASSERT_TRUE(h.status.ok()) << h.status.to_string();
+  std::vector<uint16_t> bits;
+  for (int i = 0; i < 6; ++i) bits.push_back(h.outputs[0].tensor().data<Float16>()[i].bits);
+  // 65504, 1 + 2^-10, 1 (a tie to even), inf, -inf, the smallest subnormal.
+  EXPECT_EQ(bits, (std::vector<uint16_t>{0x7bff, 0x3c01, 0x3c00, 0x7c00, 0xfc00, 0x0001}));
+  auto bf =
+      run_kernel("Cast", {T(F<double>({2}, {1 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40), 1 + std::ldexp(1.0, -8)}))},
+                 1, {attr_int("to", static_cast<int>(DataType::kBFloat16))});
+  ASSERT_TRUE(bf.status.ok()) << bf.status.to_string();
+  EXPECT_EQ(bf.outputs[0].tensor().data<BFloat16>()[0].bits, 0x3f81);
+  EXPECT_EQ(bf.outputs[0].tensor().data<BFloat16>()[1].bits, 0x3f80);
+}
+
 // The Cast kernel converts float <-> float16 with F16C instructions where the
 // CPU has them; it must agree bit for bit with the portable Float16 type
 // (NaN payloads aside): every float16, and floats around every float16
