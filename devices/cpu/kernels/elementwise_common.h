@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -59,18 +58,6 @@ constexpr bool is_half_v = std::is_same_v<T, Float16> || std::is_same_v<T, BFloa
 template <typename T>
 using Compute = std::conditional_t<is_half_v<T>, float, T>;
 
-// v as a float rounded to odd (toward zero, then the last bit set when
-// inexact). Rounded again to nearest, into float16 or bfloat16, that gives
-// v correctly rounded, as the float keeps more than two bits past theirs;
-// double -> float -> float16 rounded twice (65519.99 gave inf, not 65504).
-inline float to_float_round_to_odd(double v) {
-  const float f = static_cast<float>(v);
-  if (static_cast<double>(f) == v || v != v) return f;
-  uint32_t b = std::bit_cast<uint32_t>(f);
-  if (std::fabs(static_cast<double>(f)) > std::fabs(v)) --b;  // the truncation (FLT_MAX for an overflow)
-  return std::bit_cast<float>(b | 1u);
-}
-
 // Element conversion with defined results where a plain static_cast would be
 // undefined behaviour (NaN or out-of-range float to integer).
 template <typename To, typename From>
@@ -83,7 +70,7 @@ inline To cvt(const From& v) {
     if constexpr (std::is_same_v<From, bool>)
       return To(v ? 1.0f : 0.0f);
     else if constexpr (std::is_same_v<From, double>)
-      return To(to_float_round_to_odd(v));
+      return To(float_round_to_odd(v));
     else
       return To(static_cast<float>(v));
   } else if constexpr (std::is_same_v<To, bool>) {

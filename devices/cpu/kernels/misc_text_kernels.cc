@@ -2,9 +2,9 @@
 //
 // StringNormalizer follows ONNX Runtime's behaviour: stop words are whole
 // elements, compared case-insensitively (by lower-casing both sides) unless
-// is_case_sensitive is set. Case changes cover ASCII, Latin-1, Latin
-// Extended-A, Greek and Cyrillic letters in UTF-8; other characters, and
-// malformed UTF-8, pass through unchanged. The locale attribute is ignored.
+// is_case_sensitive is set. Case changes are Unicode's simple mappings
+// (glibc's C.UTF-8); malformed UTF-8 passes through unchanged. The locale
+// attribute is ignored.
 //
 // TfIdfVectorizer builds an n-gram trie from the pool in init() and walks it
 // per row exactly like the reference implementation.
@@ -17,12 +17,16 @@
 // \C; a pattern it cannot compile is refused at load.
 //
 // All kernels are stateless after init(); compute() is const and thread-safe.
+#include <locale.h>
+#include <wctype.h>
+
 #include <algorithm>
 #include <limits>
 #include <regex>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "devices/cpu/cpu_kernels.h"
@@ -33,26 +37,20 @@ namespace {
 
 // ---------------------------------------------------------------- UTF-8 case mapping
 
-uint32_t to_lower_cp(uint32_t c) {
-  if (c < 0x80) return (c >= 'A' && c <= 'Z') ? c + 32 : c;
-  if (c >= 0xC0 && c <= 0xDE && c != 0xD7) return c + 0x20;
-  if ((c >= 0x100 && c <= 0x137) || (c >= 0x14A && c <= 0x177)) return c | 1u;
-  if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return (c & 1u) ? c + 1 : c;
-  if (c >= 0x391 && c <= 0x3A9 && c != 0x3A2) return c + 0x20;
-  if (c >= 0x410 && c <= 0x42F) return c + 0x20;
-  if (c >= 0x400 && c <= 0x40F) return c + 0x50;
-  return c;
+// Unicode's simple case mappings, from glibc's C.UTF-8 locale (what ONNX
+// Runtime's towupper/towlower give, and Python's str.upper bar its
+// multi-character expansions). A hand table had covered a few blocks only,
+// and paired U+0130 with U+0131. Without that locale, ASCII alone.
+locale_t utf8_ctype() {
+  static const locale_t l = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
+  return l;
 }
 
-uint32_t to_upper_cp(uint32_t c) {
-  if (c < 0x80) return (c >= 'a' && c <= 'z') ? c - 32 : c;
-  if (c >= 0xE0 && c <= 0xFE && c != 0xF7) return c - 0x20;
-  if ((c >= 0x100 && c <= 0x137) || (c >= 0x14A && c <= 0x177)) return c & ~1u;
-  if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return (c & 1u) ? c : c - 1;
-  if (c >= 0x3B1 && c <= 0x3C9 && c != 0x3C2) return c - 0x20;
-  if (c >= 0x430 && c <= 0x44F) return c - 0x20;
-  if (c >= 0x450 && c <= 0x45F) return c - 0x50;
-  return c;
+uint32_t change_case_cp(uint32_t c, bool upper) {
+  if (locale_t l = utf8_ctype())
+    return static_cast<uint32_t>(upper ? towupper_l(static_cast<wint_t>(c), l) : towlower_l(static_cast<wint_t>(c), l));
+  if (upper) return c >= 'a' && c <= 'z' ? c - 32 : c;
+  return c >= 'A' && c <= 'Z' ? c + 32 : c;
 }
 
 void append_utf8(std::string& out, uint32_t c) {
@@ -61,35 +59,48 @@ void append_utf8(std::string& out, uint32_t c) {
   } else if (c < 0x800) {
     out += static_cast<char>(0xC0 | (c >> 6));
     out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
+  } else if (c < 0x10000) {
     out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
     out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
     out += static_cast<char>(0x80 | (c & 0x3F));
   }
 }
 
-// Maps code points below U+0800 (all the mapped ranges are two-byte or ASCII);
-// longer sequences and stray bytes are copied as they are.
+// The code point of the well-formed UTF-8 sequence at s[i] and its length,
+// or length 0 (a stray byte, a truncated, overlong or surrogate sequence).
+std::pair<uint32_t, size_t> decode_utf8(const std::string& s, size_t i) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  if (b < 0x80) return {b, 1};
+  const size_t n = (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return {0, 0};
+  uint32_t c = b & (0x7Fu >> n);
+  for (size_t k = 1; k < n; ++k) {
+    const auto t = static_cast<unsigned char>(s[i + k]);
+    if ((t & 0xC0) != 0x80) return {0, 0};
+    c = (c << 6) | (t & 0x3Fu);
+  }
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (c < kMin[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return {0, 0};
+  return {c, n};
+}
+
+// Malformed UTF-8 is copied as it is, byte by byte.
 std::string change_case(const std::string& s, bool upper) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
-    unsigned char b = static_cast<unsigned char>(s[i]);
-    if (b < 0x80) {
-      append_utf8(out, upper ? to_upper_cp(b) : to_lower_cp(b));
-      ++i;
-    } else if ((b & 0xE0) == 0xC0 && i + 1 < s.size() && (static_cast<unsigned char>(s[i + 1]) & 0xC0) == 0x80) {
-      uint32_t c = ((b & 0x1Fu) << 6) | (static_cast<unsigned char>(s[i + 1]) & 0x3Fu);
-      if (c < 0x80) {  // overlong encoding: leave untouched
-        out.append(s, i, 2);
-      } else {
-        append_utf8(out, upper ? to_upper_cp(c) : to_lower_cp(c));
-      }
-      i += 2;
-    } else {
-      out += s[i];
-      ++i;
+    const auto [c, n] = decode_utf8(s, i);
+    if (n == 0) {
+      out += s[i++];
+      continue;
     }
+    append_utf8(out, change_case_cp(c, upper));
+    i += n;
   }
   return out;
 }
@@ -190,8 +201,12 @@ class TfIdfVectorizerKernel final : public Kernel {
         return InvalidArgument(where, ": ngram_indexes must be in [0, ", std::numeric_limits<int64_t>::max(), "), got ",
                                v);
     output_size_ = *std::max_element(indexes_.begin(), indexes_.end()) + 1;
-    if (!weights_.empty() && static_cast<int64_t>(weights_.size()) < output_size_)
-      return InvalidArgument(where, ": weights has ", weights_.size(), " entries but the output has ", output_size_);
+    // weights[i] is the weight of the pool's i-th n-gram, which counts into
+    // column ngram_indexes[i] (not of column i: the two differ whenever the
+    // indexes are not 0, 1, 2, ...).
+    if (!weights_.empty() && weights_.size() < indexes_.size())
+      return InvalidArgument(where, ": weights has ", weights_.size(), " entries but ngram_indexes has ",
+                             indexes_.size());
 
     // Pool items become int64 tokens; strings get dense ids from a vocabulary.
     std::vector<int64_t> pool = node.attr_ints("pool_int64s");
@@ -252,6 +267,7 @@ class TfIdfVectorizerKernel final : public Kernel {
     const int64_t cols = x.rank() == 2 ? x.dim(1) : x.numel();
     const Dims out_dims = x.rank() == 2 ? Dims{rows, output_size_} : Dims{output_size_};
     ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, DataType::kFloat, out_dims));
+    if (out->numel() == 0) return OkStatus();  // no rows: ngram_indexes may claim any width
 
     // Tokens of the input; strings not in the pool get -1, which no trie edge has.
     std::vector<int64_t> toks(static_cast<size_t>(x.numel()));
@@ -294,11 +310,15 @@ class TfIdfVectorizerKernel final : public Kernel {
       }
     }
 
+    // Each column's weight (the output is as large, so this is too).
+    std::vector<float> column_weight(static_cast<size_t>(output_size_), 1.0f);
+    if (!weights_.empty())
+      for (size_t i = 0; i < indexes_.size(); ++i) column_weight[static_cast<size_t>(indexes_[i])] = weights_[i];
     float* o = out->data<float>();
     for (int64_t row = 0; row < rows; ++row) {
       for (int64_t c = 0; c < output_size_; ++c) {
         const int64_t n = freq[static_cast<size_t>(row * output_size_ + c)];
-        const float w = weights_.empty() ? 1.0f : weights_[static_cast<size_t>(c)];
+        const float w = column_weight[static_cast<size_t>(c)];
         float v = 0;
         switch (mode_) {
           case Mode::kTf: v = static_cast<float>(n); break;

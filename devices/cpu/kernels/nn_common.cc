@@ -222,10 +222,12 @@ StatusOr<ConvTransposeShape> conv_transpose_shape(const WindowAttrs& a, int64_t 
       out = !output_shape.empty() ? output_shape[output_shape.size() - nsp + i] : in * s;
       if (!explicit_pads) {
         const Wide total = Wide{s} * (in - 1) + op + dk - out;
-        // Floor division: a negative total (output larger than the full
-        // result) puts the extra rows at the end, as the ONNX reference does.
+        // Floor division, as the ONNX reference pads SAME_*. Without
+        // auto_pad, an output larger than the full result (a negative
+        // total) has all its extra rows at the end, as in ONNX Runtime and
+        // the reference; split, an extra of 2 or more shifted every row.
         const Wide half = total >= 0 ? total / 2 : -((-total + 1) / 2);
-        pb = a.auto_pad == "SAME_UPPER" ? half : total - half;
+        pb = a.auto_pad == "SAME_UPPER" ? half : !same && total < 0 ? 0 : total - half;
         pe = total - pb;
       }
     } else {

@@ -468,11 +468,35 @@ class ConvTransposeKernel final : public Kernel {
     switch (x.dtype()) {
       case DataType::kFloat: return run<float>(x, wt, b, y, w, N, C, M, Mg, Cg);
       case DataType::kDouble: return run<double>(x, wt, b, y, w, N, C, M, Mg, Cg);
+      case DataType::kFloat16: return run_in_float<Float16>(x, wt, b, y, w, N, C, M, Mg, Cg);
+      case DataType::kBFloat16: return run_in_float<BFloat16>(x, wt, b, y, w, N, C, M, Mg, Cg);
       default: return Unimplemented("ConvTranspose: unsupported type ", dtype_name(x.dtype()));
     }
   }
 
  private:
+  // The half types: X, W and B widened to float, the float path run, and
+  // Y rounded back once (the sums of the half products are float anyway).
+  template <typename H>
+  Status run_in_float(const Tensor& x, const Tensor& wt, const Tensor* b, Tensor* y, const Window& w, int64_t N,
+                      int64_t C, int64_t M, int64_t Mg, int64_t Cg) const {
+    auto widen = [](const Tensor& t) -> StatusOr<Tensor> {
+      ASSIGN_OR_RETURN(Tensor f, Tensor::host(DataType::kFloat, t.dims()));
+      std::transform(t.data<H>(), t.data<H>() + t.numel(), f.data<float>(), [](H v) { return static_cast<float>(v); });
+      return f;
+    };
+    ASSIGN_OR_RETURN(const Tensor xf, widen(x));
+    ASSIGN_OR_RETURN(const Tensor wf, widen(wt));
+    Tensor bf;
+    if (b) {
+      ASSIGN_OR_RETURN(bf, widen(*b));
+    }
+    ASSIGN_OR_RETURN(Tensor yf, Tensor::host(DataType::kFloat, y->dims()));
+    RETURN_IF_ERROR(run<float>(xf, wf, b ? &bf : nullptr, &yf, w, N, C, M, Mg, Cg));
+    std::transform(yf.data<float>(), yf.data<float>() + yf.numel(), y->data<H>(), [](float v) { return H(v); });
+    return OkStatus();
+  }
+
   // The column buffer holds the taps of a block of whole input rows
   // (one (id, ih) pair each), at most about this many values per image
   // and group: a buffer for the whole image takes the weights' size times
@@ -672,7 +696,7 @@ void register_conv_kernels(KernelRegistry& r) {
   fused.types = {DataType::kFloat};
   fused.factory = make_kernel<ConvKernel>;
   r.add(std::move(fused));
-  add_kernel(r, "ConvTranspose", 1, make_kernel<ConvTransposeKernel>, {DataType::kFloat, DataType::kDouble});
+  add_kernel(r, "ConvTranspose", 1, make_kernel<ConvTransposeKernel>, ft);
   add_kernel(r, "ConvInteger", 10, make_kernel<ConvIntegerKernel>, {DataType::kUInt8, DataType::kInt8});
   add_kernel(r, "QLinearConv", 10, make_kernel<QLinearConvKernel>, {DataType::kUInt8, DataType::kInt8});
 }

@@ -1,5 +1,7 @@
-// CPU detection kernels: RoiAlign and NonMaxSuppression. Both follow ONNX
-// Runtime's CPU semantics, which the ONNX reference outputs were made with.
+// CPU detection kernels: RoiAlign, MaxRoiPool and NonMaxSuppression. They
+// follow ONNX Runtime's CPU semantics, which the ONNX reference outputs
+// were made with (MaxRoiPool, which has no reference, bar one bug of ONNX
+// Runtime's: see there).
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -24,11 +26,15 @@ class RoiAlignKernel final : public Kernel {
     ASSIGN_OR_RETURN(const RoiAlignPlan p, plan_roi_align(ctx, a_));
     const Tensor& x = ctx.input(0);
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), p.out));
-    if (x.dtype() == DataType::kFloat)
-      run<float>(x, p, y);
-    else if (x.dtype() == DataType::kDouble)
-      run<double>(x, p, y);
-    else return Unimplemented("RoiAlign: unsupported type ", dtype_name(x.dtype()));
+    // The half types are sampled and pooled in double like the others,
+    // and rounded once at the end.
+    switch (x.dtype()) {
+      case DataType::kFloat: run<float>(x, p, y); break;
+      case DataType::kDouble: run<double>(x, p, y); break;
+      case DataType::kFloat16: run<Float16>(x, p, y); break;
+      case DataType::kBFloat16: run<BFloat16>(x, p, y); break;
+      default: return Unimplemented("RoiAlign: unsupported type ", dtype_name(x.dtype()));
+    }
     return OkStatus();
   }
 
@@ -54,14 +60,114 @@ class RoiAlignKernel final : public Kernel {
         T* yp = Y + (r * C + c) * bins;
         for (int64_t b = 0; b < bins; ++b) {
           const RoiSample* bin = samples.data() + b * gh * gw;
-          yp[b] =
-              static_cast<T>(roi_pool(g, xp, a_.max_mode, [&](int64_t iy, int64_t ix) { return bin[iy * gw + ix]; }));
+          const double v = roi_pool(g, xp, a_.max_mode, [&](int64_t iy, int64_t ix) { return bin[iy * gw + ix]; });
+          if constexpr (std::is_floating_point_v<T>)
+            yp[b] = static_cast<T>(v);
+          else
+            yp[b] = T(float_round_to_odd(v));
         }
       }
     });
   }
 
   RoiAlignAttrs a_;
+};
+
+// MaxRoiPool (Fast R-CNN's ROI pooling): rois are [num_rois, 5] rows of
+// (batch index, x1, y1, x2, y2). Each ROI's corners are scaled and rounded
+// (half away from zero), and its extent, at least 1x1, is cut into
+// pooled_shape bins of floor/ceil bounds, clipped to the image; an empty
+// bin gives 0. ONNX Runtime starts each bin's max at FLT_MIN, the smallest
+// positive float, so a bin of negative values gives 1.2e-38 there; here
+// it is their max. A NaN in a bin wins, as in MaxPool.
+class MaxRoiPoolKernel final : public Kernel {
+ public:
+  Status init(const Node& node) override {
+    const std::vector<int64_t> shape = node.attr_ints("pooled_shape");
+    if (shape.size() != 2 || shape[0] <= 0 || shape[1] <= 0 || shape[0] > (1 << 20) || shape[1] > (1 << 20))
+      return InvalidArgument(node.describe(), ": pooled_shape must be two positive values");
+    ph_ = shape[0];
+    pw_ = shape[1];
+    scale_ = node.attr_float("spatial_scale", 1.f);
+    if (!(scale_ > 0) || !std::isfinite(scale_))
+      return InvalidArgument(node.describe(), ": spatial_scale must be positive, got ", scale_);
+    return OkStatus();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& rois = ctx.input(1);
+    if (!x.defined() || !rois.defined()) return InvalidArgument("MaxRoiPool: X and rois are required");
+    if (x.rank() != 4) return InvalidArgument("MaxRoiPool: X must be 4-D, got ", x.describe());
+    if (rois.rank() != 2 || rois.dim(1) != 5 || rois.dtype() != x.dtype())
+      return InvalidArgument("MaxRoiPool: rois must be [num_rois, 5] of X's type, got ", rois.describe());
+    const int64_t R = rois.dim(0);
+    std::vector<Bounds> boxes(static_cast<size_t>(R));
+    for (int64_t r = 0; r < R; ++r) {
+      const double n = rois.double_at(r * 5);
+      if (!(n >= 0 && n < static_cast<double>(x.dim(0))) || n != std::floor(n))
+        return InvalidArgument("MaxRoiPool: ROI ", r, " has batch index ", n, ", not one of the ", x.dim(0), " images");
+      int64_t c[4];
+      for (int k = 0; k < 4; ++k) {
+        // In float, as the attribute is: ONNX Runtime rounds the same products.
+        const float v = static_cast<float>(rois.double_at(r * 5 + 1 + k)) * scale_;
+        if (!std::isfinite(v) || std::abs(v) > 1e9f)
+          return InvalidArgument("MaxRoiPool: ROI ", r, " coordinate out of range: ", v);
+        c[k] = static_cast<int64_t>(std::round(v));
+      }
+      boxes[static_cast<size_t>(r)] = {static_cast<int64_t>(n), c[0], c[1], c[2], c[3]};
+    }
+    ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), Dims{R, x.dim(1), ph_, pw_}));
+    switch (x.dtype()) {
+      case DataType::kFloat: run<float>(x, boxes, y); break;
+      case DataType::kDouble: run<double>(x, boxes, y); break;
+      case DataType::kFloat16: run<Float16>(x, boxes, y); break;
+      default: return Unimplemented("MaxRoiPool: unsupported type ", dtype_name(x.dtype()));
+    }
+    return OkStatus();
+  }
+
+ private:
+  struct Bounds {
+    int64_t n, x1, y1, x2, y2;
+  };
+
+  template <typename T>
+  void run(const Tensor& x, const std::vector<Bounds>& boxes, Tensor* y) const {
+    using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    const int64_t Ch = x.dim(1), H = x.dim(2), W = x.dim(3);
+    const T* X = x.data<T>();
+    T* Y = y->data<T>();
+    tbb::parallel_for(int64_t{0}, static_cast<int64_t>(boxes.size()) * Ch, [&](int64_t rc) {
+      const Bounds& b = boxes[static_cast<size_t>(rc / Ch)];
+      const T* plane = X + (b.n * Ch + rc % Ch) * H * W;
+      T* out = Y + rc * ph_ * pw_;
+      const float bin_h = static_cast<float>(std::max<int64_t>(b.y2 - b.y1 + 1, 1)) / static_cast<float>(ph_);
+      const float bin_w = static_cast<float>(std::max<int64_t>(b.x2 - b.x1 + 1, 1)) / static_cast<float>(pw_);
+      auto clip = [](int64_t v, int64_t hi) { return std::min(std::max<int64_t>(v, 0), hi); };
+      for (int64_t i = 0; i < ph_; ++i) {
+        const int64_t h0 = clip(static_cast<int64_t>(std::floor(static_cast<float>(i) * bin_h)) + b.y1, H);
+        const int64_t h1 = clip(static_cast<int64_t>(std::ceil(static_cast<float>(i + 1) * bin_h)) + b.y1, H);
+        for (int64_t j = 0; j < pw_; ++j) {
+          const int64_t w0 = clip(static_cast<int64_t>(std::floor(static_cast<float>(j) * bin_w)) + b.x1, W);
+          const int64_t w1 = clip(static_cast<int64_t>(std::ceil(static_cast<float>(j + 1) * bin_w)) + b.x1, W);
+          C m = 0;
+          if (h1 > h0 && w1 > w0) {
+            m = static_cast<C>(plane[h0 * W + w0]);
+            for (int64_t h = h0; h < h1; ++h)
+              for (int64_t w = w0; w < w1; ++w) {
+                const C v = static_cast<C>(plane[h * W + w]);
+                if (v > m || v != v) m = v;
+              }
+          }
+          out[i * pw_ + j] = static_cast<T>(m);
+        }
+      }
+    });
+  }
+
+  int64_t ph_ = 1, pw_ = 1;
+  float scale_ = 1.f;
 };
 
 class NonMaxSuppressionKernel final : public Kernel {
@@ -222,7 +328,10 @@ StatusOr<NmsPlan> plan_nms(const KernelContext& ctx) {
 }
 
 void register_detection_kernels(KernelRegistry& r) {
-  add_kernel(r, "RoiAlign", 10, make_kernel<RoiAlignKernel>, {DataType::kFloat, DataType::kDouble});
+  add_kernel(r, "RoiAlign", 10, make_kernel<RoiAlignKernel>,
+             {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16});
+  add_kernel(r, "MaxRoiPool", 1, make_kernel<MaxRoiPoolKernel>,
+             {DataType::kFloat, DataType::kDouble, DataType::kFloat16});
   KernelDef d;
   d.op = "NonMaxSuppression";
   d.since_version = 10;

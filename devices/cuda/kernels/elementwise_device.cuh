@@ -87,8 +87,8 @@ __device__ __forceinline__ T float_to_half(float f) {
     return __float2bfloat16_rn(f);
 }
 
-// elementwise::to_float_round_to_odd: double to float rounded to odd, so
-// that the rounding to a half type after it is the correct one.
+// sy::float_round_to_odd (ir/data_type.h): double to float rounded to odd,
+// so that the rounding to a half type after it is the correct one.
 __device__ __forceinline__ float to_float_round_to_odd(double v) {
   const float f = static_cast<float>(v);
   if (static_cast<double>(f) == v || v != v) return f;

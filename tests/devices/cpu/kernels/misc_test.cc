@@ -264,6 +264,26 @@ TEST(Misc, StringNormalizer_Utf8Case) {
             (std::vector<std::string>{"CAF\xC3\x89", "\xD0\x9F\xD0\xA0\xD0\x98"}));  // "CAFÉ", "ПРИ"
 }
 
+// Unicode's simple mappings beyond the first blocks, as Python and ONNX
+// Runtime give them: dotted capital I lowers to i and dotless i uppers to I
+// (a hand table once paired the two), y-diaeresis with its capital
+// (U+0178), fullwidth letters, Deseret (4-byte UTF-8). Malformed bytes
+// (a stray continuation, a truncated sequence) are copied as they are.
+TEST(Misc, StringNormalizer_UnicodeSimpleMappings_AndMalformedBytesKept) {
+  const std::vector<std::string> in = {"\xC4\xB0",     "\xC4\xB1",         "\xC3\xBF",
+                                       "\xEF\xBC\xA1", "\xF0\x90\x90\x80", "a\x80b\xE2\x82"};
+  auto lower = run_kernel("StringNormalizer", {make_tensor<std::string>({6}, in)}, 1,
+                          {attr_string("case_change_action", "LOWER")});
+  ASSERT_TRUE(lower.status.ok()) << lower.status.to_string();
+  EXPECT_EQ(strings_of(lower.outputs[0]), (std::vector<std::string>{"i", "\xC4\xB1", "\xC3\xBF", "\xEF\xBD\x81",
+                                                                    "\xF0\x90\x90\xA8", "a\x80b\xE2\x82"}));
+  auto upper = run_kernel("StringNormalizer", {make_tensor<std::string>({6}, in)}, 1,
+                          {attr_string("case_change_action", "UPPER")});
+  ASSERT_TRUE(upper.status.ok()) << upper.status.to_string();
+  EXPECT_EQ(strings_of(upper.outputs[0]), (std::vector<std::string>{"\xC4\xB0", "I", "\xC5\xB8", "\xEF\xBC\xA1",
+                                                                    "\xF0\x90\x90\x80", "A\x80B\xE2\x82"}));
+}
+
 TEST(Misc, StringNormalizer_BadInputs) {
   EXPECT_EQ(run_kernel("StringNormalizer", {make_tensor<std::string>({2, 2}, {"a", "b", "c", "d"})}, 1).status.code(),
             StatusCode::kInvalidArgument);
@@ -316,6 +336,23 @@ TEST(Misc, TfIdfVectorizer_StringsTfIdfAndIdf) {
   auto idf = run_kernel("TfIdfVectorizer", {x}, 1, tfidf_string_attrs("IDF"), 9);
   ASSERT_TRUE(idf.status.ok()) << idf.status.to_string();
   expect_near(to_vector<float>(idf.outputs[0].tensor()), {1, 2, 3, 4});
+}
+
+// weights[i] belongs to the pool's i-th n-gram, wherever ngram_indexes
+// sends it: with indexes [2, 0, 3, 1], "a" (weight 1) counts into column 2,
+// "b" (2) into 0, "a c" (3) into 3 and "b a" (4) into 1. The weights were
+// once taken by column.
+TEST(Misc, TfIdfVectorizer_WeightsFollowTheNgramNotTheColumn) {
+  Tensor x = make_tensor<std::string>({7}, {"a", "c", "b", "a", "c", "a", "b"});
+  auto attrs = tfidf_string_attrs("TFIDF");
+  attrs[5] = attr_ints("ngram_indexes", {2, 0, 3, 1});
+  auto tfidf = run_kernel("TfIdfVectorizer", {x}, 1, attrs, 9);
+  ASSERT_TRUE(tfidf.status.ok()) << tfidf.status.to_string();
+  expect_near(to_vector<float>(tfidf.outputs[0].tensor()), {4, 4, 3, 6});  // b 2x2, "b a" 1x4, a 3x1, "a c" 2x3
+  attrs[0] = attr_string("mode", "IDF");
+  auto idf = run_kernel("TfIdfVectorizer", {x}, 1, attrs, 9);
+  ASSERT_TRUE(idf.status.ok()) << idf.status.to_string();
+  expect_near(to_vector<float>(idf.outputs[0].tensor()), {2, 4, 1, 3});
 }
 
 TEST(Misc, TfIdfVectorizer_BadInputs) {
