@@ -1,5 +1,5 @@
 // CUDA Conv (float, float16, bfloat16; 16-bit data accumulates in float)
-// and ConvTranspose (float) on cuDNN. Geometry comes from the
+// and ConvTranspose (the same three) on cuDNN. Geometry comes from the
 // helpers the CPU kernels use (nn::conv_shape, nn::conv_transpose_shape),
 // so both backends agree on output shapes, auto_pad and output_padding.
 //
@@ -315,7 +315,7 @@ class ConvTransposeKernel final : public Kernel {
     if (x.dtype() != wt.dtype()) return InvalidArgument("ConvTranspose: X and W types differ");
     ASSIGN_OR_RETURN(nn::ConvTransposeShape s,
                      nn::conv_transpose_shape(attrs_, group_, output_padding_, output_shape_, x, wt));
-    ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), "ConvTranspose"));
+    ASSIGN_OR_RETURN(cudnnDataType_t type, cudnn_type(x.dtype(), "ConvTranspose", Also16::kHalfAndBFloat16));
     const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     RETURN_IF_ERROR(check_bias(b, x, s.M, "ConvTranspose"));
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), s.out));
@@ -409,7 +409,8 @@ void register_conv_kernels(KernelRegistry& r) {
   fused.op = kFusedConv;
   fused.types = {DataType::kFloat};  // as on the CPU: the loader fuses float Conv only
   r.add(std::move(fused));
-  add_cuda_kernel<ConvTransposeKernel>(r, "ConvTranspose", 1, {DataType::kFloat});
+  add_cuda_kernel<ConvTransposeKernel>(r, "ConvTranspose", 1,
+                                       {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16});
 }
 
 }  // namespace sy::cuda::dnn

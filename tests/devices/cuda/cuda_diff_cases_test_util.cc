@@ -535,6 +535,16 @@ void add_dnn(std::vector<DiffCase>& cs) {
                         {in(DataType::kBFloat16, {1, 16, 31, 30}, -1, 1),
                          in(DataType::kBFloat16, {32, 4, 3, 3}, -1, 1)},
                         {attr_int("group", 4), attr_ints("strides", {2, 2})}), 2e-2, 5e-2));
+  // ConvTranspose in 16 bits: cropped (pads) and grown (output_padding).
+  cs.push_back(
+      tol(make("ConvTranspose_f16_cropped_grown", "ConvTranspose",
+               {in(kF16, {2, 8, 9, 10}, -1, 1), in(kF16, {8, 4, 3, 3}, -1, 1), in(kF16, {4})},
+               {attr_ints("strides", {2, 2}), attr_ints("pads", {1, 0, 1, 1}), attr_ints("output_padding", {1, 0})}),
+          4e-3, 1e-2));
+  cs.push_back(tol(make("ConvTranspose_bf16_grouped", "ConvTranspose",
+                        {in(DataType::kBFloat16, {1, 8, 10, 11}, -1, 1), in(DataType::kBFloat16, {8, 3, 2, 2}, -1, 1)},
+                        {attr_int("group", 2)}),
+                   2e-2, 5e-2));
   cs.push_back(make("MaxPool_f16_asymmetric_pads", "MaxPool", {in(kF16, {2, 8, 30, 31})},
                     {attr_ints("kernel_shape", {2, 3}), attr_ints("pads", {0, 1, 1, 2})}));
   cs.push_back(tol(make("AveragePool_f16_counts_pads", "AveragePool", {in(kF16, {2, 16, 33, 35})},
