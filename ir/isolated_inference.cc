@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <unordered_map>
 
 #include "ir/child_process.h"
 #include "ir/schema_registry.h"
@@ -57,6 +58,23 @@ void limit_address_space() {
   (void)::setrlimit(RLIMIT_AS, &r);
 }
 
+// The graph's and its subgraphs' tensor values dropped (in the child's
+// own copy, so nothing is allocated): what is left to send is the
+// structure and the types.
+void strip_values(onnx::GraphProto& g) {
+  g.clear_initializer();
+  g.clear_sparse_initializer();
+  for (onnx::NodeProto& node : *g.mutable_node())
+    for (onnx::AttributeProto& a : *node.mutable_attribute()) {
+      a.clear_t();
+      a.clear_tensors();
+      a.clear_sparse_tensor();
+      a.clear_sparse_tensors();
+      if (a.has_g()) strip_values(*a.mutable_g());
+      for (onnx::GraphProto& sub : *a.mutable_graphs()) strip_values(sub);
+    }
+}
+
 // The child: infers, then writes the length of the result and the result.
 // Ends with _exit, so none of the parent's exit handlers or static
 // destructors (thread pools, GPU contexts) run twice.
@@ -74,9 +92,8 @@ void limit_address_space() {
     auto& model = const_cast<onnx::ModelProto&>(proto);
     onnx::ShapeInferenceOptions opts{/*check_type=*/true, /*error_mode=*/0, /*enable_data_propagation=*/false};
     onnx::shape_inference::InferShapes(model, &SchemaRegistry::instance(), opts);
-    onnx::GraphProto only_types;
-    *only_types.mutable_value_info() = model.graph().value_info();
-    payload = only_types.SerializeAsString();
+    strip_values(*model.mutable_graph());
+    payload = model.graph().SerializeAsString();
   } catch (...) {
     ::_exit(1);
   }
@@ -88,8 +105,7 @@ void limit_address_space() {
 
 }  // namespace
 
-std::optional<google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>> infer_value_info_isolated(
-    const onnx::ModelProto& proto, int timeout_ms) {
+std::optional<onnx::GraphProto> infer_types_isolated(const onnx::ModelProto& proto, int timeout_ms) {
   // Built here, once per process, rather than in every child.
   (void)SchemaRegistry::instance();
   int fds[2];
@@ -112,9 +128,56 @@ std::optional<google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>> infer_va
   if (out.timed_out || got.size() < sizeof n) return std::nullopt;
   std::memcpy(&n, got.data(), sizeof n);
   if (n != got.size() - sizeof n || n > static_cast<uint64_t>(INT32_MAX)) return std::nullopt;
-  onnx::GraphProto only_types;
-  if (!only_types.ParseFromArray(got.data() + sizeof n, static_cast<int>(n))) return std::nullopt;
-  return std::move(*only_types.mutable_value_info());
+  onnx::GraphProto inferred;
+  if (!inferred.ParseFromArray(got.data() + sizeof n, static_cast<int>(n))) return std::nullopt;
+  return inferred;
+}
+
+namespace {
+
+// A subgraph's outputs take their inferred types too: a body output that
+// declares no shape (most exporters' bodies) then has one where inference
+// found it, which a Loop or Scan of no iterations needs for its empty scan
+// outputs.
+void apply_subgraph(onnx::GraphProto& g, const onnx::GraphProto& inferred) {
+  apply_inferred_types(g, inferred);
+  if (inferred.output_size() != g.output_size()) return;
+  // By name: a value listed twice (carried and scanned, say) may have its
+  // shape on one entry only, or only among the value_info and inputs.
+  std::unordered_map<std::string, const onnx::TypeProto*> shaped;
+  auto note = [&](const onnx::ValueInfoProto& v) {
+    if (v.type().has_tensor_type() && v.type().tensor_type().has_shape()) shaped.emplace(v.name(), &v.type());
+  };
+  for (const auto* list : {&inferred.output(), &inferred.value_info(), &inferred.input()})
+    for (const onnx::ValueInfoProto& v : *list) note(v);
+  for (int i = 0; i < g.output_size(); ++i) {
+    const onnx::ValueInfoProto& twin = inferred.output(i);
+    if (twin.name() != g.output(i).name()) continue;
+    const auto it = shaped.find(twin.name());
+    if (it != shaped.end())
+      *g.mutable_output(i)->mutable_type() = *it->second;
+    else if (twin.has_type())
+      *g.mutable_output(i)->mutable_type() = twin.type();
+  }
+}
+
+}  // namespace
+
+void apply_inferred_types(onnx::GraphProto& g, const onnx::GraphProto& inferred) {
+  *g.mutable_value_info() = inferred.value_info();
+  if (inferred.node_size() != g.node_size()) return;
+  for (int i = 0; i < g.node_size(); ++i) {
+    onnx::NodeProto& node = *g.mutable_node(i);
+    const onnx::NodeProto& twin = inferred.node(i);
+    if (twin.op_type() != node.op_type() || twin.attribute_size() != node.attribute_size()) continue;
+    for (int k = 0; k < node.attribute_size(); ++k) {
+      onnx::AttributeProto& a = *node.mutable_attribute(k);
+      const onnx::AttributeProto& b = twin.attribute(k);
+      if (a.name() != b.name() || a.graphs_size() != b.graphs_size()) continue;
+      if (a.has_g() && b.has_g()) apply_subgraph(*a.mutable_g(), b.g());
+      for (int j = 0; j < a.graphs_size(); ++j) apply_subgraph(*a.mutable_graphs(j), b.graphs(j));
+    }
+  }
 }
 
 }  // namespace sy

@@ -14,10 +14,16 @@
 
 namespace sy {
 
-// Thread-safe. The main graph's inferred value_info, or nothing if inference
-// failed, crashed, or took longer than `timeout_ms`, or if no child process
-// could be started. Nothing of the child reaches this process's output.
-std::optional<google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>> infer_value_info_isolated(
-    const onnx::ModelProto& proto, int timeout_ms = 60'000);
+// Thread-safe. The main graph as inferred, without its tensor values
+// (initializers, tensor attributes), or nothing if inference failed,
+// crashed, or took longer than `timeout_ms`, or if no child process could
+// be started. Nothing of the child reaches this process's output.
+std::optional<onnx::GraphProto> infer_types_isolated(const onnx::ModelProto& proto, int timeout_ms = 60'000);
+
+// Copies what inference found into `g`, the graph it was run on: the
+// value_info of the graph and of every subgraph, and the subgraphs' output
+// types. Subgraphs are matched by position (node, attribute); any that do
+// not match are left as they were.
+void apply_inferred_types(onnx::GraphProto& g, const onnx::GraphProto& inferred);
 
 }  // namespace sy

@@ -442,7 +442,7 @@ StatusOr<std::unique_ptr<Model>> OnnxLoader::load(onnx::ModelProto& proto, const
     // as libonnx's inference functions crash on some malformed models; a
     // failure is not fatal, because our own checks below give better
     // messages.
-    if (auto types = infer_value_info_isolated(proto)) *proto.mutable_graph()->mutable_value_info() = std::move(*types);
+    if (auto inferred = infer_types_isolated(proto)) apply_inferred_types(*proto.mutable_graph(), *inferred);
   }
   // A first graph without the tensors' values (cheap) serves our checks and
   // names culprits for libonnx's checker; the values are read once, into

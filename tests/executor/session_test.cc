@@ -111,7 +111,22 @@ TEST(Session, Loop_ZeroTrips_ReturnsInitialValueAndEmptyScan) {
   auto r = s->run({{"M", RuntimeValue(trips)}, {"x", RuntimeValue(floats({1}, 7.0f))}});
   ASSERT_TRUE(r.ok()) << r.status().to_string();
   EXPECT_FLOAT_EQ(r->outputs[0].tensor().data<float>()[0], 7.0f);
-  EXPECT_EQ(r->outputs[1].tensor().numel(), 0);
+  EXPECT_EQ(r->outputs[1].tensor().dims(), Dims({0, 1}));
+}
+
+// The same with the body's scan output declared without a shape, as
+// exporters write bodies: the loader's shape inference gives it [1], so the
+// empty trace is still [0, 1], not [0].
+TEST(Session, Loop_ZeroTrips_UndeclaredBodyOutput_TakesTheInferredShape) {
+  auto m = add_loop();
+  auto* loop = m.mutable_graph()->mutable_node(0);
+  loop->mutable_attribute(0)->mutable_g()->mutable_output(2)->mutable_type()->mutable_tensor_type()->clear_shape();
+  auto s = session_for(m);
+  Tensor trips = *Tensor::host(DataType::kInt64, Dims{});
+  *trips.data<int64_t>() = 0;
+  auto r = s->run({{"M", RuntimeValue(trips)}, {"x", RuntimeValue(floats({1}, 7.0f))}});
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(r->outputs[1].tensor().dims(), Dims({0, 1}));
 }
 
 // Scan over xs [T, 3] with T = 0: no iteration runs, so the scan outputs
