@@ -20,7 +20,8 @@ namespace sy {
 namespace {
 
 // One graph's values that are constant: initializers that are not graph
-// inputs (a caller may feed those).
+// inputs (a caller may feed those), and Constant nodes' tensors (exporters
+// write opset 18's axes and many scalars so).
 class Constants {
  public:
   explicit Constants(onnx::GraphProto& g) : g_(g) {
@@ -28,6 +29,27 @@ class Constants {
     for (const auto& i : g.input()) inputs.insert(i.name());
     for (int i = 0; i < g.initializer_size(); ++i)
       if (!inputs.count(g.initializer(i).name())) index_[g.initializer(i).name()] = i;
+    for (const onnx::NodeProto& n : g.node()) {
+      if (n.op_type() != "Constant" || !default_domain(n) || n.output_size() != 1) continue;
+      for (const onnx::AttributeProto& a : n.attribute())
+        if (a.name() == "value" && a.has_t()) made_[n.output(0)] = &a.t();
+    }
+  }
+  // The values of the int64 or int32 constant `name` of at most `max`
+  // elements, if it is one.
+  std::optional<std::vector<int64_t>> ints(const std::string& name, int64_t max) const {
+    const onnx::TensorProto* t = find_any(name);
+    if (!t || (t->data_type() != onnx::TensorProto::INT64 && t->data_type() != onnx::TensorProto::INT32))
+      return std::nullopt;
+    auto shape = tensor_from_proto(*t, "", /*values=*/false);
+    if (!shape.ok() || (*shape)->numel() > max) return std::nullopt;
+    auto data = tensor_from_proto(*t, "");
+    if (!data.ok()) return std::nullopt;
+    const TensorData& v = **data;
+    std::vector<int64_t> out;
+    for (int64_t i = 0; i < v.numel(); ++i)
+      out.push_back(v.dtype == DataType::kInt64 ? v.data<int64_t>()[i] : v.data<int32_t>()[i]);
+    return out;
   }
   // The float tensor `name` holds, if it is a constant of at most `max`
   // elements stored in the file (not external).
@@ -76,13 +98,18 @@ class Constants {
 
  private:
   const onnx::TensorProto* find(const std::string& name) const {
-    auto it = index_.find(name);
-    if (it == index_.end() || g_.initializer(it->second).data_type() != onnx::TensorProto::FLOAT) return nullptr;
-    return &g_.initializer(it->second);
+    const onnx::TensorProto* t = find_any(name);
+    return t && t->data_type() == onnx::TensorProto::FLOAT ? t : nullptr;
+  }
+  const onnx::TensorProto* find_any(const std::string& name) const {
+    if (auto it = index_.find(name); it != index_.end()) return &g_.initializer(it->second);
+    auto it = made_.find(name);
+    return it == made_.end() ? nullptr : it->second;
   }
 
   onnx::GraphProto& g_;
   std::unordered_map<std::string, int> index_;
+  std::unordered_map<std::string, const onnx::TensorProto*> made_;  // by Constant nodes
 };
 
 // The static shape of each value g types with one (its first among g's
@@ -167,9 +194,10 @@ bool fold_batch_norm(onnx::NodeProto& conv, const onnx::NodeProto& bn, Constants
   std::string b2_bytes(reinterpret_cast<const char*>(b2.data()), b2.size() * sizeof(float));
   const std::string wname = in_place ? conv.input(1) : constants.add(conv.input(1), wdims, std::move(copy), names);
   std::string bname;
-  if (b && only_reader(conv.input(2))) {
-    Dims bdims;
-    *constants.raw_floats(conv.input(2), bdims) = std::move(b2_bytes);
+  Dims bdims;
+  // (A bias made by a Constant node has no initializer to rewrite.)
+  if (std::string* braw = b && only_reader(conv.input(2)) ? constants.raw_floats(conv.input(2), bdims) : nullptr) {
+    *braw = std::move(b2_bytes);
     bname = conv.input(2);
   } else {
     bname = constants.add(b ? conv.input(2) : conv.input(1) + "_bias", Dims{M}, std::move(b2_bytes), names);
@@ -348,16 +376,22 @@ class ChainMatcher {
   static bool is(const onnx::NodeProto& n, const char* op, int inputs = 2) {
     return n.op_type() == op && default_domain(n) && n.input_size() == inputs && n.output_size() == 1;
   }
-  // ReduceMean over the last axis of x's shape alone, keeping it (opsets
-  // before 18, where the axes are an attribute).
+  // ReduceMean over the last axis of x's shape alone, keeping it: the axes
+  // an attribute before opset 18, a constant input from 18 on.
   bool is_last_axis_mean(const onnx::NodeProto& n, const std::string& x) const {
-    if (!is(n, "ReduceMean", 1)) return false;
+    std::vector<int64_t> axes;
+    if (is(n, "ReduceMean", 1)) {
+      if (const auto* a = find_attr(n, "axes")) axes.assign(a->ints().begin(), a->ints().end());
+    } else if (is(n, "ReduceMean", 2)) {
+      if (auto a = constants_.ints(n.input(1), 1)) axes = *a;
+    } else {
+      return false;
+    }
     const auto* keep = find_attr(n, "keepdims");
-    const auto* axes = find_attr(n, "axes");
-    if ((keep && keep->i() != 1) || !axes || axes->ints_size() != 1) return false;
-    if (axes->ints(0) == -1) return true;
+    if ((keep && keep->i() != 1) || axes.size() != 1) return false;
+    if (axes[0] == -1) return true;
     const int rank = static_rank(x);
-    return rank > 0 && axes->ints(0) == rank - 1;
+    return rank > 0 && axes[0] == rank - 1;
   }
   // The static rank of `value`, or -1.
   int static_rank(const std::string& value) const {
@@ -554,13 +588,17 @@ void fuse_graph(onnx::GraphProto& g, int opset, FusionCounts& counts) {
   }
   if (gone.empty()) return;
   // Drop the removed nodes, the vanished values' types, and initializers
-  // nothing reads any more (the weights a fold replaced).
+  // and Constant nodes nothing reads any more (the weights a fold
+  // replaced, a fused ReduceMean's axes).
   erase_if(*g.mutable_node(), [&](const onnx::NodeProto&, int i) { return removed[static_cast<size_t>(i)]; });
   erase_if(*g.mutable_value_info(), [&](const onnx::ValueInfoProto& v, int) { return gone.count(v.name()) != 0; });
   uses.clear();
   count_uses(g, uses);
   for (const auto& in : g.input()) ++uses[in.name()];
   erase_if(*g.mutable_initializer(), [&](const onnx::TensorProto& t, int) { return uses.count(t.name()) == 0; });
+  erase_if(*g.mutable_node(), [&](const onnx::NodeProto& n, int) {
+    return n.op_type() == "Constant" && default_domain(n) && n.output_size() == 1 && uses.count(n.output(0)) == 0;
+  });
 }
 
 }  // namespace

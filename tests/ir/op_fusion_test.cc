@@ -16,6 +16,7 @@ namespace {
 
 using testing::GraphBuilder;
 constexpr int kF = onnx::TensorProto::FLOAT;
+constexpr int kI64 = onnx::TensorProto::INT64;
 
 // x[1,2,4,4] -> Conv(W[3,2,3,3], B[3]) -> "c" -> BatchNormalization -> "bn"
 // -> Relu -> "y". With `clip`, Clip(bn, lo, hi) instead of Relu.
@@ -455,20 +456,36 @@ TEST(OpFusion, GeluArithmetic_LeftAlone_WhereItIsNotCertainlyGelu) {
   }
 }
 
+// How a ReduceMean names its axes: an attribute (opset 13), or from opset
+// 18 an input, an initializer or a Constant node's output.
+enum class Axes { kAttribute, kInitializer, kConstantNode };
+
 // x [2, 3, 8] -> LayerNormalization over the last axis written out as
 // PyTorch exports it before opset 17 -> "y": ReduceMean, Sub, Pow 2 (or
 // `mul`: d times d), ReduceMean, Add epsilon, Sqrt, Div, Mul by the scale,
 // and (`bias`) Add the bias. `last` names the axis as 2 rather than -1.
-onnx::ModelProto layer_norm_arithmetic(bool mul, bool bias, bool last = false) {
-  auto m = testing::new_model(13);
+onnx::ModelProto layer_norm_arithmetic(bool mul, bool bias, bool last = false, Axes axes = Axes::kAttribute) {
+  auto m = testing::new_model(axes == Axes::kAttribute ? 13 : 18);
   GraphBuilder g(m.mutable_graph());
   g.input("x", kF, {2, 3, 8}).output("y", kF, {2, 3, 8});
   std::vector<float> gamma(8), beta(8);
   for (int i = 0; i < 8; ++i) gamma[i] = 0.5f + 0.25f * i, beta[i] = 0.125f * i - 0.5f;
   g.init_float("gamma", {8}, gamma).init_float("beta", {8}, beta);
   g.init_float("two", {}, {2.f}).init_float("eps", {}, {1e-5f});
+  if (axes == Axes::kInitializer) g.init_int64("axes", {1}, {last ? 2 : -1});
+  if (axes == Axes::kConstantNode) {
+    auto* a = g.node("Constant", {}, {"axes"})->add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    a->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+    a->mutable_t()->add_dims(1);
+    a->mutable_t()->add_int64_data(last ? 2 : -1);
+  }
   auto mean = [&](const std::string& in, const std::string& out) {
-    GraphBuilder::ints(g.node("ReduceMean", {in}, {out}), "axes", {last ? 2 : -1});
+    if (axes == Axes::kAttribute)
+      GraphBuilder::ints(g.node("ReduceMean", {in}, {out}), "axes", {last ? 2 : -1});
+    else
+      g.node("ReduceMean", {in, "axes"}, {out});
   };
   mean("x", "m");
   g.node("Sub", {"x", "m"}, {"d"});
@@ -487,29 +504,32 @@ onnx::ModelProto layer_norm_arithmetic(bool mul, bool bias, bool last = false) {
 }
 
 TEST(OpFusion, LayerNormArithmetic_BecomesOneLayerNormalization) {
-  for (bool mul : {false, true})
-    for (bool bias : {false, true})
-      for (bool last : {false, true}) {
-        SCOPED_TRACE(::testing::Message() << (mul ? "d * d" : "Pow(d, 2)") << (bias ? ", bias" : ", no bias")
-                                          << (last ? ", axes [2]" : ", axes [-1]"));
-        auto m = layer_norm_arithmetic(mul, bias, last);
-        EXPECT_EQ(OpFusion::run(m).layer_norms_fused, 1);
-        const onnx::GraphProto& g = m.graph();
-        ASSERT_EQ(g.node_size(), 1);
-        const onnx::NodeProto& n = g.node(0);
-        EXPECT_EQ(n.op_type(), kFusedLayerNorm);
-        EXPECT_EQ(n.domain(), kSwitchyardDomain);
-        ASSERT_EQ(n.input_size(), bias ? 3 : 2);
-        EXPECT_EQ(n.input(0), "x");
-        EXPECT_EQ(n.input(1), "gamma");
-        if (bias) {
-          EXPECT_EQ(n.input(2), "beta");
+  for (Axes axes : {Axes::kAttribute, Axes::kInitializer, Axes::kConstantNode})
+    for (bool mul : {false, true})
+      for (bool bias : {false, true})
+        for (bool last : {false, true}) {
+          SCOPED_TRACE(::testing::Message()
+                       << (mul ? "d * d" : "Pow(d, 2)") << (bias ? ", bias" : ", no bias")
+                       << (last ? ", axes [2]" : ", axes [-1]") << ", axes form " << static_cast<int>(axes));
+          auto m = layer_norm_arithmetic(mul, bias, last, axes);
+          EXPECT_EQ(OpFusion::run(m).layer_norms_fused, 1);
+          const onnx::GraphProto& g = m.graph();
+          // (The Constant node making the axes goes too, unread now.)
+          ASSERT_EQ(g.node_size(), 1);
+          const onnx::NodeProto& n = g.node(0);
+          EXPECT_EQ(n.op_type(), kFusedLayerNorm);
+          EXPECT_EQ(n.domain(), kSwitchyardDomain);
+          ASSERT_EQ(n.input_size(), bias ? 3 : 2);
+          EXPECT_EQ(n.input(0), "x");
+          EXPECT_EQ(n.input(1), "gamma");
+          if (bias) {
+            EXPECT_EQ(n.input(2), "beta");
+          }
+          EXPECT_EQ(n.output(0), "y");
+          ASSERT_EQ(n.attribute_size(), 1);
+          EXPECT_EQ(n.attribute(0).name(), "epsilon");
+          EXPECT_FLOAT_EQ(n.attribute(0).f(), 1e-5f);
         }
-        EXPECT_EQ(n.output(0), "y");
-        ASSERT_EQ(n.attribute_size(), 1);
-        EXPECT_EQ(n.attribute(0).name(), "epsilon");
-        EXPECT_FLOAT_EQ(n.attribute(0).f(), 1e-5f);
-      }
 }
 
 TEST(OpFusion, LayerNormArithmetic_LeftAlone_WhereItIsNotCertainlyOne) {
@@ -562,6 +582,25 @@ TEST(OpFusion, LayerNormArithmetic_LeftAlone_WhereItIsNotCertainlyOne) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
     auto m = layer_norm_arithmetic(/*mul=*/false, /*bias=*/false);
+    c.edit(m);
+    EXPECT_EQ(OpFusion::run(m).layer_norms_fused, 0);
+    bool div = false;
+    for (const auto& n : m.graph().node()) div = div || n.op_type() == "Div";
+    EXPECT_TRUE(div);
+  }
+  // Opset 18's axes input: over the middle axis, or fed by the caller.
+  struct Case18 {
+    const char* what;
+    std::function<void(onnx::ModelProto&)> edit;
+  };
+  const Case18 cases18[] = {
+      {"axes [1] from an initializer",
+       [](onnx::ModelProto& m) { m.mutable_graph()->mutable_initializer()->rbegin()->set_int64_data(0, 1); }},
+      {"axes a graph input", [](onnx::ModelProto& m) { GraphBuilder(m.mutable_graph()).input("axes", kI64, {1}); }},
+  };
+  for (const Case18& c : cases18) {
+    SCOPED_TRACE(c.what);
+    auto m = layer_norm_arithmetic(/*mul=*/false, /*bias=*/false, /*last=*/false, Axes::kInitializer);
     c.edit(m);
     EXPECT_EQ(OpFusion::run(m).layer_norms_fused, 0);
     bool div = false;
