@@ -292,15 +292,46 @@ class ChainMatcher {
     } else {
       return std::nullopt;
     }
-    // 1 + erf(...), then its one reader.
-    const int add = read_once(e.output(0));
-    if (add < 0 || !is(g_.node(add), "Add") || operand_beside(g_.node(add), 1.f, c.x) != e.output(0))
-      return std::nullopt;
+    c.inner = {scale, erf};
+    return with_half_x_times_one_plus(std::move(c), erf);
+  }
+
+  // Gelu's tanh form, found from its Tanh: x/2 (1 + tanh(sqrt(2/pi) (x +
+  // 0.044715 x^3))), the cube as Pow(x, 3) or x times x times x, each
+  // constant product and sum either way round, then the erf form's tail
+  // (PyTorch's approximate="tanh" and GPT-2's GELU before opset 20).
+  std::optional<Chain> gelu_tanh(int tanh) const {
+    const onnx::NodeProto& t = g_.node(tanh);
+    if (t.input_size() != 1 || t.output_size() != 1) return std::nullopt;
+    const int scale = made_for_one(t.input(0));
+    if (scale < 0 || !is(g_.node(scale), "Mul")) return std::nullopt;
+    const auto inner = operand_beside(g_.node(scale), 0.7978845608f);  // sqrt(2 / pi)
+    const int sum = inner ? made_for_one(*inner) : -1;
+    if (sum < 0 || !is(g_.node(sum), "Add")) return std::nullopt;
+    for (int k = 0; k < 2; ++k) {
+      Chain c;
+      c.x = g_.node(sum).input(k);
+      const int cubed = made_for_one(g_.node(sum).input(1 - k));
+      if (cubed < 0 || !is(g_.node(cubed), "Mul")) continue;
+      const auto cube = operand_beside(g_.node(cubed), 0.044715f);
+      if (!cube || !is_cube(*cube, c.x, c.inner)) continue;
+      c.inner.insert(c.inner.end(), {cubed, sum, scale, tanh});
+      return with_half_x_times_one_plus(std::move(c), tanh);
+    }
+    return std::nullopt;
+  }
+
+  // The tail both Gelu forms share, after f (their Erf or Tanh): 1 + f,
+  // then x times that and the product times 1/2, or x times 1/2 first.
+  std::optional<Chain> with_half_x_times_one_plus(Chain c, int f) const {
+    const std::string& fx = g_.node(f).output(0);
+    const int add = read_once(fx);
+    if (add < 0 || !is(g_.node(add), "Add") || operand_beside(g_.node(add), 1.f, c.x) != fx) return std::nullopt;
     const int mul = read_once(g_.node(add).output(0));
     if (mul < 0 || !is(g_.node(mul), "Mul")) return std::nullopt;
     const onnx::NodeProto& m = g_.node(mul);
     const std::string other = m.input(m.input(0) == g_.node(add).output(0) ? 1 : 0);
-    c.inner = {scale, erf, add};
+    c.inner.push_back(add);
     if (other == c.x) {  // x (1 + erf), then times 1/2
       const int half = read_once(m.output(0));
       if (half < 0 || !is(g_.node(half), "Mul") || operand_beside(g_.node(half), 0.5f, c.x) != m.output(0))
@@ -411,6 +442,27 @@ class ChainMatcher {
     const auto t = constants_.floats(other, int64_t{1} << 24);
     if (!t || t->dims.rank() != 1 || std::to_string(t->dims[0]) != it->second.back()) return std::nullopt;
     return other;
+  }
+  // Whether `value` is x cubed, made for one reader as Pow(x, 3), Mul(x,
+  // Mul(x, x)) or Mul(Mul(x, x), x); its nodes go into `nodes`.
+  bool is_cube(const std::string& value, const std::string& x, std::vector<int>& nodes) const {
+    const int p = made_for_one(value);
+    if (p < 0) return false;
+    const onnx::NodeProto& n = g_.node(p);
+    if (is(n, "Pow") && n.input(0) == x && constant_is(n.input(1), 3.f, x)) {
+      nodes.push_back(p);
+      return true;
+    }
+    if (!is(n, "Mul")) return false;
+    for (int k = 0; k < 2; ++k) {
+      if (n.input(k) != x) continue;
+      const int sq = made_for_one(n.input(1 - k));
+      if (sq >= 0 && is(g_.node(sq), "Mul") && g_.node(sq).input(0) == x && g_.node(sq).input(1) == x) {
+        nodes.insert(nodes.end(), {sq, p});
+        return true;
+      }
+    }
+    return false;
   }
   // The node that makes `value` for one reader, or -1.
   int made_for_one(const std::string& value) const {
@@ -526,11 +578,15 @@ void fuse_graph(onnx::GraphProto& g, int opset, FusionCounts& counts) {
     if (removed[static_cast<size_t>(i)]) continue;  // a chain's, past the node it was found from
     const onnx::NodeProto& n = g.node(i);
     const bool erf = n.op_type() == "Erf" && default_domain(n), div = n.op_type() == "Div" && default_domain(n);
-    if (const auto chain = erf ? chains.gelu(i) : div ? chains.layer_norm(i) : std::nullopt) {
+    const bool tanh = n.op_type() == "Tanh" && default_domain(n);
+    if (const auto chain = erf    ? chains.gelu(i)
+                           : tanh ? chains.gelu_tanh(i)
+                           : div  ? chains.layer_norm(i)
+                                  : std::nullopt) {
       if (!is_float(chain->x)) continue;
       onnx::NodeProto fused;
       fused.set_name(g.node(chain->last).name());
-      fused.set_op_type(erf ? kFusedGelu : kFusedLayerNorm);
+      fused.set_op_type(div ? kFusedLayerNorm : kFusedGelu);
       fused.set_domain(kSwitchyardDomain);
       fused.add_input(chain->x);
       for (const std::string& p : chain->params) fused.add_input(p);
@@ -541,12 +597,18 @@ void fuse_graph(onnx::GraphProto& g, int opset, FusionCounts& counts) {
         eps->set_type(onnx::AttributeProto::FLOAT);
         eps->set_f(chain->epsilon);
       }
+      if (tanh) {
+        auto* approximate = fused.add_attribute();
+        approximate->set_name("approximate");
+        approximate->set_type(onnx::AttributeProto::STRING);
+        approximate->set_s("tanh");
+      }
       for (int k : chain->inner) {
         removed[static_cast<size_t>(k)] = true;
         gone.insert(g.node(k).output(0));
       }
       *g.mutable_node(chain->last) = std::move(fused);
-      ++(erf ? counts.gelus_fused : counts.layer_norms_fused);
+      ++(div ? counts.layer_norms_fused : counts.gelus_fused);
     } else if (n.op_type() == "BatchNormalization" && default_domain(n)) {
       onnx::NodeProto* conv = conv_before(i);
       if (!conv || !fold_batch_norm(*conv, n, constants, uses, names)) continue;

@@ -523,6 +523,35 @@ TEST(Session, FusedGeluModel_MatchesTheModelAsWritten) {
   }
 }
 
+// Gelu's tanh form written out as GPT-2 exports it (Pow 3, Mul 0.044715,
+// Add x, Mul sqrt(2/pi), Tanh, Add 1, Mul x, Mul 1/2) runs as one tanh
+// Gelu and gives the formula's values.
+TEST(Session, FusedTanhGeluModel_MatchesTheModelAsWritten) {
+  constexpr int kF = onnx::TensorProto::FLOAT;
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {4, 301}).output("y", kF, {4, 301});
+  g.init_float("three", {}, {3.f}).init_float("c", {}, {0.044715f}).init_float("k", {}, {0.7978845608f});
+  g.init_float("one", {}, {1.f}).init_float("half", {}, {0.5f});
+  g.node("Neg", {"x"}, {"t"});
+  g.node("Pow", {"t", "three"}, {"t3"});
+  g.node("Mul", {"c", "t3"}, {"w"});
+  g.node("Add", {"t", "w"}, {"v"});
+  g.node("Mul", {"k", "v"}, {"u"});
+  g.node("Tanh", {"u"}, {"th"});
+  g.node("Add", {"one", "th"}, {"a"});
+  g.node("Mul", {"half", "t"}, {"h"});
+  g.node("Mul", {"h", "a"}, {"y"});
+  Tensor x = floats({4, 301}, 0);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(i) / 100 - 6;
+  const std::vector<float> y = run_written_and_fused(m, x, 9, 2);
+  ASSERT_EQ(y.size(), 1204u);
+  for (size_t i = 0; i < y.size(); ++i) {
+    const double t = -x.data<float>()[i];
+    EXPECT_NEAR(y[i], 0.5 * t * (1 + std::tanh(0.7978845608 * (t + 0.044715 * t * t * t))), 1e-5) << t;
+  }
+}
+
 // A LayerNormalization written out as PyTorch exports it at opset 13
 // (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add), after a Neg
 // so that its input's shape comes from the loader's inference, runs as one

@@ -456,6 +456,100 @@ TEST(OpFusion, GeluArithmetic_LeftAlone_WhereItIsNotCertainlyGelu) {
   }
 }
 
+// x [2, 3] -> Gelu's tanh form written out -> "y": x^3 as Pow(x, 3) or
+// (`pow` false) x times Mul(x, x), times 0.044715, plus x, times
+// sqrt(2/pi), Tanh, Add 1, then x times it and that times 1/2, or
+// (`half_first`) x times 1/2 first; `swap` puts every constant operand and
+// x first in the sum.
+onnx::ModelProto gelu_tanh_arithmetic(bool pow, bool half_first, bool swap) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {2, 3}).output("y", kF, {2, 3});
+  g.init_float("three", {}, {3.f}).init_float("c", {}, {0.044715f}).init_float("k", {}, {0.7978845608f});
+  g.init_float("one", {}, {1.f}).init_float("half", {}, {0.5f});
+  auto ordered = [&](const std::string& v, const std::string& c) {
+    return swap ? std::vector<std::string>{c, v} : std::vector<std::string>{v, c};
+  };
+  if (pow) {
+    g.node("Pow", {"x", "three"}, {"x3"});
+  } else {
+    g.node("Mul", {"x", "x"}, {"x2"});
+    g.node("Mul", ordered("x2", "x"), {"x3"});
+  }
+  g.node("Mul", ordered("x3", "c"), {"w"});
+  g.node("Add", ordered("w", "x"), {"v"});
+  g.node("Mul", ordered("v", "k"), {"u"});
+  g.node("Tanh", {"u"}, {"t"});
+  g.node("Add", ordered("t", "one"), {"a"});
+  if (half_first) {
+    g.node("Mul", ordered("x", "half"), {"h"});
+    g.node("Mul", ordered("h", "a"), {"y"});
+  } else {
+    g.node("Mul", ordered("a", "x"), {"p"});
+    g.node("Mul", ordered("p", "half"), {"y"});
+  }
+  return m;
+}
+
+TEST(OpFusion, GeluTanhArithmetic_BecomesOneTanhGelu) {
+  for (bool pow : {false, true})
+    for (bool half_first : {false, true})
+      for (bool swap : {false, true}) {
+        SCOPED_TRACE(::testing::Message()
+                     << (pow ? "Pow(x, 3)" : "x * (x * x)") << (half_first ? ", half first" : ", half last")
+                     << (swap ? ", constants first" : ""));
+        auto m = gelu_tanh_arithmetic(pow, half_first, swap);
+        EXPECT_EQ(OpFusion::run(m).gelus_fused, 1);
+        const onnx::GraphProto& g = m.graph();
+        ASSERT_EQ(g.node_size(), 1);
+        const onnx::NodeProto& n = g.node(0);
+        EXPECT_EQ(n.op_type(), kFusedGelu);
+        EXPECT_EQ(n.domain(), kSwitchyardDomain);
+        ASSERT_EQ(n.input_size(), 1);
+        EXPECT_EQ(n.input(0), "x");
+        EXPECT_EQ(n.output(0), "y");
+        ASSERT_EQ(n.attribute_size(), 1);
+        EXPECT_EQ(n.attribute(0).name(), "approximate");
+        EXPECT_EQ(n.attribute(0).s(), "tanh");
+        EXPECT_EQ(g.initializer_size(), 0);
+      }
+}
+
+TEST(OpFusion, GeluTanhArithmetic_LeftAlone_WhereItIsNotCertainlyOne) {
+  auto set_init = [](onnx::ModelProto& m, const std::string& name, float v) {
+    for (auto& t : *m.mutable_graph()->mutable_initializer())
+      if (t.name() == name) {
+        t.clear_float_data();
+        t.add_float_data(v);
+      }
+  };
+  struct Case {
+    const char* what;
+    std::function<void(onnx::ModelProto&)> edit;
+  };
+  const Case cases[] = {
+      {"a square, not a cube", [&](onnx::ModelProto& m) { set_init(m, "three", 2.f); }},
+      {"0.0447, not 0.044715", [&](onnx::ModelProto& m) { set_init(m, "c", 0.0447f); }},
+      {"times 0.8, not sqrt(2/pi)", [&](onnx::ModelProto& m) { set_init(m, "k", 0.8f); }},
+      {"the cube read elsewhere",
+       [](onnx::ModelProto& m) {
+         GraphBuilder(m.mutable_graph()).output("x3", kF, {2, 3});
+       }},
+      {"another tensor in the sum",
+       [](onnx::ModelProto& m) {
+         GraphBuilder(m.mutable_graph()).input("z", kF, {2, 3});
+         m.mutable_graph()->mutable_node(2)->set_input(1, "z");
+       }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    auto m = gelu_tanh_arithmetic(/*pow=*/true, /*half_first=*/false, /*swap=*/false);
+    c.edit(m);
+    EXPECT_EQ(OpFusion::run(m).gelus_fused, 0);
+    EXPECT_EQ(m.graph().node_size(), 8);
+  }
+}
+
 // How a ReduceMean names its axes: an attribute (opset 13), or from opset
 // 18 an input, an initializer or a Constant node's output.
 enum class Axes { kAttribute, kInitializer, kConstantNode };
