@@ -354,6 +354,25 @@ TEST(OpFusion, Add_LeftAlone_WhereShapesOrOrderDiffer) {
   }
 }
 
+// {v, c}, or with `swap` {c, v}: a constant operand first.
+std::vector<std::string> ordered_operands(bool swap, const std::string& v, const std::string& c) {
+  return swap ? std::vector<std::string>{c, v} : std::vector<std::string>{v, c};
+}
+
+// The tail both Gelu forms share, after f (Erf's or Tanh's output) -> "y":
+// Add 1, then x times it and that times 1/2, or (`half_first`) x times 1/2
+// first. The constants "one" and "half" are the caller's.
+void gelu_tail(GraphBuilder& g, const std::string& f, bool half_first, bool swap) {
+  g.node("Add", ordered_operands(swap, f, "one"), {"a"});
+  if (half_first) {
+    g.node("Mul", ordered_operands(swap, "x", "half"), {"h"});
+    g.node("Mul", ordered_operands(swap, "h", "a"), {"y"});
+  } else {
+    g.node("Mul", ordered_operands(swap, "a", "x"), {"p"});
+    g.node("Mul", ordered_operands(swap, "p", "half"), {"y"});
+  }
+}
+
 // x [2, 3] -> Gelu written out -> "y": Div(x, sqrt 2) or (`div` false)
 // Mul(x, 1/sqrt 2), Erf, Add 1, then x times it and that times 1/2, or
 // (`half_first`) x times 1/2 first; `swap` puts every constant operand
@@ -364,23 +383,14 @@ onnx::ModelProto gelu_arithmetic(bool div, bool half_first, bool swap) {
   g.input("x", kF, {2, 3}).output("y", kF, {2, 3});
   g.init_float("r2", {}, {1.41421356f}).init_float("k", {}, {0.70710678f});
   g.init_float("one", {}, {1.f}).init_float("half", {}, {0.5f});
-  auto ordered = [&](const std::string& v, const std::string& c) {
-    return swap ? std::vector<std::string>{c, v} : std::vector<std::string>{v, c};
-  };
+  auto ordered = [&](const std::string& v, const std::string& c) { return ordered_operands(swap, v, c); };
   if (div) {
     g.node("Div", {"x", "r2"}, {"s"});
   } else {
     g.node("Mul", ordered("x", "k"), {"s"});
   }
   g.node("Erf", {"s"}, {"e"});
-  g.node("Add", ordered("e", "one"), {"a"});
-  if (half_first) {
-    g.node("Mul", ordered("x", "half"), {"h"});
-    g.node("Mul", ordered("h", "a"), {"y"});
-  } else {
-    g.node("Mul", ordered("a", "x"), {"p"});
-    g.node("Mul", ordered("p", "half"), {"y"});
-  }
+  gelu_tail(g, "e", half_first, swap);
   return m;
 }
 
@@ -467,9 +477,7 @@ onnx::ModelProto gelu_tanh_arithmetic(bool pow, bool half_first, bool swap) {
   g.input("x", kF, {2, 3}).output("y", kF, {2, 3});
   g.init_float("three", {}, {3.f}).init_float("c", {}, {0.044715f}).init_float("k", {}, {0.7978845608f});
   g.init_float("one", {}, {1.f}).init_float("half", {}, {0.5f});
-  auto ordered = [&](const std::string& v, const std::string& c) {
-    return swap ? std::vector<std::string>{c, v} : std::vector<std::string>{v, c};
-  };
+  auto ordered = [&](const std::string& v, const std::string& c) { return ordered_operands(swap, v, c); };
   if (pow) {
     g.node("Pow", {"x", "three"}, {"x3"});
   } else {
@@ -480,14 +488,7 @@ onnx::ModelProto gelu_tanh_arithmetic(bool pow, bool half_first, bool swap) {
   g.node("Add", ordered("w", "x"), {"v"});
   g.node("Mul", ordered("v", "k"), {"u"});
   g.node("Tanh", {"u"}, {"t"});
-  g.node("Add", ordered("t", "one"), {"a"});
-  if (half_first) {
-    g.node("Mul", ordered("x", "half"), {"h"});
-    g.node("Mul", ordered("h", "a"), {"y"});
-  } else {
-    g.node("Mul", ordered("a", "x"), {"p"});
-    g.node("Mul", ordered("p", "half"), {"y"});
-  }
+  gelu_tail(g, "t", half_first, swap);
   return m;
 }
 
