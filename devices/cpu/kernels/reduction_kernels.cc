@@ -541,6 +541,15 @@ void arg_columns(const T* p, int64_t d, int64_t inner, int64_t w, bool is_max, b
   else arg_down_as<0>(p, d, inner, w, is_max, last, arg);
 }
 
+// ArgMax/ArgMin take every numeric type, int16 and uint16 too, which no
+// Reduce* op does.
+template <typename F>
+bool visit_arg_type(DataType t, F&& f) {
+  if (t == DataType::kInt16) return f(int16_t{}), true;
+  if (t == DataType::kUInt16) return f(uint16_t{}), true;
+  return visit_reduce_type(t, f);
+}
+
 class ArgKernel final : public Kernel {
  public:
   Status init(const Node& node) override {
@@ -555,7 +564,7 @@ class ArgKernel final : public Kernel {
     ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kInt64, v.out_dims));
     const int64_t outer = v.outer, d = v.d, inner = v.inner;
     int64_t* out = y->data<int64_t>();
-    bool ok = visit_reduce_type(x.dtype(), [&](auto tag) {
+    bool ok = visit_arg_type(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       const T* in = x.data<T>();
       const bool is_max = attrs_.is_max, last = attrs_.select_last_index;
@@ -635,7 +644,9 @@ void register_cpu_reduction_kernels(KernelRegistry& r) {
     }
     r.add(cpu_def(op, split, INT_MAX, &make_kernel<ReduceKernel>, reduce_types(), /*axes*/ 1u << 1));
   }
-  for (const char* op : {"ArgMax", "ArgMin"}) r.add(cpu_def(op, 1, INT_MAX, &make_kernel<ArgKernel>, reduce_types()));
+  std::vector<DataType> arg_types = reduce_types();
+  arg_types.insert(arg_types.end(), {DataType::kInt16, DataType::kUInt16});
+  for (const char* op : {"ArgMax", "ArgMin"}) r.add(cpu_def(op, 1, INT_MAX, &make_kernel<ArgKernel>, arg_types));
   register_cpu_softmax_kernels(r);
   register_cpu_norm_kernels(r);
   register_cpu_loss_kernels(r);

@@ -461,6 +461,19 @@ TEST(ReduceArgMin, NegativeAxisInt32) {
   EXPECT_EQ(to_vector<int64_t>(r.outputs[0].tensor()), (std::vector<int64_t>{1, 2}));
 }
 
+// int16 and uint16 are ArgMax/ArgMin types too (no Reduce* op takes
+// them); they were refused as "unsupported input type".
+TEST(ReduceArgMax, Int16AndUInt16) {
+  auto i16 = run_kernel("ArgMax", {make_tensor<int16_t>({2, 3}, {-32768, 32767, 5, -1, -7, -1})}, 1,
+                        {attr_int("axis", 1), attr_int("keepdims", 0), attr_int("select_last_index", 1)}, 13);
+  ASSERT_TRUE(i16.status.ok()) << i16.status.to_string();
+  EXPECT_EQ(to_vector<int64_t>(i16.outputs[0].tensor()), (std::vector<int64_t>{1, 2}));
+  auto u16 =
+      run_kernel("ArgMin", {make_tensor<uint16_t>({3, 2}, {65535, 7, 0, 7, 9, 0})}, 1, {attr_int("axis", 0)}, 13);
+  ASSERT_TRUE(u16.status.ok()) << u16.status.to_string();
+  EXPECT_EQ(to_vector<int64_t>(u16.outputs[0].tensor()), (std::vector<int64_t>{1, 2}));
+}
+
 TEST(ReduceArgMax, AxisOutOfRange) {
   auto r = run_kernel("ArgMax", {x234()}, 1, {attr_int("axis", 3)}, 13);
   EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
