@@ -270,18 +270,27 @@ TEST(Misc, StringNormalizer_Utf8Case) {
 // (U+0178), fullwidth letters, Deseret (4-byte UTF-8). Malformed bytes
 // (a stray continuation, a truncated sequence) are copied as they are.
 TEST(Misc, StringNormalizer_UnicodeSimpleMappings_AndMalformedBytesKept) {
-  const std::vector<std::string> in = {"\xC4\xB0",     "\xC4\xB1",         "\xC3\xBF",
-                                       "\xEF\xBC\xA1", "\xF0\x90\x90\x80", "a\x80b\xE2\x82"};
+  const std::vector<std::string> in = {"\xC4\xB0",
+                                       "\xC4\xB1",
+                                       "\xC3\xBF",
+                                       "\xEF\xBC\xA1",
+                                       "\xF0\x90\x90\x80",
+                                       "a\x80"
+                                       "b\xE2\x82"};
   auto lower = run_kernel("StringNormalizer", {make_tensor<std::string>({6}, in)}, 1,
                           {attr_string("case_change_action", "LOWER")});
   ASSERT_TRUE(lower.status.ok()) << lower.status.to_string();
-  EXPECT_EQ(strings_of(lower.outputs[0]), (std::vector<std::string>{"i", "\xC4\xB1", "\xC3\xBF", "\xEF\xBD\x81",
-                                                                    "\xF0\x90\x90\xA8", "a\x80b\xE2\x82"}));
+  EXPECT_EQ(strings_of(lower.outputs[0]),
+            (std::vector<std::string>{"i", "\xC4\xB1", "\xC3\xBF", "\xEF\xBD\x81", "\xF0\x90\x90\xA8",
+                                      "a\x80"
+                                      "b\xE2\x82"}));
   auto upper = run_kernel("StringNormalizer", {make_tensor<std::string>({6}, in)}, 1,
                           {attr_string("case_change_action", "UPPER")});
   ASSERT_TRUE(upper.status.ok()) << upper.status.to_string();
-  EXPECT_EQ(strings_of(upper.outputs[0]), (std::vector<std::string>{"\xC4\xB0", "I", "\xC5\xB8", "\xEF\xBC\xA1",
-                                                                    "\xF0\x90\x90\x80", "A\x80B\xE2\x82"}));
+  EXPECT_EQ(strings_of(upper.outputs[0]),
+            (std::vector<std::string>{"\xC4\xB0", "I", "\xC5\xB8", "\xEF\xBC\xA1", "\xF0\x90\x90\x80",
+                                      "A\x80"
+                                      "B\xE2\x82"}));
 }
 
 TEST(Misc, StringNormalizer_BadInputs) {
