@@ -77,14 +77,6 @@ uint32_t f2u(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
 float u2f(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
 }  // namespace
 
-float float_round_to_odd(double v) {
-  const float f = static_cast<float>(v);
-  if (static_cast<double>(f) == v || v != v) return f;
-  uint32_t b = f2u(f);
-  if (std::fabs(static_cast<double>(f)) > std::fabs(v)) --b;  // the truncation (FLT_MAX for an overflow)
-  return u2f(b | 1u);
-}
-
 // Round-to-nearest-even conversion, handling subnormals, inf and NaN.
 Float16::Float16(float f) {
   uint32_t x = f2u(f);

@@ -38,12 +38,6 @@ bool dtype_is_float(DataType t);    // float, double, float16, bfloat16
 bool dtype_is_integer(DataType t);  // signed or unsigned integer (not bool)
 bool dtype_is_signed(DataType t);
 
-// v as a float rounded to odd (toward zero, then the last bit set when
-// inexact). Rounded again to nearest, into float16 or bfloat16, that gives
-// v correctly rounded, as the float keeps more than two bits past theirs;
-// double -> float -> float16 rounded twice (65519.99 gave inf, not 65504).
-float float_round_to_odd(double v);
-
 // IEEE half and bfloat16 as plain bit containers with conversions.
 struct Float16 {
   uint16_t bits = 0;

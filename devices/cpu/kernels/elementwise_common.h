@@ -22,6 +22,7 @@
 #include "devices/cpu/kernels/parallel_ranges.h"
 #include "devices/cpu/kernels/target_clones.h"
 #include "devices/cpu/kernels/wrapping.h"
+#include "devices/host_device.h"
 #include "devices/kernel.h"
 
 namespace sy::elementwise {

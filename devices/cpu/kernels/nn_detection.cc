@@ -11,6 +11,7 @@
 #include "devices/cpu/kernels/nms_overlap.h"
 #include "devices/cpu/kernels/nn_common.h"
 #include "devices/cpu/kernels/roi_align_plan.h"
+#include "devices/host_device.h"
 
 namespace sy::nn {
 namespace {

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "devices/cuda/kernels/elementwise_launch.h"
+#include "devices/host_device.h"
 
 namespace sy::cuda::ew {
 
@@ -87,16 +88,6 @@ __device__ __forceinline__ T float_to_half(float f) {
     return __float2bfloat16_rn(f);
 }
 
-// sy::float_round_to_odd (ir/data_type.h): double to float rounded to odd,
-// so that the rounding to a half type after it is the correct one.
-__device__ __forceinline__ float to_float_round_to_odd(double v) {
-  const float f = static_cast<float>(v);
-  if (static_cast<double>(f) == v || v != v) return f;
-  unsigned int b = __float_as_uint(f);
-  if (fabs(static_cast<double>(f)) > fabs(v)) --b;
-  return __uint_as_float(b | 1u);
-}
-
 // Mirrors elementwise::cvt (devices/cpu/kernels/elementwise_common.h): the
 // conversions a plain cast leaves undefined (NaN or out-of-range float to
 // integer) get the CPU kernels' results.
@@ -110,7 +101,7 @@ __device__ __forceinline__ To cvt(From v) {
     if constexpr (std::is_same_v<From, bool>)
       return float_to_half<To>(v ? 1.0f : 0.0f);
     else if constexpr (std::is_same_v<From, double>)
-      return float_to_half<To>(to_float_round_to_odd(v));
+      return float_to_half<To>(float_round_to_odd(v));
     else
       return float_to_half<To>(static_cast<float>(v));
   } else if constexpr (std::is_same_v<To, bool>) {

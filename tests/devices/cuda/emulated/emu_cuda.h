@@ -193,8 +193,6 @@ inline double __dadd_rn(double a, double b) { return a + b; }
 inline float __double2float_rn(double v) { return static_cast<float>(v); }
 
 inline float emu_int_as_float(int v) { return std::bit_cast<float>(v); }
-inline unsigned emu_float_as_uint(float v) { return std::bit_cast<unsigned>(v); }
-inline float emu_uint_as_float(unsigned v) { return std::bit_cast<float>(v); }
 inline double emu_longlong_as_double(long long v) { return std::bit_cast<double>(v); }
 
 namespace cub {
@@ -345,6 +343,4 @@ struct DeviceSegmentedRadixSort {
 #define atomicCAS emu_atomic_cas
 #define atomicMax emu_atomic_max
 #define __int_as_float emu_int_as_float
-#define __float_as_uint emu_float_as_uint
-#define __uint_as_float emu_uint_as_float
 #define __longlong_as_double emu_longlong_as_double
