@@ -41,25 +41,18 @@ class Constants {
     const onnx::TensorProto* t = find_any(name);
     if (!t || (t->data_type() != onnx::TensorProto::INT64 && t->data_type() != onnx::TensorProto::INT32))
       return std::nullopt;
-    auto shape = tensor_from_proto(*t, "", /*values=*/false);
-    if (!shape.ok() || (*shape)->numel() > max) return std::nullopt;
-    auto data = tensor_from_proto(*t, "");
-    if (!data.ok()) return std::nullopt;
-    const TensorData& v = **data;
+    const std::shared_ptr<TensorData> v = load(t, max);
+    if (!v) return std::nullopt;
     std::vector<int64_t> out;
-    for (int64_t i = 0; i < v.numel(); ++i)
-      out.push_back(v.dtype == DataType::kInt64 ? v.data<int64_t>()[i] : v.data<int32_t>()[i]);
+    for (int64_t i = 0; i < v->numel(); ++i)
+      out.push_back(v->dtype == DataType::kInt64 ? v->data<int64_t>()[i] : v->data<int32_t>()[i]);
     return out;
   }
   // The float tensor `name` holds, if it is a constant of at most `max`
   // elements stored in the file (not external).
   std::shared_ptr<TensorData> floats(const std::string& name, int64_t max) const {
-    const onnx::TensorProto* t = find(name);
-    if (!t) return nullptr;
-    auto shape = tensor_from_proto(*t, "", /*values=*/false);  // checks, and copies nothing yet
-    if (!shape.ok() || (*shape)->numel() > max) return nullptr;
-    auto data = tensor_from_proto(*t, "");
-    return data.ok() ? *data : nullptr;
+    const onnx::TensorProto* t = find_any(name);
+    return t && t->data_type() == onnx::TensorProto::FLOAT ? load(t, max) : nullptr;
   }
   // The values of float constant `name` as raw little-endian bytes, which a
   // fold may rewrite where they lie, and its shape; null if `name` is not a
@@ -97,9 +90,12 @@ class Constants {
   }
 
  private:
-  const onnx::TensorProto* find(const std::string& name) const {
-    const onnx::TensorProto* t = find_any(name);
-    return t && t->data_type() == onnx::TensorProto::FLOAT ? t : nullptr;
+  // t's values if it holds at most `max` elements stored in the file.
+  static std::shared_ptr<TensorData> load(const onnx::TensorProto* t, int64_t max) {
+    auto shape = tensor_from_proto(*t, "", /*values=*/false);  // checks, and copies nothing yet
+    if (!shape.ok() || (*shape)->numel() > max) return nullptr;
+    auto data = tensor_from_proto(*t, "");
+    return data.ok() ? *data : nullptr;
   }
   const onnx::TensorProto* find_any(const std::string& name) const {
     if (auto it = index_.find(name); it != index_.end()) return &g_.initializer(it->second);
