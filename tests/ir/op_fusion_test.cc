@@ -394,6 +394,30 @@ onnx::ModelProto gelu_arithmetic(bool div, bool half_first, bool swap) {
   return m;
 }
 
+// m, fused, is one Gelu(x) -> y in Switchyard's domain (imported), with
+// `approximate` set as given (null: not set), and no constants left.
+void expect_one_gelu(const onnx::ModelProto& m, const char* approximate) {
+  const onnx::GraphProto& g = m.graph();
+  ASSERT_EQ(g.node_size(), 1);
+  const onnx::NodeProto& n = g.node(0);
+  EXPECT_EQ(n.op_type(), kFusedGelu);
+  EXPECT_EQ(n.domain(), kSwitchyardDomain);
+  ASSERT_EQ(n.input_size(), 1);
+  EXPECT_EQ(n.input(0), "x");
+  EXPECT_EQ(n.output(0), "y");
+  if (approximate) {
+    ASSERT_EQ(n.attribute_size(), 1);
+    EXPECT_EQ(n.attribute(0).name(), "approximate");
+    EXPECT_EQ(n.attribute(0).s(), approximate);
+  } else {
+    EXPECT_EQ(n.attribute_size(), 0);
+  }
+  EXPECT_EQ(g.initializer_size(), 0);
+  bool imported = false;
+  for (const auto& op : m.opset_import()) imported = imported || op.domain() == kSwitchyardDomain;
+  EXPECT_TRUE(imported);
+}
+
 // Every form becomes one Gelu(x) -> y in Switchyard's domain; the
 // constants, read by nothing else, go.
 TEST(OpFusion, GeluArithmetic_BecomesOneGelu) {
@@ -404,17 +428,7 @@ TEST(OpFusion, GeluArithmetic_BecomesOneGelu) {
                                           << (swap ? ", constants first" : ""));
         auto m = gelu_arithmetic(div, half_first, swap);
         EXPECT_EQ(OpFusion::run(m).gelus_fused, 1);
-        const onnx::GraphProto& g = m.graph();
-        ASSERT_EQ(g.node_size(), 1);
-        EXPECT_EQ(g.node(0).op_type(), kFusedGelu);
-        EXPECT_EQ(g.node(0).domain(), kSwitchyardDomain);
-        ASSERT_EQ(g.node(0).input_size(), 1);
-        EXPECT_EQ(g.node(0).input(0), "x");
-        EXPECT_EQ(g.node(0).output(0), "y");
-        EXPECT_EQ(g.initializer_size(), 0);
-        bool imported = false;
-        for (const auto& op : m.opset_import()) imported = imported || op.domain() == kSwitchyardDomain;
-        EXPECT_TRUE(imported);
+        expect_one_gelu(m, nullptr);
       }
 }
 
@@ -501,18 +515,7 @@ TEST(OpFusion, GeluTanhArithmetic_BecomesOneTanhGelu) {
                      << (swap ? ", constants first" : ""));
         auto m = gelu_tanh_arithmetic(pow, half_first, swap);
         EXPECT_EQ(OpFusion::run(m).gelus_fused, 1);
-        const onnx::GraphProto& g = m.graph();
-        ASSERT_EQ(g.node_size(), 1);
-        const onnx::NodeProto& n = g.node(0);
-        EXPECT_EQ(n.op_type(), kFusedGelu);
-        EXPECT_EQ(n.domain(), kSwitchyardDomain);
-        ASSERT_EQ(n.input_size(), 1);
-        EXPECT_EQ(n.input(0), "x");
-        EXPECT_EQ(n.output(0), "y");
-        ASSERT_EQ(n.attribute_size(), 1);
-        EXPECT_EQ(n.attribute(0).name(), "approximate");
-        EXPECT_EQ(n.attribute(0).s(), "tanh");
-        EXPECT_EQ(g.initializer_size(), 0);
+        expect_one_gelu(m, "tanh");
       }
 }
 
