@@ -7,8 +7,9 @@
 //   build/bench/cuda_transfer_bench [--benchmark_filter=Copy/.*/8388608]
 //
 // Rows come in pairs, raw then switchyard, for each direction, memory kind
-// and size; the GB/s counter is what to compare. Built only with CUDA;
-// without a GPU it says why and exits 0.
+// and size; the GB/s counter is what to compare. Switchyard's rows use the
+// completion SWITCHYARD_CUDA_COMPLETION chooses (polled events by default).
+// Built only with CUDA; without a GPU it says why and exits 0.
 #include <benchmark/benchmark.h>
 
 #include <atomic>
@@ -19,7 +20,12 @@
 #include <mutex>
 
 #include "devices/cuda/cuda_backend.h"
+#include "devices/cuda/cuda_device.h"
 #include "devices/cuda/cuda_probe.h"
+
+namespace sy::cuda {
+cudaError_t launch_empty_kernel(cudaStream_t s);  // probe_kernels.cu
+}
 
 namespace {
 
@@ -75,10 +81,12 @@ void BM_Copy(benchmark::State& state) {
   const bool switchyard = state.range(0) == 1, h2d = state.range(1) == 0, pinned = state.range(2) == 1;
   const size_t bytes = static_cast<size_t>(state.range(3));
   if (!switchyard) {
+    auto raw = sy::cuda::RawCopier::create(0, bytes, h2d, pinned);
+    if (!raw.ok()) return state.SkipWithError(raw.status().message().c_str());
     for (auto _ : state) {
-      auto gbps = sy::cuda::raw_copy_gbps(0, bytes, h2d, pinned, 1);
-      if (!gbps.ok()) return state.SkipWithError(gbps.status().message().c_str());
-      state.SetIterationTime(static_cast<double>(bytes) / (*gbps * 1e9));
+      auto sec = (*raw)->seconds();
+      if (!sec.ok()) return state.SkipWithError(sec.status().message().c_str());
+      state.SetIterationTime(*sec);
     }
   } else {
     auto dev = sy::create_cuda_device(0);
@@ -118,18 +126,69 @@ void copy_args(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_Copy)->Apply(copy_args)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
-// Arg: 1 = wait for a stream callback after every launch, 0 = back to back.
+// Arg: how each launch is waited for: 0 = not (back to back), 1 = a
+// stream callback, 2 = a polled event.
 void BM_BareLaunch(benchmark::State& state) {
-  const bool sync_each = state.range(0) == 1;
+  const auto wait = static_cast<sy::cuda::LaunchWait>(state.range(0));
   double us = 0;
   for (auto _ : state) {
-    auto r = sy::cuda::raw_launch_us(0, 1000, sync_each);
+    auto r = sy::cuda::raw_launch_us(0, 1000, wait);
     if (!r.ok()) return state.SkipWithError(r.status().message().c_str());
     us = *r;
   }
   state.counters["us_per_launch"] = us;
 }
-BENCHMARK(BM_BareLaunch)->Arg(1)->Arg(0)->ArgName("callback_each")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BareLaunch)->Arg(2)->Arg(1)->Arg(0)->ArgName("wait")->Unit(benchmark::kMillisecond);
+
+// A compute task that queues what arg 0 says: 0 nothing (completes in
+// enqueue), 1 a 4-byte allocation, 2 an empty kernel, 3 both (what a
+// one-element Add queues, less its arithmetic).
+class ProbeTask final : public sy::DeviceTask {
+ public:
+  explicit ProbeTask(int what) : what_(what) {}
+  sy::Status execute(sy::Device& device) override {
+    if (what_ & 1) {
+      ASSIGN_OR_RETURN(scratch, device.allocate(sy::DataType::kFloat, sy::Dims{1}));
+    }
+    if (what_ & 2) {
+      auto* gpu = dynamic_cast<sy::cuda::CudaDevice*>(&device);
+      sy::cuda::StreamSlot* slot = gpu ? gpu->launch_slot() : nullptr;
+      if (!slot) return sy::Internal("not a compute task on a CUDA device");
+      CUDA_RETURN_IF_ERROR(sy::cuda::launch_empty_kernel(slot->stream));
+    }
+    return sy::OkStatus();
+  }
+  sy::Tensor scratch;
+
+ private:
+  int what_;
+};
+
+// Where a GPU node's fixed cost goes: the host time enqueue() takes
+// (issue_us: the launch lock, the task's CUDA calls, arming its
+// completion) and the time until the sink hears of completion (done_us),
+// one task at a time, as the run loop sees a chain of dependent nodes.
+void BM_Enqueue(benchmark::State& state) {
+  auto dev = sy::create_cuda_device(0);
+  if (!dev.ok()) return state.SkipWithError(dev.status().message().c_str());
+  Sink sink;
+  double issue = 0, done = 0;
+  for (auto _ : state) {
+    ProbeTask task(static_cast<int>(state.range(0)));
+    const auto t0 = Clock::now();
+    (*dev)->enqueue(&task, &sink);
+    const auto t1 = Clock::now();
+    sink.wait();
+    const auto t2 = Clock::now();
+    if (!task.status.ok()) return state.SkipWithError(task.status.message().c_str());
+    issue += std::chrono::duration<double, std::micro>(t1 - t0).count();
+    done += std::chrono::duration<double, std::micro>(t2 - t0).count();
+  }
+  const auto n = static_cast<double>(state.iterations());
+  state.counters["issue_us"] = issue / n;
+  state.counters["done_us"] = done / n;
+}
+BENCHMARK(BM_Enqueue)->DenseRange(0, 3)->ArgName("work")->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

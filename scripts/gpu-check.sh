@@ -80,6 +80,9 @@ step() {  # step NAME SECONDS COMMAND...: runs it under a time limit, output to 
 machine() {  # the GPU, and the links as the session measures them
   nvidia-smi > "$raw/nvidia-smi.txt" 2>&1
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$raw/gpu.txt" 2>&1
+  # Which profilers a later session could use here.
+  { for t in nsys ncu perf compute-sanitizer; do echo "$t: $(command -v $t || echo none)"; done
+    ls /usr/local/cuda/bin /opt/nvidia 2> /dev/null; } > "$raw/tools.txt"
   step devices 60 switchyard devices --devices cpu,cuda:0
 }
 
@@ -131,10 +134,19 @@ bench_acceptance() {  # the two acceptance benchmarks
     --benchmark_out="$raw/transfer_bench.json" --benchmark_out_format=json
   step workloads 120 switchyard bench models/workloads --devices cpu,cuda:0 \
     --policies "$policies" --runs 20 --warmup 5 --json "$raw/workloads.json"
+  # The same with completions heard through stream callbacks instead of
+  # polled events (devices/cuda/event_poller.h): the baseline of the
+  # per-copy and per-node savings, in the same call.
+  step transfer_bench_callback 45 env SWITCHYARD_CUDA_COMPLETION=callback cuda_transfer_bench \
+    --benchmark_filter='BM_Copy/switchyard:1/.*/pinned:1/' --benchmark_min_time=0.2 \
+    --benchmark_out="$raw/transfer_bench_callback.json" --benchmark_out_format=json
+  step workloads_callback 120 env SWITCHYARD_CUDA_COMPLETION=callback switchyard bench models/workloads \
+    --devices cpu,cuda:0 --policies "$policies" --runs 20 --warmup 5 --json "$raw/workloads_callback.json"
 }
 
 bench_diagnostics() {
   step overhead_gpu 45 executor_overhead_bench --devices cuda:0 --policy gpu
+  step overhead_gpu_callback 45 env SWITCHYARD_CUDA_COMPLETION=callback executor_overhead_bench --devices cuda:0 --policy gpu
   step overhead_cpu 45 executor_overhead_bench --devices cpu --policy single
   # This machine's own profiles: the cost profile lets the policies start
   # from measured costs instead of learning them during the warm-up, and

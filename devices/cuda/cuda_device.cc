@@ -6,7 +6,9 @@
 #include <array>
 #include <bit>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "devices/cpu/kernels/parallel_ranges.h"
 #include "devices/cuda/pinned_pool.h"
@@ -29,6 +31,7 @@ struct DeviceMemory {
 namespace {
 
 constexpr int kMaxGpus = 64;
+constexpr int kFlagsPerPage = 1024;
 // Below this, a copy from ordinary host memory goes straight to
 // cudaMemcpyAsync (the driver stages it in no time); above, it is staged
 // through pinned blocks of kStageChunk so the DMA of one chunk overlaps the
@@ -105,6 +108,7 @@ struct CudaDevice::Scope {
   uint32_t used;        // bit i: slots_[i] got work
   Scope* prev;
   const char* error_what = nullptr;  // armed error flag (on `compute`)
+  Flag flag;                         // taken by arm_error_flag
   // Where buffers of this GPU dropped during the task are freed: the
   // stream the task queues its work on (compute, else the copy stream it
   // last used), so a free is ordered after the task's own queued uses of
@@ -118,19 +122,29 @@ struct CudaDevice::Pending {
   CompletionSink* sink;
   StreamSlot* slot;
   int ordinal;
-  const char* error_what;  // non-null: fail if slot->error_flag is set
+  const char* error_what;  // non-null: fail if flag is set
+  Flag flag;               // given back to `device` on success
+  CudaDevice* device;
   PinnedPool::Held held;   // pinned blocks dropped by the task, see enqueue()
 };
 
+StatusOr<Completion> completion_from_env() {
+  const char* v = std::getenv("SWITCHYARD_CUDA_COMPLETION");
+  const std::string_view mode = v ? v : "";
+  if (mode.empty() || mode == "poll") return Completion::kPoll;
+  if (mode == "callback") return Completion::kCallback;
+  return InvalidArgument("SWITCHYARD_CUDA_COMPLETION is '", mode, "'; use 'poll' (the default) or 'callback'");
+}
+
 thread_local CudaDevice::Scope* CudaDevice::t_scope_ = nullptr;
 
-StatusOr<std::unique_ptr<CudaDevice>> CudaDevice::create(int ordinal, int compute_streams) {
+StatusOr<std::unique_ptr<CudaDevice>> CudaDevice::create(int ordinal, int compute_streams, Completion completion) {
   if (ordinal < 0 || ordinal >= kMaxGpus) return InvalidArgument("cuda ordinal ", ordinal, " out of range");
   DeviceMemory* m = memory_of(ordinal);
   if (!m->init_status.ok()) return m->init_status.with_context("cuda:" + std::to_string(ordinal));
   std::unique_ptr<CudaDevice> d(new CudaDevice(ordinal, m));
   // Scope::used has one bit per slot: the compute streams plus three.
-  RETURN_IF_ERROR(d->init(std::clamp(compute_streams, 1, 32 - 3)));
+  RETURN_IF_ERROR(d->init(std::clamp(compute_streams, 1, 32 - 3), completion));
   return d;
 }
 
@@ -144,15 +158,18 @@ StatusOr<CudaDevice*> CudaDevice::shared(int ordinal) {
   static std::array<Opened, kMaxGpus> opened;
   Opened& o = opened[static_cast<size_t>(ordinal)];
   std::call_once(o.once, [&] {
-    auto d = create(ordinal);
-    if (d.ok()) o.device = d->release();
-    else o.status = d.status();
+    auto completion = completion_from_env();
+    auto d = completion.ok() ? create(ordinal, 4, *completion) : completion.status();
+    if (d.ok())
+      o.device = d->release();
+    else
+      o.status = d.status();
   });
   if (!o.device) return o.status;
   return o.device;
 }
 
-Status CudaDevice::init(int compute_streams) {
+Status CudaDevice::init(int compute_streams, Completion completion) {
   CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
   cudaDeviceProp prop{};
   CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, ordinal_));
@@ -162,13 +179,10 @@ Status CudaDevice::init(int compute_streams) {
     slot->index = i;
     CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&slot->stream, cudaStreamNonBlocking));
     CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&slot->join, cudaEventDisableTiming));
-    // Mapped, so kernels write it directly and the completion callback
-    // reads it without a CUDA call (one address for both under UVA).
-    CUDA_RETURN_IF_ERROR(cudaHostAlloc(reinterpret_cast<void**>(&slot->error_flag), sizeof(int), cudaHostAllocMapped));
-    *slot->error_flag = 0;
-    CUDA_RETURN_IF_ERROR(cudaHostGetDevicePointer(reinterpret_cast<void**>(&slot->error_flag_dev), slot->error_flag, 0));
     slots_.push_back(std::move(slot));
   }
+  if (completion == Completion::kPoll)
+    poller_ = std::make_unique<EventPoller>(ordinal_, static_cast<int>(slots_.size()));
   // cuBLAS and cuDNN are loaded now rather than inside the first MatMul or
   // Conv, whose measured time would otherwise carry the load. One that
   // cannot be loaded makes the kernels that need it decline, with the
@@ -212,21 +226,48 @@ Status CudaDevice::init(int compute_streams) {
   info_.threads = prop.multiProcessorCount;
   info_.description = std::string(prop.name) + ", " + std::to_string(prop.multiProcessorCount) + " SMs, sm_" +
                       std::to_string(prop.major) + std::to_string(prop.minor) + ", " + std::to_string(compute_) +
-                      " compute streams" + (peers ? ", peer access to " + std::to_string(peers) + " GPUs" : "");
+                      " compute streams" + (peers ? ", peer access to " + std::to_string(peers) + " GPUs" : "") +
+                      (poller_ ? "" : ", completions by stream callback");
   return OkStatus();
 }
 
 CudaDevice::~CudaDevice() {
   (void)cudaSetDevice(ordinal_);
+  for (auto& s : slots_)
+    if (s->stream) (void)cudaStreamSynchronize(s->stream);
+  poller_.reset();  // reports what it still watched: the streams are done
   for (auto& s : slots_) {
     if (!s->stream) continue;
-    (void)cudaStreamSynchronize(s->stream);
     if (s->cublas) (void)cublas_api().Destroy(s->cublas);
     if (s->cudnn) (void)cudnn_api().Destroy(s->cudnn);
     if (s->join) (void)cudaEventDestroy(s->join);
-    if (s->error_flag) (void)cudaFreeHost(s->error_flag);
     (void)cudaStreamDestroy(s->stream);
   }
+  for (void* page : flag_pages_) (void)cudaFreeHost(page);
+}
+
+StatusOr<CudaDevice::Flag> CudaDevice::take_flag() {
+  std::lock_guard<std::mutex> lock(flags_mu_);
+  if (free_flags_.empty()) {
+    // Mapped, so kernels write it directly and the completion reads it
+    // without a CUDA call.
+    int* host = nullptr;
+    int* dev = nullptr;
+    CUDA_RETURN_IF_ERROR(
+        cudaHostAlloc(reinterpret_cast<void**>(&host), kFlagsPerPage * sizeof(int), cudaHostAllocMapped));
+    flag_pages_.push_back(host);
+    CUDA_RETURN_IF_ERROR(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), host, 0));
+    for (int i = kFlagsPerPage - 1; i >= 0; --i) free_flags_.push_back({host + i, dev + i});
+  }
+  Flag f = free_flags_.back();
+  free_flags_.pop_back();
+  return f;
+}
+
+void CudaDevice::give_back_flag(Flag f) {
+  if (!f.host) return;
+  std::lock_guard<std::mutex> lock(flags_mu_);
+  free_flags_.push_back(f);
 }
 
 int64_t CudaDevice::now_ns() const { return steady_ns(); }
@@ -247,14 +288,14 @@ StreamSlot* CudaDevice::launch_slot() {
 
 StatusOr<int*> CudaDevice::arm_error_flag(StreamSlot& slot, const char* what) {
   if (!in_task() || t_scope_->compute != &slot) return FailedPrecondition("error flag requested outside a CUDA task");
-  if (!t_scope_->error_what) {
-    // Ordered after the previous task's completion callback (callbacks
-    // block later work on their stream), so that callback read its value.
-    CUDA_RETURN_IF_ERROR(launch_zero_int(slot.error_flag_dev, slot.stream));
+  if (!t_scope_->flag.host) {
+    ASSIGN_OR_RETURN(t_scope_->flag, take_flag());
+    // In stream order, so no earlier kernel can still be writing it.
+    CUDA_RETURN_IF_ERROR(launch_zero_int(t_scope_->flag.dev, slot.stream));
     mark_used(slot);
   }
   t_scope_->error_what = what;
-  return slot.error_flag_dev;
+  return t_scope_->flag.dev;
 }
 
 StreamSlot& CudaDevice::least_busy_compute() {
@@ -416,8 +457,8 @@ Status CudaDevice::copy_on(StreamSlot& slot, const Tensor& src, MemorySpace dst_
 
 void CudaDevice::enqueue(DeviceTask* task, CompletionSink* sink) {
   std::unique_lock<std::mutex> lock(launch_mu_);
-  Scope scope{this, task->queue == DeviceTask::Queue::kCompute ? &least_busy_compute() : nullptr, 0, t_scope_};
-  scope.order = scope.compute;
+  StreamSlot* compute = task->queue == DeviceTask::Queue::kCompute ? &least_busy_compute() : nullptr;
+  Scope scope{this, compute, 0, t_scope_, nullptr, Flag{}, compute};
   t_scope_ = &scope;
   const int64_t begin = now_ns();
   // Pinned buffers the task drops may be the target or source of a copy it
@@ -442,15 +483,19 @@ void CudaDevice::enqueue(DeviceTask* task, CompletionSink* sink) {
     StreamSlot& main = scope.compute && (scope.used >> scope.compute->index & 1)
                            ? *scope.compute
                            : *slots_[static_cast<size_t>(std::countr_zero(scope.used))];
-    Status f = finish(task, sink, main, scope.used, &main == scope.compute ? scope.error_what : nullptr, held);
-    if (f.ok()) return;  // the callback completes it
+    Status f =
+        finish(task, sink, main, scope.used, &main == scope.compute ? scope.error_what : nullptr, scope.flag, held);
+    if (f.ok()) return;  // the completion completes it
     // No callback: wait here, so nothing the work reads is freed under it.
     bool drained = true;
     for (auto& s : slots_)
       if (scope.used >> s->index & 1) drained = cudaStreamSynchronize(s->stream) == cudaSuccess && drained;
     // A faulted stream may not be done with them: they stay out.
     if (!drained) held.clear();
+    if (drained) give_back_flag(scope.flag);
     if (task->status.ok()) task->status = f;
+  } else {
+    give_back_flag(scope.flag);  // taken, but its zeroing was never queued
   }
   PinnedPool::instance().give_back_all(held);
   lock.unlock();
@@ -459,29 +504,31 @@ void CudaDevice::enqueue(DeviceTask* task, CompletionSink* sink) {
 }
 
 Status CudaDevice::finish(DeviceTask* task, CompletionSink* sink, StreamSlot& main, uint32_t used,
-                          const char* error_what, PinnedPool::Held& held) {
+                          const char* error_what, Flag flag, PinnedPool::Held& held) {
   for (auto& s : slots_) {
     if (s.get() == &main || !(used >> s->index & 1)) continue;
     CUDA_RETURN_IF_ERROR(cudaEventRecord(s->join, s->stream));
     CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(main.stream, s->join, 0));
   }
-  // The callback owns `held` from here: it may run before this returns.
-  auto* p = new Pending{task, sink, &main, ordinal_, error_what, std::move(held)};
+  // The completion owns `held` and `flag` from here: it may run before
+  // this returns.
+  auto* p = new Pending{task, sink, &main, ordinal_, error_what, flag, this, std::move(held)};
   main.in_flight.fetch_add(1, std::memory_order_relaxed);
-  // cudaStreamAddCallback rather than cudaLaunchHostFunc: it still runs
-  // after a device fault, with the error, so a run fails instead of hanging.
-  cudaError_t e = cudaStreamAddCallback(main.stream, &CudaDevice::on_stream_done, p, 0);
-  if (e != cudaSuccess) {
+  // A polled event, or cudaStreamAddCallback rather than cudaLaunchHostFunc:
+  // either reports a device fault, so a run fails instead of hanging.
+  Status st = poller_ ? poller_->watch(main.stream, main.index, &CudaDevice::on_stream_done, p)
+                      : to_status(cudaStreamAddCallback(main.stream, &CudaDevice::on_stream_done, p, 0),
+                                  "cudaStreamAddCallback", __FILE__, __LINE__);
+  if (!st.ok()) {
     main.in_flight.fetch_sub(1, std::memory_order_relaxed);
     held = std::move(p->held);
     delete p;
-    return to_status(e, "cudaStreamAddCallback", __FILE__, __LINE__);
   }
-  return OkStatus();
+  return st;
 }
 
 void CUDART_CB CudaDevice::on_stream_done(cudaStream_t, cudaError_t status, void* pending) {
-  // Runs on a CUDA driver thread: no CUDA calls here.
+  // Runs on a CUDA driver thread or the poller's: no CUDA calls here.
   auto* p = static_cast<Pending*>(pending);
   DeviceTask* t = p->task;
   const int64_t end = steady_ns();
@@ -493,13 +540,16 @@ void CUDART_CB CudaDevice::on_stream_done(cudaStream_t, cudaError_t status, void
   if (status != cudaSuccess && t->status.ok())
     t->status = RuntimeError("cuda:", p->ordinal, ": the GPU reported error ", static_cast<int>(status),
                              " while running this task");
-  const int flagged = p->error_what ? *static_cast<volatile int*>(p->slot->error_flag) : 0;
+  const int flagged = p->error_what ? *static_cast<volatile int*>(p->flag.host) : 0;
   if (flagged && t->status.ok()) t->status = OutOfRange(p->error_what);
   p->slot->in_flight.fetch_sub(1, std::memory_order_relaxed);
   // The task's work is done: the pinned blocks it dropped may be handed out
   // again (no CUDA call). After a fault they stay out: nothing says whether
   // a copy of the task still uses them.
-  if (status == cudaSuccess) PinnedPool::instance().give_back_all(p->held);
+  if (status == cudaSuccess) {
+    PinnedPool::instance().give_back_all(p->held);
+    p->device->give_back_flag(p->flag);
+  }
   CompletionSink* sink = p->sink;
   delete p;
   sink->on_complete(t);

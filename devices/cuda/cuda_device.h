@@ -18,11 +18,13 @@
 //   may still use it.
 //
 // enqueue() launches the task's work on the calling thread and returns:
-// the run loop is never blocked by a synchronous CUDA call. Completion is a
-// stream callback (cudaStreamAddCallback, which also reports device
-// faults), recorded as the task's end time; its start is the end of its
-// launch (or the end of the task before it on the stream), so the host
-// time launching took is the loop's issue cost, not the kernel's. A kernel
+// the run loop is never blocked by a synchronous CUDA call. Completion is
+// an event the device's EventPoller thread sees complete (by default), or a
+// stream callback (cudaStreamAddCallback) with
+// SWITCHYARD_CUDA_COMPLETION=callback; both report device faults. It is
+// recorded as the task's end time; its start is the end of its launch (or
+// the end of the task before it on the stream), so the host time launching
+// took is the loop's issue cost, not the kernel's. A kernel
 // task keeps all its work (copies included) on its compute stream, a copy
 // task on one copy stream, so its allocations, uses and stream-ordered
 // frees are ordered without events; work spread over several streams
@@ -46,6 +48,7 @@
 #include <vector>
 
 #include "devices/cuda/cuda_check.h"
+#include "devices/cuda/event_poller.h"
 #include "devices/cuda/pinned_pool.h"
 #include "devices/device.h"
 
@@ -61,16 +64,21 @@ class StreamSlot {
   cublasHandle_t cublas = nullptr;   // created on first use
   cudnnHandle_t cudnn = nullptr;     // created on first use
   std::atomic<int> in_flight{0};     // tasks whose callback has not run
-  int64_t last_end_ns = 0;           // only touched by this stream's callbacks
+  int64_t last_end_ns = 0;           // only touched by this stream's completions
   int index = 0;                     // in the device's slot list
-  int* error_flag = nullptr;         // mapped pinned int (host view), see Launch::error_flag
-  int* error_flag_dev = nullptr;     // the same int as the GPU addresses it
 };
+
+// How a CudaDevice learns that a task's work is done.
+enum class Completion { kPoll, kCallback };
+// From SWITCHYARD_CUDA_COMPLETION: "poll" (the default, unset or empty) or
+// "callback"; anything else is an error that names both.
+StatusOr<Completion> completion_from_env();
 
 class CudaDevice final : public Device {
  public:
   // Opens GPU `ordinal` with `compute_streams` compute streams.
-  static StatusOr<std::unique_ptr<CudaDevice>> create(int ordinal, int compute_streams = 4);
+  static StatusOr<std::unique_ptr<CudaDevice>> create(int ordinal, int compute_streams = 4,
+                                                      Completion completion = Completion::kPoll);
   // The process's device for GPU `ordinal`, opened by the first call (a
   // failure is remembered too) and never destroyed, like the memory its
   // buffers come from. Thread-safe.
@@ -91,15 +99,27 @@ class CudaDevice final : public Device {
   // The compute stream of the task this thread is launching on this device
   // (marked as used), or null outside one. Used by current_launch().
   StreamSlot* launch_slot();
-  // Zeroes `slot`'s error flag in stream order and arms the current task
-  // to fail with `what` if it is set on completion.
+  // The current task's error flag (zeroed in `slot`'s order) as the GPU
+  // addresses it, armed so that the task fails with `what` if it is set on
+  // completion.
   StatusOr<int*> arm_error_flag(StreamSlot& slot, const char* what);
 
  private:
   struct Scope;
   struct Pending;
+  // A mapped pinned int a kernel sets to report bad input (Launch::error_flag).
+  // Each task that asks gets its own until its completion has read it: a
+  // flag per stream would do only if completions held the stream up, as
+  // callbacks do; polled events do not, so the next task on the stream
+  // could zero a shared flag before the last one's completion read it.
+  struct Flag {
+    int* host = nullptr;  // as the completion reads it
+    int* dev = nullptr;   // the same int as kernels address it
+  };
+  StatusOr<Flag> take_flag();
+  void give_back_flag(Flag f);  // makes no CUDA call
   CudaDevice(int ordinal, DeviceMemory* memory) : ordinal_(ordinal), memory_(memory) {}
-  Status init(int compute_streams);
+  Status init(int compute_streams, Completion completion);
   bool in_task() const;
   // Records that the current task put work on `slot`.
   void mark_used(StreamSlot& slot);
@@ -113,8 +133,9 @@ class CudaDevice final : public Device {
   // callback there.
   // `held` (pinned blocks the task dropped) goes to the callback, which
   // returns them to the pool; it is left with the caller on a failure.
+  // `flag` (with `error_what`) is read and given back by the completion.
   Status finish(DeviceTask* task, CompletionSink* sink, StreamSlot& main, uint32_t used, const char* error_what,
-                PinnedPool::Held& held);
+                Flag flag, PinnedPool::Held& held);
   static void CUDART_CB on_stream_done(cudaStream_t, cudaError_t status, void* pending);
   static void release_device(Buffer* b);
 
@@ -130,6 +151,10 @@ class CudaDevice final : public Device {
   StreamSlot& d2h() { return *slots_[static_cast<size_t>(compute_) + 1]; }
   StreamSlot& sync() { return *slots_[static_cast<size_t>(compute_) + 2]; }
   std::atomic<uint32_t> next_compute_{0};
+  std::unique_ptr<EventPoller> poller_;  // null: completions are stream callbacks
+  std::mutex flags_mu_;
+  std::vector<Flag> free_flags_;
+  std::vector<void*> flag_pages_;
   // Serialises launches: library handles and slot choice are not
   // thread-safe, and launching is cheap next to the work it starts.
   std::mutex launch_mu_;

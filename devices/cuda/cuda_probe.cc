@@ -23,7 +23,9 @@ struct Scratch {
   void* device = nullptr;
   void* host = nullptr;
   bool pinned = false;
+  cudaEvent_t event = nullptr;
   ~Scratch() {
+    if (event) (void)cudaEventDestroy(event);
     if (device) (void)cudaFree(device);
     if (host) pinned ? (void)cudaFreeHost(host) : std::free(host);
     if (stream) (void)cudaStreamDestroy(stream);
@@ -50,11 +52,23 @@ void CUDART_CB notify(cudaStream_t, cudaError_t status, void* p) {
 
 }  // namespace
 
-StatusOr<double> raw_copy_gbps(int ordinal, size_t bytes, bool host_to_device, bool pinned, int reps) {
-  // Otherwise no timed copy and a meaningless 0 GB/s.
-  if (reps < 1) return InvalidArgument("raw_copy_gbps: reps must be at least 1, not ", reps);
-  CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal));
+struct RawCopier::Buffers {
   Scratch s;
+  int ordinal = 0;
+  size_t bytes = 0;
+  bool host_to_device = true;
+};
+
+RawCopier::RawCopier(std::unique_ptr<Buffers> b) : b_(std::move(b)) {}
+RawCopier::~RawCopier() { (void)cudaSetDevice(b_->ordinal); }  // the buffers are freed on their GPU
+
+StatusOr<std::unique_ptr<RawCopier>> RawCopier::create(int ordinal, size_t bytes, bool host_to_device, bool pinned) {
+  CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal));
+  auto b = std::make_unique<Buffers>();
+  b->ordinal = ordinal;
+  b->bytes = bytes;
+  b->host_to_device = host_to_device;
+  Scratch& s = b->s;
   s.pinned = pinned;
   CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
   CUDA_RETURN_IF_ERROR(cudaMalloc(&s.device, std::max<size_t>(bytes, 1)));
@@ -65,37 +79,48 @@ StatusOr<double> raw_copy_gbps(int ordinal, size_t bytes, bool host_to_device, b
     if (!s.host) return ResourceExhausted("cannot allocate ", bytes, " host bytes");
   }
   std::memset(s.host, 1, bytes);  // fault the pages in before timing
-  double best_s = 1e30;
-  for (int r = 0; r < reps + 1; ++r) {  // the first copy warms up
-    auto t0 = std::chrono::steady_clock::now();
-    if (host_to_device) {
-      CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(s.device, s.host, bytes, cudaMemcpyHostToDevice, s.stream));
-    } else {
-      CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(s.host, s.device, bytes, cudaMemcpyDeviceToHost, s.stream));
-    }
-    CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(s.stream));
-    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (r > 0) best_s = std::min(best_s, sec);
-  }
-  return static_cast<double>(bytes) / best_s / 1e9;
+  std::unique_ptr<RawCopier> c(new RawCopier(std::move(b)));
+  RETURN_IF_ERROR(c->seconds().status());  // the first copy warms up
+  return c;
 }
 
-StatusOr<double> raw_launch_us(int ordinal, int launches, bool sync_each) {
+StatusOr<double> RawCopier::seconds() {
+  Scratch& s = b_->s;
+  CUDA_RETURN_IF_ERROR(cudaSetDevice(b_->ordinal));
+  const auto t0 = std::chrono::steady_clock::now();
+  if (b_->host_to_device) {
+    CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(s.device, s.host, b_->bytes, cudaMemcpyHostToDevice, s.stream));
+  } else {
+    CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(s.host, s.device, b_->bytes, cudaMemcpyDeviceToHost, s.stream));
+  }
+  CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(s.stream));
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+StatusOr<double> raw_launch_us(int ordinal, int launches, LaunchWait wait) {
   if (launches < 1) return InvalidArgument("raw_launch_us: launches must be at least 1, not ", launches);  // divides by it
   CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal));
   Scratch s;
   CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+  CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&s.event, cudaEventDisableTiming));
   CUDA_RETURN_IF_ERROR(launch_empty_kernel(s.stream));  // module load, first-launch costs
   CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(s.stream));
   auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < launches; ++i) {
     CUDA_RETURN_IF_ERROR(launch_empty_kernel(s.stream));
-    if (!sync_each) continue;
-    Waiter w;
-    CUDA_RETURN_IF_ERROR(cudaStreamAddCallback(s.stream, &notify, &w, 0));
-    std::unique_lock<std::mutex> lock(w.mu);
-    w.cv.wait(lock, [&] { return w.done; });
-    CUDA_RETURN_IF_ERROR(w.status);
+    if (wait == LaunchWait::kCallback) {
+      Waiter w;
+      CUDA_RETURN_IF_ERROR(cudaStreamAddCallback(s.stream, &notify, &w, 0));
+      std::unique_lock<std::mutex> lock(w.mu);
+      w.cv.wait(lock, [&] { return w.done; });
+      CUDA_RETURN_IF_ERROR(w.status);
+    } else if (wait == LaunchWait::kEventPoll) {
+      CUDA_RETURN_IF_ERROR(cudaEventRecord(s.event, s.stream));
+      cudaError_t e;
+      while ((e = cudaEventQuery(s.event)) == cudaErrorNotReady) {
+      }
+      CUDA_RETURN_IF_ERROR(e);
+    }
   }
   CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(s.stream));
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / launches;

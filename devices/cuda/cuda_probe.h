@@ -5,21 +5,44 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 
 #include "devices/tensor.h"
 #include "ir/status.h"
 
 namespace sy::cuda {
 
-// Best-of-`reps` bandwidth in GB/s of one cudaMemcpyAsync of `bytes` on a
-// fresh stream, host memory pinned (cudaHostAlloc) or pageable (malloc).
-StatusOr<double> raw_copy_gbps(int ordinal, size_t bytes, bool host_to_device, bool pinned, int reps);
+// One cudaMemcpyAsync of `bytes` on a stream of its own, repeated: the
+// buffers are allocated once, so that what is timed is the copy, not
+// cudaHostAlloc (which takes longer than copying what it allocates).
+class RawCopier {
+ public:
+  // Host memory pinned (cudaHostAlloc) or pageable (malloc), touched
+  // before the first copy.
+  static StatusOr<std::unique_ptr<RawCopier>> create(int ordinal, size_t bytes, bool host_to_device, bool pinned);
+  ~RawCopier();
+  RawCopier(const RawCopier&) = delete;
+  RawCopier& operator=(const RawCopier&) = delete;
+  // Seconds one copy took, from the call to the end of
+  // cudaStreamSynchronize.
+  StatusOr<double> seconds();
 
-// Microseconds per empty-kernel launch in a dependent chain: each launch
-// followed by a stream callback the host waits for (what a run loop that
-// reacts to completions pays per node), or, with `sync_each` false, all
-// launched back to back and synchronised once (pure launch throughput).
-StatusOr<double> raw_launch_us(int ordinal, int launches, bool sync_each);
+ private:
+  struct Buffers;
+  explicit RawCopier(std::unique_ptr<Buffers> b);
+  std::unique_ptr<Buffers> b_;
+};
+
+// How raw_launch_us waits for each launch of a dependent chain.
+enum class LaunchWait {
+  kNone,       // launched back to back, synchronised once: launch throughput
+  kCallback,   // a stream callback the host waits for
+  kEventPoll,  // an event the host queries until it completes
+};
+// Microseconds per empty-kernel launch, each followed by `wait`: the floor
+// of what a run loop that reacts to completions pays per node, heard of
+// the way CudaDevice hears of them (SWITCHYARD_CUDA_COMPLETION).
+StatusOr<double> raw_launch_us(int ordinal, int launches, LaunchWait wait);
 
 // A host tensor in page-locked memory (from the pinned pool), for copies
 // that should run at full link speed.

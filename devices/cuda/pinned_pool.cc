@@ -3,6 +3,7 @@
 #include <bit>
 
 #include "devices/cuda/cuda_check.h"
+#include "devices/host_allocator.h"
 
 namespace sy::cuda {
 namespace {
@@ -60,6 +61,13 @@ void PinnedPool::give_back_all(Held& held) {
 }
 
 StatusOr<BufferRef> PinnedPool::allocate(size_t bytes, MemorySpace space) {
+  // A tensor in pinned memory (a result copied back from a GPU) is host
+  // memory like any other: the host allocator's bound on one tensor holds
+  // for it too, or a GPU larger than that bound would bring back what the
+  // host refuses to make (a mutant's 16 GiB ReduceMax output did).
+  if (const uint64_t capacity = HostAllocator::host().capacity(); bytes > capacity)
+    return ResourceExhausted("cannot allocate ", bytes, " bytes in ", space.to_string(), " (capacity ", capacity,
+                             " bytes)");
   int c = 0;
   ASSIGN_OR_RETURN(void* block, take(bytes, &c));
   auto* b = new Buffer();

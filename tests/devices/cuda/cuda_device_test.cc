@@ -3,8 +3,6 @@
 // copies, asynchronous completion and allocation limits. Kernels are
 // checked end to end by the conformance suite under --policy gpu. A CUDA
 // build also runs these tests against fake GPUs (fake_gpu/fake_cuda.h).
-#include "devices/cuda/cuda_backend.h"
-
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -18,6 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include "devices/cuda/cuda_backend.h"
+#include "devices/host_allocator.h"
 #include "devices/kernel_registry.h"
 
 namespace sy {
@@ -150,6 +150,25 @@ TEST(CudaDevice, Allocate_Absurd_IsResourceExhausted) {
   auto t = (*dev)->allocate(DataType::kFloat, Dims{int64_t{1} << 20, int64_t{1} << 20});  // 4 TiB
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().code(), StatusCode::kResourceExhausted) << t.status().message();
+}
+
+// A GPU may hold more than the host lets one tensor take: bringing it
+// back fails as making it on the host would, with nothing left held.
+TEST(CudaDevice, CopyBack_PastTheHostBound_IsResourceExhausted) {
+  SKIP_WITHOUT_GPU();
+  auto dev = create_cuda_device(0);
+  ASSERT_TRUE(dev.ok());
+  auto d = (*dev)->allocate(DataType::kFloat, Dims{1 << 20});  // 4 MiB
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  HostAllocator& host = HostAllocator::host();
+  const uint64_t was = host.capacity();
+  host.set_capacity(uint64_t{1} << 20);
+  auto back = (*dev)->copy(*d, kHostSpace);
+  host.set_capacity(was);
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.status().code(), StatusCode::kResourceExhausted) << back.status().message();
+  EXPECT_NE(back.status().message().find("capacity 1048576"), std::string::npos) << back.status().message();
+  EXPECT_TRUE((*dev)->copy(*d, kHostSpace).ok());
 }
 
 // A copy task run through the queue: enqueue() returns before the copy is

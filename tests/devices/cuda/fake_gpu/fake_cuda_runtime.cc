@@ -547,6 +547,17 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   return cudaSuccess;
 }
 
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  enter("cudaEventQuery");
+  CUstream_st* s = event->stream;
+  if (!s) return cudaSuccess;  // never recorded: nothing to wait for
+  // As on a GPU, a fault is sticky: every query reports it from then on.
+  if (faulted(s->device)) return fail(cudaErrorIllegalAddress);
+  std::lock_guard<std::mutex> lock(s->mu);
+  // Not ready is an answer, not an error: the last-error slot keeps its value.
+  return s->done >= event->target ? cudaSuccess : cudaErrorNotReady;
+}
+
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
   enter("cudaStreamWaitEvent");
   CUstream_st* s = resolve(stream);
