@@ -126,7 +126,7 @@ void RunLoop::predict(Frame& frame, NodeId n) {
     cand.predicted_compute_us = cost.predict_us(np.cost_slots[c], work_);
     cand.samples = cost.samples(np.cost_slots[c], work_);
     cand.backlog_us = static_cast<double>(env_.backlog_ns[cand.device_index].load(std::memory_order_relaxed)) * 1e-3;
-    cand.issue_us = cost.issue_us(cand.device_index, /*copy=*/false);
+    cand.issue_us = cost.issue_us(cand.device_index);
     if (track_placement_) {
       const double own = cand.issue_us + cand.predicted_compute_us;
       if (std::isfinite(own))
@@ -150,7 +150,7 @@ void RunLoop::predict(Frame& frame, NodeId n) {
         if (!of->replica(v, to).is_none() || of->in_flight(v, to)) continue;
         if (of->plan().cached_constant(v, to, nullptr)) continue;
         const int src = from < 0 ? host_space_ : from;
-        transfer += cost.transfer_us(src, to, in.bytes) + copy_issue_us(src, to);
+        transfer += cost.transfer_us(src, to, in.bytes) + cost.copy_issue_us(src, to);
         missing += in.bytes;
       }
       cand.predicted_transfer_us = transfer;
@@ -422,11 +422,13 @@ void RunLoop::record_issue(const LoopTask& task, bool copy) {
   const int64_t overlap = std::max<int64_t>(
       0, std::min(task.end_ns, task.issue_end_ns) - std::max(task.start_ns, task.issue_begin_ns));
   const int64_t ns = task.issue_end_ns - task.issue_begin_ns - overlap;
-  env_.cost->record_issue(task.device_index, copy, static_cast<double>(ns) * 1e-3);
-}
-
-double RunLoop::copy_issue_us(int from, int to) const {
-  return env_.cost->issue_us((*env_.copy_engine)[static_cast<size_t>(from) * num_spaces_ + to], /*copy=*/true);
+  const double us = static_cast<double>(ns) * 1e-3;
+  if (!copy) {
+    env_.cost->record_issue(task.device_index, us);
+    return;
+  }
+  const auto& c = static_cast<const CopyTask&>(task);
+  env_.cost->record_copy_issue(c.from, c.to, us);
 }
 
 double RunLoop::output_transfer_us(const Frame& frame, const Node& node, int to) {
@@ -439,7 +441,9 @@ double RunLoop::output_transfer_us(const Frame& frame, const Node& node, int to)
     const uint64_t bytes = plan.last_bytes(v)->load(std::memory_order_relaxed);
     if (bytes == 0) continue;
     const ValueInfo& info = g.value(v);
-    auto move_us = [&](int space) { return env_.cost->transfer_us(to, space, bytes) + copy_issue_us(to, space); };
+    auto move_us = [&](int space) {
+      return env_.cost->transfer_us(to, space, bytes) + env_.cost->copy_issue_us(to, space);
+    };
     // Each space is charged once, at the most any consumer there asks:
     // copies are shared.
     charged_.clear();
@@ -574,6 +578,8 @@ Status RunLoop::copy_done(CopyTask& c) {
     return c.status.with_context(on_device(
         str_cat("copying '", of.graph().value(c.value).name, "' to ", c.to_space.to_string()), c.device_index));
   record_issue(c, /*copy=*/true);
+  if (env_.learn && c.end_ns >= c.start_ns)
+    env_.cost->record_copy(c.from, c.to, c.bytes, static_cast<double>(c.end_ns - c.start_ns) * 1e-3);
   of.replica(c.value, c.to) = c.result;
   of.plan().cache_constant(c.value, c.to, c.result);
   ++stats_.copies;

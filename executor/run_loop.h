@@ -113,8 +113,6 @@ class RunLoop final : public CompletionSink {
   // host for a main-graph output, and the lookahead to where they run
   // fastest.
   double output_transfer_us(const Frame& frame, const Node& node, int to);
-  // Learned host time to issue a copy from space `from` to `to`.
-  double copy_issue_us(int from, int to) const;
   // Enqueues the held-back tasks, on their devices' workers to run at once
   // if `overlap`, inline otherwise (see launch()).
   void flush_deferred(bool overlap);

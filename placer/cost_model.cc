@@ -14,15 +14,15 @@
 #include <unordered_map>
 #include <vector>
 
+#include "placer/line_fit.h"
+#include "placer/link_model.h"
+
 namespace sy {
 namespace {
 
 using json = nlohmann::json;
 
 constexpr int kNumBuckets = 64;
-// Floor of any regression-based prediction: a fitted line may cross zero
-// for small work, but no kernel launch is free.
-constexpr double kMinPredictUs = 0.05;
 // Guess for an (op, device) pair nothing is known about: a fixed launch cost
 // plus 0.5 ns per unit of work.
 constexpr double kDefaultBaseUs = 1.0;
@@ -66,104 +66,6 @@ int shape_class(double work) {
 double sanitize_work(double work) { return work > 0 ? std::min(work, 1e30) : 0; }
 
 double default_guess(double work) { return kDefaultBaseUs + work * kDefaultUsPerWork; }
-
-// Test-and-test-and-set lock for the few fields record() cannot update with
-// single atomics. Critical sections are a handful of flops.
-class SpinLock {
- public:
-  void lock() {
-    while (flag_.exchange(true, std::memory_order_acquire))
-      while (flag_.load(std::memory_order_relaxed)) {
-      }
-  }
-  void unlock() { flag_.store(false, std::memory_order_release); }
-
- private:
-  std::atomic<bool> flag_{false};
-};
-
-// Least-squares fit of time = a + b * work from running centred sums
-// (Welford/Chan). Centring keeps it exact when work spans ten decades, where
-// raw sums of work^2 would cancel catastrophically.
-struct LineFit {
-  double n = 0, mean_x = 0, mean_y = 0, m2x = 0, cxy = 0;
-  double min_x = 0, max_x = 0;
-
-  void add(double x, double y) {
-    min_x = n == 0 ? x : std::min(min_x, x);
-    max_x = n == 0 ? x : std::max(max_x, x);
-    n += 1;
-    double dx = x - mean_x;
-    mean_x += dx / n;
-    mean_y += (y - mean_y) / n;
-    m2x += dx * (x - mean_x);
-    cxy += dx * (y - mean_y);
-  }
-  bool finite() const {
-    return std::isfinite(n) && std::isfinite(mean_x) && std::isfinite(mean_y) && std::isfinite(m2x) &&
-           std::isfinite(cxy) && std::isfinite(min_x) && std::isfinite(max_x);
-  }
-  // Merges another fit; a result that overflowed (absurd figures from a
-  // profile) is dropped and this fit kept.
-  void merge(const LineFit& o) {
-    if (o.n <= 0) return;
-    if (n <= 0) {
-      if (o.finite()) *this = o;
-      return;
-    }
-    LineFit before = *this;
-    double total = n + o.n, dx = o.mean_x - mean_x, dy = o.mean_y - mean_y;
-    m2x += o.m2x + dx * dx * n * o.n / total;
-    cxy += o.cxy + dx * dy * n * o.n / total;
-    mean_x += dx * o.n / total;
-    mean_y += dy * o.n / total;
-    min_x = std::min(min_x, o.min_x);
-    max_x = std::max(max_x, o.max_x);
-    n = total;
-    if (!finite()) *this = before;
-  }
-  bool has_fit() const { return n >= 2 && max_x > min_x && m2x > 0; }
-  // The slope is clamped at zero: more work never makes a kernel faster, and
-  // a negative slope fitted from noise would predict nonsense far away.
-  void coefficients(double* a, double* b) const {
-    double slope = cxy / m2x;
-    if (!(slope > 0) || !std::isfinite(slope)) slope = 0;
-    *b = slope;
-    *a = mean_y - slope * mean_x;
-  }
-};
-
-// The fitted (a, b) packed as two floats in one word, so that lock-free
-// readers never see a torn pair. NaN in `a` means "no fit yet".
-class PublishedLine {
- public:
-  void publish(const LineFit& f) {
-    if (!f.has_fit()) return;
-    double a, b;
-    f.coefficients(&a, &b);
-    float pa = static_cast<float>(a), pb = static_cast<float>(b);
-    uint32_t ua, ub;
-    std::memcpy(&ua, &pa, 4);
-    std::memcpy(&ub, &pb, 4);
-    bits_.store((static_cast<uint64_t>(ua) << 32) | ub, std::memory_order_release);
-  }
-  bool read(double* a, double* b) const {
-    uint64_t v = bits_.load(std::memory_order_acquire);
-    uint32_t ua = static_cast<uint32_t>(v >> 32), ub = static_cast<uint32_t>(v);
-    float pa, pb;
-    std::memcpy(&pa, &ua, 4);
-    std::memcpy(&pb, &ub, 4);
-    if (std::isnan(pa)) return false;
-    *a = pa;
-    *b = pb;
-    return true;
-  }
-  double at(double a, double b, double work) const { return std::max(a + b * work, kMinPredictUs); }
-
- private:
-  static constexpr uint64_t kNone = 0x7fc0000000000000ull;  // a = quiet NaN
-  std::atomic<uint64_t> bits_{kNone};
-};
 
 struct Bucket {
   std::atomic<double> mean{0};
@@ -302,8 +204,9 @@ struct CostModel::Impl {
   std::vector<PendingLink> pending_links;
   Prior prior;  // set before predictions; read-only after
 
-  // [device * 2 + copy]: issue_us(); negative until the first sample.
-  std::array<std::atomic<double>, 2 * kMaxDevices> issue;
+  // Per device: issue_us(); negative until the first sample.
+  std::array<std::atomic<double>, kMaxDevices> issue;
+  LinkModel links;
 
   std::atomic<int64_t> err_samples{0};
   std::atomic<double> err_sum{0};
@@ -424,18 +327,18 @@ CostModel::CostModel() : impl_(std::make_unique<Impl>()) {
 }
 CostModel::~CostModel() = default;
 
-double CostModel::issue_us(int device, bool copy) const {
+double CostModel::issue_us(int device) const {
   if (device < 0 || device >= kMaxDevices) return 0;
-  return std::max(impl_->issue[static_cast<size_t>(device * 2 + copy)].load(std::memory_order_relaxed), 0.0);
+  return std::max(impl_->issue[static_cast<size_t>(device)].load(std::memory_order_relaxed), 0.0);
 }
 
-void CostModel::record_issue(int device, bool copy, double measured_us) {
+void CostModel::record_issue(int device, double measured_us) {
   if (device < 0 || device >= kMaxDevices || !(measured_us >= 0) || !std::isfinite(measured_us)) return;
   // A weight of 1/8 smooths out a preempted thread or a cold allocation
   // while still following a real change within a few dozen nodes. Races
   // between runs lose a sample at worst.
   constexpr double kWeight = 0.125;
-  std::atomic<double>& a = impl_->issue[static_cast<size_t>(device * 2 + copy)];
+  std::atomic<double>& a = impl_->issue[static_cast<size_t>(device)];
   const double old = a.load(std::memory_order_relaxed);
   a.store(old < 0 ? measured_us : old + kWeight * (measured_us - old), std::memory_order_relaxed);
 }
@@ -454,6 +357,27 @@ void CostModel::set_topology(const Topology& topology) {
 }
 
 const Topology& CostModel::topology() const { return impl_->topology; }
+
+double CostModel::transfer_us(int from_space, int to_space, uint64_t bytes) const {
+  if (from_space == to_space) return 0;
+  const double learned = impl_->links.transfer_us(from_space, to_space, bytes);
+  return learned >= 0 ? learned : impl_->topology.transfer_us(from_space, to_space, bytes);
+}
+
+void CostModel::record_copy(int from_space, int to_space, uint64_t bytes, double measured_us) {
+  const Topology& t = impl_->topology;
+  const int n = static_cast<int>(t.num_spaces());
+  if (from_space < 0 || to_space < 0 || from_space >= n || to_space >= n) return;
+  impl_->links.record(from_space, to_space, bytes, measured_us, t.link(from_space, to_space).latency_us);
+}
+
+double CostModel::copy_issue_us(int from_space, int to_space) const {
+  return impl_->links.issue_us(from_space, to_space);
+}
+
+void CostModel::record_copy_issue(int from_space, int to_space, double measured_us) {
+  impl_->links.record_issue(from_space, to_space, measured_us);
+}
 
 void CostModel::set_prior(Prior prior) { impl_->prior = std::move(prior); }
 

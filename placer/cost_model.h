@@ -59,19 +59,24 @@ class CostModel {
   // Feeds one measurement back (also updates the prediction-error stats).
   void record(int slot, double work, double measured_us);
 
-  // Host time the run loop spends issuing work to device `device` (an
-  // index of the session's devices, as Candidate::device_index): kernels,
-  // or copies when `copy`. An exponential average of the recent
-  // measurements, so it follows a device whose launch cost changes; 0
-  // before any. Not saved in profiles: a few nodes measure it. Lock-free.
-  double issue_us(int device, bool copy) const;
-  void record_issue(int device, bool copy, double measured_us);
+  // Host time the run loop spends issuing a kernel to device `device` (an
+  // index of the session's devices, as Candidate::device_index). An
+  // exponential average of the recent measurements, so it follows a device
+  // whose launch cost changes; 0 before any. Not saved in profiles: a few
+  // nodes measure it. Lock-free.
+  double issue_us(int device) const;
+  void record_issue(int device, double measured_us);
 
   // Predicted microseconds to move `bytes` between memory-space indices of
-  // the topology.
-  double transfer_us(int from_space, int to_space, uint64_t bytes) const {
-    return topology().transfer_us(from_space, to_space, bytes);
-  }
+  // the topology: the link as the copies of runs measured it (LinkModel),
+  // else the topology's figure. Lock-free.
+  double transfer_us(int from_space, int to_space, uint64_t bytes) const;
+  // One copy's time on its link, from its start there to its end.
+  void record_copy(int from_space, int to_space, uint64_t bytes, double measured_us);
+  // Host time the run loop spends issuing a copy over a link, learned per
+  // link (LinkModel); 0 before any. Not saved in profiles. Lock-free.
+  double copy_issue_us(int from_space, int to_space) const;
+  void record_copy_issue(int from_space, int to_space, double measured_us);
 
   PredictionError error() const;
 

@@ -10,9 +10,10 @@
 // - Memory from the device's cudaMallocAsync pool, allocated and freed in
 //   stream order; the pool keeps freed memory (release threshold = max), so
 //   a steady-state run does not go back to the driver.
-// - Host results land in pinned blocks (PinnedPool); large copies from
-//   ordinary host memory are staged through pinned blocks chunk by chunk
-//   (each chunk's memcpy split across oneTBB's threads).
+// - Host results land in pinned blocks (PinnedPool); copies from ordinary
+//   host memory above 8 MiB (64 KiB inside a kernel task) are staged
+//   through pinned blocks chunk by chunk (each chunk's memcpy split across
+//   oneTBB's threads).
 //   A pinned block a task drops (a result discarded on a failure) goes
 //   back to the pool only when the task's work is done: a copy it queued
 //   may still use it.
@@ -125,7 +126,7 @@ class CudaDevice final : public Device {
   void mark_used(StreamSlot& slot);
   StreamSlot& least_busy_compute();
   StatusOr<Tensor> allocate_on(StreamSlot& slot, DataType dtype, const Dims& dims);
-  Status copy_h2d(void* dst, const Tensor& src, cudaStream_t s);
+  Status copy_h2d(void* dst, const Tensor& src, const StreamSlot& slot);
   // The body of copy(): queues the copy on `slot` into `out`, which the
   // caller owns so that it can outlive queued work on a failure.
   Status copy_on(StreamSlot& slot, const Tensor& src, MemorySpace dst_space, Tensor& out);

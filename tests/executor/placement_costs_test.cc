@@ -173,11 +173,11 @@ TEST_F(PlacementCosts, OutputTransfer_ChargesAnExcursionAwayFromTheInputs) {
   ASSERT_NO_FATAL_FAILURE(run_on(kCpu, {{"x", square()}}));
   // Tanh ran on the host, next to Relu's input: running Relu on a GPU
   // means copying r back, which costs what copying x over does (same size,
-  // same link both ways).
+  // same link both ways; the way over as measured, to the nanosecond).
   auto relu = policy_->last("Relu_1");
   EXPECT_DOUBLE_EQ(relu[kCpu].output_transfer_us, 0);
   EXPECT_GT(relu[kGpu0].output_transfer_us, 0);
-  EXPECT_DOUBLE_EQ(relu[kGpu0].output_transfer_us, relu[kGpu0].predicted_transfer_us);
+  EXPECT_NEAR(relu[kGpu0].output_transfer_us, relu[kGpu0].predicted_transfer_us, 1e-3);
   // cuda:1 would copy it too.
   EXPECT_DOUBLE_EQ(relu[kGpu1].output_transfer_us, relu[kGpu0].output_transfer_us);
   EXPECT_DOUBLE_EQ(relu[kCpu].finish_us(), relu[kCpu].backlog_us + relu[kCpu].issue_us + relu[kCpu].predicted_compute_us);
@@ -228,7 +228,7 @@ TEST_F(PlacementCosts, OutputTransfer_LooksAhead_ToWhereAConsumerRunsFastest) {
   EXPECT_DOUBLE_EQ(relu[kCpu].output_transfer_us, 1);
   // On a GPU Relu leaves Tanh where it runs fastest, but Tanh last ran on
   // the host next to x: the excursion's copy back is charged.
-  EXPECT_DOUBLE_EQ(relu[kGpu0].output_transfer_us, relu[kGpu0].predicted_transfer_us);
+  EXPECT_NEAR(relu[kGpu0].output_transfer_us, relu[kGpu0].predicted_transfer_us, 1e-3);
 
   // Once the chain has run on cuda:0, nothing is charged there, and the
   // host still pays for its consumers' loss.

@@ -197,32 +197,64 @@ TEST(CostModel, Record_IgnoresInvalidMeasurements) {
 
 TEST(CostModel, Issue_ZeroUntilMeasured_ThenFollowsTheRecentAverage) {
   CostModel m;
-  EXPECT_DOUBLE_EQ(m.issue_us(0, false), 0);
-  m.record_issue(0, false, 8);  // the first sample is taken as is
-  EXPECT_DOUBLE_EQ(m.issue_us(0, false), 8);
-  m.record_issue(0, false, 0);  // then averaged with weight 1/8
-  EXPECT_DOUBLE_EQ(m.issue_us(0, false), 7);
-  for (int i = 0; i < 200; ++i) m.record_issue(0, false, 2);
-  EXPECT_NEAR(m.issue_us(0, false), 2, 1e-6);
-  // Kernels and copies, and each device, are learned apart.
-  EXPECT_DOUBLE_EQ(m.issue_us(0, true), 0);
-  EXPECT_DOUBLE_EQ(m.issue_us(1, false), 0);
-  m.record_issue(1, true, 5);
-  EXPECT_DOUBLE_EQ(m.issue_us(1, true), 5);
-  EXPECT_DOUBLE_EQ(m.issue_us(1, false), 0);
+  EXPECT_DOUBLE_EQ(m.issue_us(0), 0);
+  m.record_issue(0, 8);  // the first sample is taken as is
+  EXPECT_DOUBLE_EQ(m.issue_us(0), 8);
+  m.record_issue(0, 0);  // then averaged with weight 1/8
+  EXPECT_DOUBLE_EQ(m.issue_us(0), 7);
+  for (int i = 0; i < 200; ++i) m.record_issue(0, 2);
+  EXPECT_NEAR(m.issue_us(0), 2, 1e-6);
+  // Each device, and each link's copies, are learned apart.
+  EXPECT_DOUBLE_EQ(m.issue_us(1), 0);
+  EXPECT_DOUBLE_EQ(m.copy_issue_us(0, 1), 0);
+  m.record_copy_issue(0, 1, 90);
+  m.record_copy_issue(1, 0, 5);
+  EXPECT_DOUBLE_EQ(m.copy_issue_us(0, 1), 90);
+  EXPECT_DOUBLE_EQ(m.copy_issue_us(1, 0), 5);
+  EXPECT_NEAR(m.issue_us(0), 2, 1e-6) << "kernels' issue time is apart from copies'";
+  EXPECT_DOUBLE_EQ(m.issue_us(1), 0);
 }
 
 TEST(CostModel, Issue_IgnoresInvalidMeasurementsAndDevices) {
   CostModel m;
-  m.record_issue(0, false, 4);
-  m.record_issue(0, false, std::nan(""));
-  m.record_issue(0, false, -1);
-  m.record_issue(0, false, INFINITY);
-  EXPECT_DOUBLE_EQ(m.issue_us(0, false), 4);
-  m.record_issue(-1, false, 4);
-  m.record_issue(1 << 20, false, 4);
-  EXPECT_DOUBLE_EQ(m.issue_us(-1, false), 0);
-  EXPECT_DOUBLE_EQ(m.issue_us(1 << 20, false), 0);
+  m.record_issue(0, 4);
+  m.record_issue(0, std::nan(""));
+  m.record_issue(0, -1);
+  m.record_issue(0, INFINITY);
+  EXPECT_DOUBLE_EQ(m.issue_us(0), 4);
+  m.record_issue(-1, 4);
+  m.record_issue(1 << 20, 4);
+  EXPECT_DOUBLE_EQ(m.issue_us(-1), 0);
+  EXPECT_DOUBLE_EQ(m.issue_us(1 << 20), 0);
+  m.record_copy_issue(-1, 0, 4);
+  m.record_copy_issue(0, 1 << 20, 4);
+  m.record_copy_issue(0, 1, std::nan(""));
+  EXPECT_DOUBLE_EQ(m.copy_issue_us(-1, 0), 0);
+  EXPECT_DOUBLE_EQ(m.copy_issue_us(0, 1 << 20), 0);
+  EXPECT_DOUBLE_EQ(m.copy_issue_us(0, 1), 0);
+}
+
+// Transfers start from the topology's links and then follow the copies
+// measured on each link, each direction apart.
+TEST(CostModel, Transfers_FollowMeasuredCopies_PerDirection) {
+  CpuDevice d0(0), d1(1);
+  Topology topo({&d0, &d1});
+  topo.set_link(0, 1, {10, 1});  // 10 us + 1 GB/s: 1 MB in 1010 us
+  topo.set_link(1, 0, {10, 1});
+  CostModel m;
+  m.set_topology(topo);
+  EXPECT_DOUBLE_EQ(m.transfer_us(0, 1, 1'000'000), 1010);
+  EXPECT_DOUBLE_EQ(m.transfer_us(0, 0, 1'000'000), 0);
+  // Copies of one size measure the bandwidth past the prior's latency.
+  for (int i = 0; i < 4; ++i) m.record_copy(0, 1, 1'000'000, 110);
+  EXPECT_NEAR(m.transfer_us(0, 1, 1'000'000), 110, 0.01);
+  EXPECT_NEAR(m.transfer_us(0, 1, 2'000'000), 210, 0.01);
+  EXPECT_NEAR(m.transfer_us(0, 1, 0), 10, 0.01);
+  EXPECT_DOUBLE_EQ(m.transfer_us(1, 0, 1'000'000), 1010) << "the other direction is its own link";
+  // Spaces the topology lacks are ignored (LinkModel's tests cover the rest).
+  m.record_copy(5, 0, 100, 1);
+  m.record_copy(0, -1, 100, 1);
+  EXPECT_NEAR(m.transfer_us(0, 1, 1'000'000), 110, 0.01);
 }
 
 TEST(CostModel, Json_RoundTrip_PreservesPredictionsAndLinks) {

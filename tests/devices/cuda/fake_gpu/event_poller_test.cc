@@ -8,9 +8,9 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdlib>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -18,6 +18,7 @@
 
 #include "devices/cuda/cuda_device.h"
 #include "tests/devices/cuda/fake_gpu/fake_cuda.h"
+#include "tests/devices/cuda/queued_task_test_util.h"
 
 namespace sy::cuda {
 namespace {
@@ -120,7 +121,9 @@ TEST(EventPoller, Destruction_WaitsForWatchedWork) {
   EXPECT_EQ(cudaStreamDestroy(s), cudaSuccess);
 }
 
-TEST(EventPoller, DeviceFault_IsReported_NotWaitedOut) {
+// A fault is reported as the watch's error, and a faulted GPU records no
+// more events.
+TEST(EventPoller, DeviceFault_IsReportedAsTheWatchsError) {
   cudaStream_t s = new_stream();
   std::atomic<bool> go{false};
   Reports reports;
@@ -129,13 +132,13 @@ TEST(EventPoller, DeviceFault_IsReported_NotWaitedOut) {
     ASSERT_EQ(cudaLaunchHostFunc(s, wait_for_go, &go), cudaSuccess);
     ASSERT_TRUE(poller.watch(s, 0, &Reports::done, reports.entry(1)).ok());
     fake_cuda::fault_device(0, 0);
+    go = true;
     ASSERT_TRUE(reports.wait_for(1)) << "a watch on a faulted GPU was never reported";
     EXPECT_NE(reports.seen()[0].status, cudaSuccess);
     EXPECT_FALSE(poller.watch(s, 0, &Reports::done, reports.entry(2)).ok()) << "a faulted GPU cannot record";
     EXPECT_FALSE(poller.watch(s, 5, &Reports::done, reports.entry(3)).ok()) << "no stream 5";
   }
   fake_cuda::heal(0);
-  go = true;
   EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
   EXPECT_EQ(cudaStreamDestroy(s), cudaSuccess);
 }
@@ -159,36 +162,6 @@ TEST(CudaDevice, CompletionMode_FromEnvironment) {
     unsetenv("SWITCHYARD_CUDA_COMPLETION");
 }
 
-// A queued copy to the GPU, and the sink that waits for it.
-class Upload final : public DeviceTask, public CompletionSink {
- public:
-  Upload(Tensor src, MemorySpace to) : src_(std::move(src)), to_(to) { queue = Queue::kCopy; }
-  Status execute(Device& device) override {
-    ASSIGN_OR_RETURN(result, device.copy(src_, to_));
-    return OkStatus();
-  }
-  void on_complete(DeviceTask*) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    done_ = true;
-    thread_ = std::this_thread::get_id();
-    cv_.notify_all();
-  }
-  bool wait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, std::chrono::seconds(30), [&] { return done_; });
-  }
-  std::thread::id thread() const { return thread_; }
-  Tensor result;
-
- private:
-  Tensor src_;
-  MemorySpace to_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread::id thread_;
-};
-
 // Each way of hearing of completion, on a device of its own: a queued task
 // completes from another thread, timed, with the bytes in place.
 TEST(CudaDevice, BothCompletionModes_CompleteQueuedTasks) {
@@ -201,18 +174,12 @@ TEST(CudaDevice, BothCompletionModes_CompleteQueuedTasks) {
     auto h = Tensor::host(DataType::kInt32, Dims{1000});
     ASSERT_TRUE(h.ok());
     for (int i = 0; i < 1000; ++i) h->data<int32_t>()[i] = i * 7;
-    auto up = std::make_unique<Upload>(*h, (*dev)->memory_space());
-    (*dev)->enqueue(up.get(), up.get());
-    if (!up->wait()) {
-      // Leaked on purpose: a late completion would touch them.
-      (void)up.release();
-      (void)dev->release();
-      FAIL() << "no completion within 30 s";
-    }
-    ASSERT_TRUE(up->status.ok()) << up->status.message();
-    EXPECT_NE(up->thread(), std::this_thread::get_id());
-    EXPECT_GE(up->end_ns, up->start_ns);
-    auto back = (*dev)->copy(up->result, kHostSpace);
+    testing::Queued<testing::CopyTo> up(std::make_unique<testing::CopyTo>(*h, (*dev)->memory_space()));
+    ASSERT_TRUE(up.run(*dev)) << "no completion within 30 s";
+    ASSERT_TRUE(up.task().status.ok()) << up.task().status.message();
+    EXPECT_NE(up.sink().thread(), std::this_thread::get_id());
+    EXPECT_GE(up.task().end_ns, up.task().start_ns);
+    auto back = (*dev)->copy(up.task().result, kHostSpace);
     ASSERT_TRUE(back.ok()) << back.status().message();
     EXPECT_EQ(back->data<int32_t>()[999], 999 * 7);
   }

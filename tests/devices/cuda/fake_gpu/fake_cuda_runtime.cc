@@ -551,11 +551,16 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
   enter("cudaEventQuery");
   CUstream_st* s = event->stream;
   if (!s) return cudaSuccess;  // never recorded: nothing to wait for
+  {
+    // Not ready is an answer, not an error: the last-error slot keeps it.
+    // Even after a fault: a GPU's faulted work stops at once, but a host
+    // function the fake's stream is running goes on, and whoever hears of
+    // the fault may free the memory it writes.
+    std::lock_guard<std::mutex> lock(s->mu);
+    if (s->done < event->target) return cudaErrorNotReady;
+  }
   // As on a GPU, a fault is sticky: every query reports it from then on.
-  if (faulted(s->device)) return fail(cudaErrorIllegalAddress);
-  std::lock_guard<std::mutex> lock(s->mu);
-  // Not ready is an answer, not an error: the last-error slot keeps its value.
-  return s->done >= event->target ? cudaSuccess : cudaErrorNotReady;
+  return faulted(s->device) ? fail(cudaErrorIllegalAddress) : cudaSuccess;
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
