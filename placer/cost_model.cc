@@ -640,11 +640,16 @@ Status CostModel::save(const std::string& path) const {
     auto emit = [&](const std::string& from, const std::string& to, const Link& k) {
       links.push_back({{"from", from}, {"to", to}, {"latency_us", k.latency_us}, {"bandwidth_gbps", k.bandwidth_gbps}});
     };
-    for (size_t i = 0; i < t.num_spaces(); ++i)
-      for (size_t j = 0; j < t.num_spaces(); ++j)
-        if (i != j)
-          emit(t.space(static_cast<int>(i)).to_string(), t.space(static_cast<int>(j)).to_string(),
-               t.link(static_cast<int>(i), static_cast<int>(j)));
+    for (int i = 0; i < static_cast<int>(t.num_spaces()); ++i)
+      for (int j = 0; j < static_cast<int>(t.num_spaces()); ++j) {
+        if (i == j) continue;
+        // A link the runs measured is saved as measured: latency and
+        // bandwidth of its line (one with no slope keeps the prior).
+        Link k = t.link(i, j);
+        double a, b;
+        if (m.links.line(i, j, &a, &b) && b > 0) k = {a, 1.0 / (b * 1e3)};
+        emit(t.space(i).to_string(), t.space(j).to_string(), k);
+      }
     // Links of spaces this session lacks survive a load/save round trip.
     auto in_topology = [&](const std::string& name) {
       for (size_t i = 0; i < t.num_spaces(); ++i)

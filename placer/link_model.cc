@@ -24,11 +24,15 @@ LinkModel::Link* LinkModel::link(int from, int to) const {
   return &(*links_)[static_cast<size_t>(from * kMaxSpaces + to)];
 }
 
-double LinkModel::transfer_us(int from, int to, uint64_t bytes) const {
+bool LinkModel::line(int from, int to, double* latency_us, double* us_per_byte) const {
   const Link* l = link(from, to);
+  return l && l->line.read(latency_us, us_per_byte);
+}
+
+double LinkModel::transfer_us(int from, int to, uint64_t bytes) const {
   double a, b;
-  if (!l || !l->line.read(&a, &b)) return -1;
-  return l->line.at(a, b, static_cast<double>(bytes));
+  if (!line(from, to, &a, &b)) return -1;
+  return std::max(a + b * static_cast<double>(bytes), kMinPredictUs);
 }
 
 void LinkModel::record(int from, int to, uint64_t bytes, double measured_us, double prior_latency_us) {

@@ -39,6 +39,9 @@ class LinkModel {
   // Predicted microseconds on the link for `bytes`, or < 0 where nothing
   // was measured on it (the caller uses the prior).
   double transfer_us(int from, int to, uint64_t bytes) const;
+  // The learned line, time = latency_us + us_per_byte * bytes; false where
+  // nothing was measured.
+  bool line(int from, int to, double* latency_us, double* us_per_byte) const;
   // One copy's time on the link; `prior_latency_us` is the prior's latency,
   // which copies of a single size cannot separate from their bandwidth.
   void record(int from, int to, uint64_t bytes, double measured_us, double prior_latency_us);

@@ -156,11 +156,16 @@ bench_diagnostics() {
   step workloads_profiled 90 switchyard bench models/workloads --devices cpu,cuda:0 \
     --policies "$policies" --runs 20 --warmup 5 --profile "$raw/cost_profile.json" --json "$raw/workloads_profiled.json"
   # Why dynamic put each node where it did, on the workloads simulation
-  # says it should win.
+  # says it should win, with what its runs learned (--profile writes the
+  # kernel and link costs); and what the same runs learn with every node
+  # on the GPU, for comparison.
   local m
   for m in wide_branches wide_branches_b512 moe_if; do
     step "decisions_$m" 30 switchyard run "models/workloads/$m.onnx" --devices cpu,cuda:0 --policy dynamic \
-      --random-inputs --runs 30 --decisions "$raw/decisions_$m.jsonl" --trace "$raw/trace_$m.json"
+      --random-inputs --runs 30 --decisions "$raw/decisions_$m.jsonl" --trace "$raw/trace_$m.json" \
+      --profile "$raw/learned_dynamic_$m.json"
+    step "learned_gpu_$m" 30 switchyard run "models/workloads/$m.onnx" --devices cpu,cuda:0 --policy gpu \
+      --random-inputs --runs 30 --trace "$raw/trace_gpu_$m.json" --profile "$raw/learned_gpu_$m.json"
   done
 }
 

@@ -255,6 +255,15 @@ TEST(CostModel, Transfers_FollowMeasuredCopies_PerDirection) {
   m.record_copy(5, 0, 100, 1);
   m.record_copy(0, -1, 100, 1);
   EXPECT_NEAR(m.transfer_us(0, 1, 1'000'000), 110, 0.01);
+  // A profile saves the link as measured: the next session starts there.
+  const std::string path = temp_path("learned_link.json");
+  ASSERT_TRUE(m.save(path).ok());
+  CostModel n;
+  n.set_topology(topo);
+  ASSERT_TRUE(n.load(path).ok());
+  EXPECT_NEAR(n.transfer_us(0, 1, 2'000'000), 210, 0.01);
+  EXPECT_DOUBLE_EQ(n.transfer_us(1, 0, 1'000'000), 1010);
+  std::filesystem::remove(path);
 }
 
 TEST(CostModel, Json_RoundTrip_PreservesPredictionsAndLinks) {
