@@ -334,13 +334,7 @@ double CostModel::issue_us(int device) const {
 
 void CostModel::record_issue(int device, double measured_us) {
   if (device < 0 || device >= kMaxDevices || !(measured_us >= 0) || !std::isfinite(measured_us)) return;
-  // A weight of 1/8 smooths out a preempted thread or a cold allocation
-  // while still following a real change within a few dozen nodes. Races
-  // between runs lose a sample at worst.
-  constexpr double kWeight = 0.125;
-  std::atomic<double>& a = impl_->issue[static_cast<size_t>(device)];
-  const double old = a.load(std::memory_order_relaxed);
-  a.store(old < 0 ? measured_us : old + kWeight * (measured_us - old), std::memory_order_relaxed);
+  follow_average(impl_->issue[static_cast<size_t>(device)], measured_us);
 }
 
 void CostModel::set_topology(const Topology& topology) {

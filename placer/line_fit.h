@@ -1,6 +1,7 @@
 // The small fitting pieces CostModel and LinkModel share: a least-squares
 // line over running centred sums, its coefficients published for lock-free
-// readers, and a spin lock for the few updates that need one.
+// readers, a spin lock for the few updates that need one, and the average
+// that issue times follow.
 #pragma once
 
 #include <algorithm>
@@ -89,6 +90,9 @@ class PublishedLine {
     if (!f.has_fit()) return;
     double a, b;
     f.coefficients(&a, &b);
+    publish(a, b);
+  }
+  void publish(double a, double b) {
     float pa = static_cast<float>(a), pb = static_cast<float>(b);
     uint32_t ua, ub;
     std::memcpy(&ua, &pa, 4);
@@ -106,11 +110,22 @@ class PublishedLine {
     *b = pb;
     return true;
   }
-  double at(double a, double b, double work) const { return std::max(a + b * work, kMinPredictUs); }
+  static double at(double a, double b, double work) { return std::max(a + b * work, kMinPredictUs); }
 
  private:
   static constexpr uint64_t kNone = 0x7fc0000000000000ull;  // a = quiet NaN
   std::atomic<uint64_t> bits_{kNone};
 };
+
+// An average of recent measurements of a host time (issuing a kernel or a
+// copy): the first sample as is, then each with weight 1/8, which smooths
+// out a preempted thread or a cold allocation while still following a real
+// change within a few dozen samples. Races between runs lose a sample at
+// worst.
+inline void follow_average(std::atomic<double>& avg, double measured) {
+  constexpr double kWeight = 0.125;
+  const double old = avg.load(std::memory_order_relaxed);
+  avg.store(old < 0 ? measured : old + kWeight * (measured - old), std::memory_order_relaxed);
+}
 
 }  // namespace sy

@@ -32,7 +32,7 @@ bool LinkModel::line(int from, int to, double* latency_us, double* us_per_byte) 
 double LinkModel::transfer_us(int from, int to, uint64_t bytes) const {
   double a, b;
   if (!line(from, to, &a, &b)) return -1;
-  return std::max(a + b * static_cast<double>(bytes), kMinPredictUs);
+  return PublishedLine::at(a, b, static_cast<double>(bytes));
 }
 
 void LinkModel::record(int from, int to, uint64_t bytes, double measured_us, double prior_latency_us) {
@@ -55,10 +55,7 @@ void LinkModel::record(int from, int to, uint64_t bytes, double measured_us, dou
     a = floor;
     b = size > 0 ? std::max(0.0, (mean - a) / size) : 0;
   }
-  LineFit line;  // the two points that make (a, b) publishable
-  line.add(0, a);
-  line.add(1e6, a + b * 1e6);
-  l->line.publish(line);
+  l->line.publish(a, b);
 }
 
 double LinkModel::issue_us(int from, int to) const {
@@ -74,12 +71,7 @@ double LinkModel::issue_us(int from, int to) const {
 void LinkModel::record_issue(int from, int to, double measured_us) {
   Link* l = link(from, to);
   if (!l || !(measured_us >= 0) || !std::isfinite(measured_us)) return;
-  // A weight of 1/8 smooths out a preempted thread or a cold pinned block
-  // while still following a real change within a few dozen copies. Races
-  // between runs lose a sample at worst.
-  constexpr double kWeight = 0.125;
-  const double old = l->issue.load(std::memory_order_relaxed);
-  l->issue.store(old < 0 ? measured_us : old + kWeight * (measured_us - old), std::memory_order_relaxed);
+  follow_average(l->issue, measured_us);
 }
 
 }  // namespace sy
