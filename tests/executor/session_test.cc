@@ -498,6 +498,20 @@ TEST(Session, ChannelsLastModel_MatchesTheModelAsWritten) {
   EXPECT_EQ(y.size(), 2u * 8 * 4 * 4);
 }
 
+// Runs `m`, a Gelu written out in `written` nodes on t = -x (x [4, 301]
+// from -6 in steps of 0.01), as written and fused into two nodes (Neg,
+// Gelu), and checks the results against `gelu(t)`.
+void expect_gelu_of_negated_ramp(const onnx::ModelProto& m, size_t written, double (*gelu)(double)) {
+  Tensor x = floats({4, 301}, 0);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(i) / 100 - 6;
+  const std::vector<float> y = run_written_and_fused(m, x, written, 2);
+  ASSERT_EQ(y.size(), 1204u);
+  for (size_t i = 0; i < y.size(); ++i) {
+    const double t = -x.data<float>()[i];
+    EXPECT_NEAR(y[i], gelu(t), 1e-5) << t;
+  }
+}
+
 // A Gelu written out (Mul by 1/sqrt 2, Erf, Add 1, Mul by x, Mul by 1/2)
 // after a Neg, so that its x is typed only by the loader's inference, runs
 // as one Gelu and gives the same values, which are the formula's.
@@ -513,14 +527,7 @@ TEST(Session, FusedGeluModel_MatchesTheModelAsWritten) {
   g.node("Add", {"e", "one"}, {"a"});
   g.node("Mul", {"t", "a"}, {"p"});
   g.node("Mul", {"p", "half"}, {"y"});
-  Tensor x = floats({4, 301}, 0);
-  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(i) / 100 - 6;
-  const std::vector<float> y = run_written_and_fused(m, x, 6, 2);
-  ASSERT_EQ(y.size(), 1204u);
-  for (size_t i = 0; i < y.size(); ++i) {
-    const double t = -x.data<float>()[i];
-    EXPECT_NEAR(y[i], 0.5 * t * (1 + std::erf(t / std::sqrt(2.0))), 1e-5) << t;
-  }
+  expect_gelu_of_negated_ramp(m, 6, [](double t) { return 0.5 * t * (1 + std::erf(t / std::sqrt(2.0))); });
 }
 
 // Gelu's tanh form written out as GPT-2 exports it (Pow 3, Mul 0.044715,
@@ -542,14 +549,8 @@ TEST(Session, FusedTanhGeluModel_MatchesTheModelAsWritten) {
   g.node("Add", {"one", "th"}, {"a"});
   g.node("Mul", {"half", "t"}, {"h"});
   g.node("Mul", {"h", "a"}, {"y"});
-  Tensor x = floats({4, 301}, 0);
-  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(i) / 100 - 6;
-  const std::vector<float> y = run_written_and_fused(m, x, 9, 2);
-  ASSERT_EQ(y.size(), 1204u);
-  for (size_t i = 0; i < y.size(); ++i) {
-    const double t = -x.data<float>()[i];
-    EXPECT_NEAR(y[i], 0.5 * t * (1 + std::tanh(0.7978845608 * (t + 0.044715 * t * t * t))), 1e-5) << t;
-  }
+  expect_gelu_of_negated_ramp(
+      m, 9, [](double t) { return 0.5 * t * (1 + std::tanh(0.7978845608 * (t + 0.044715 * t * t * t))); });
 }
 
 // A LayerNormalization written out as PyTorch exports it at opset 13

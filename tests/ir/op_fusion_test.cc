@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -432,30 +433,45 @@ TEST(OpFusion, GeluArithmetic_BecomesOneGelu) {
       }
 }
 
+// Makes float initializer `name` the one value `v`, of shape `dims`.
+void set_float_init(onnx::ModelProto& m, const std::string& name, std::vector<int64_t> dims, float v) {
+  for (auto& t : *m.mutable_graph()->mutable_initializer())
+    if (t.name() == name) {
+      t.clear_dims();
+      for (int64_t d : dims) t.add_dims(d);
+      t.clear_float_data();
+      t.clear_raw_data();
+      t.add_float_data(v);
+    }
+}
+
+// An edit that makes a written-out Gelu no longer certainly one.
+struct GeluEdit {
+  const char* what;
+  std::function<void(onnx::ModelProto&)> edit;
+};
+
+// Each edit of what `make` builds leaves its `nodes` nodes as written.
+void expect_no_gelu_after(std::span<const GeluEdit> edits, const std::function<onnx::ModelProto()>& make, int nodes) {
+  for (const GeluEdit& e : edits) {
+    SCOPED_TRACE(e.what);
+    auto m = make();
+    e.edit(m);
+    EXPECT_EQ(OpFusion::run(m).gelus_fused, 0);
+    EXPECT_EQ(m.graph().node_size(), nodes);
+  }
+}
+
 // Left as written where it is not certainly x/2 (1 + erf(x / sqrt 2)) of
 // x's own shape, or where a part of it is read elsewhere.
 TEST(OpFusion, GeluArithmetic_LeftAlone_WhereItIsNotCertainlyGelu) {
-  auto set_init = [](onnx::ModelProto& m, const std::string& name, std::vector<int64_t> dims, float v) {
-    for (auto& t : *m.mutable_graph()->mutable_initializer())
-      if (t.name() == name) {
-        t.clear_dims();
-        for (int64_t d : dims) t.add_dims(d);
-        t.clear_float_data();
-        t.clear_raw_data();
-        t.add_float_data(v);
-      }
-  };
-  struct Case {
-    const char* what;
-    std::function<void(onnx::ModelProto&)> edit;
-  };
-  const Case cases[] = {
-      {"divided by sqrt 3", [&](onnx::ModelProto& m) { set_init(m, "r2", {}, 1.7320508f); }},
-      {"plus 2", [&](onnx::ModelProto& m) { set_init(m, "one", {}, 2.f); }},
-      {"times 0.25", [&](onnx::ModelProto& m) { set_init(m, "half", {}, 0.25f); }},
+  const GeluEdit cases[] = {
+      {"divided by sqrt 3", [](onnx::ModelProto& m) { set_float_init(m, "r2", {}, 1.7320508f); }},
+      {"plus 2", [](onnx::ModelProto& m) { set_float_init(m, "one", {}, 2.f); }},
+      {"times 0.25", [](onnx::ModelProto& m) { set_float_init(m, "half", {}, 0.25f); }},
       {"a constant that broadcasts x to rank 3",
-       [&](onnx::ModelProto& m) {
-         set_init(m, "one", {1, 1, 1}, 1.f);
+       [](onnx::ModelProto& m) {
+         set_float_init(m, "one", {1, 1, 1}, 1.f);
        }},
       {"erf read by a second node",
        [](onnx::ModelProto& m) {
@@ -471,13 +487,8 @@ TEST(OpFusion, GeluArithmetic_LeftAlone_WhereItIsNotCertainlyGelu) {
       {"x of unknown type",
        [](onnx::ModelProto& m) { m.mutable_graph()->mutable_input(0)->mutable_type()->clear_tensor_type(); }},
   };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.what);
-    auto m = gelu_arithmetic(/*div=*/true, /*half_first=*/false, /*swap=*/false);
-    c.edit(m);
-    EXPECT_EQ(OpFusion::run(m).gelus_fused, 0);
-    EXPECT_EQ(m.graph().node_size(), 5);
-  }
+  expect_no_gelu_after(
+      cases, [] { return gelu_arithmetic(/*div=*/true, /*half_first=*/false, /*swap=*/false); }, 5);
 }
 
 // x [2, 3] -> Gelu's tanh form written out -> "y": x^3 as Pow(x, 3) or
@@ -520,21 +531,10 @@ TEST(OpFusion, GeluTanhArithmetic_BecomesOneTanhGelu) {
 }
 
 TEST(OpFusion, GeluTanhArithmetic_LeftAlone_WhereItIsNotCertainlyOne) {
-  auto set_init = [](onnx::ModelProto& m, const std::string& name, float v) {
-    for (auto& t : *m.mutable_graph()->mutable_initializer())
-      if (t.name() == name) {
-        t.clear_float_data();
-        t.add_float_data(v);
-      }
-  };
-  struct Case {
-    const char* what;
-    std::function<void(onnx::ModelProto&)> edit;
-  };
-  const Case cases[] = {
-      {"a square, not a cube", [&](onnx::ModelProto& m) { set_init(m, "three", 2.f); }},
-      {"0.0447, not 0.044715", [&](onnx::ModelProto& m) { set_init(m, "c", 0.0447f); }},
-      {"times 0.8, not sqrt(2/pi)", [&](onnx::ModelProto& m) { set_init(m, "k", 0.8f); }},
+  const GeluEdit cases[] = {
+      {"a square, not a cube", [](onnx::ModelProto& m) { set_float_init(m, "three", {}, 2.f); }},
+      {"0.0447, not 0.044715", [](onnx::ModelProto& m) { set_float_init(m, "c", {}, 0.0447f); }},
+      {"times 0.8, not sqrt(2/pi)", [](onnx::ModelProto& m) { set_float_init(m, "k", {}, 0.8f); }},
       {"the cube read elsewhere",
        [](onnx::ModelProto& m) {
          GraphBuilder(m.mutable_graph()).output("x3", kF, {2, 3});
@@ -545,13 +545,8 @@ TEST(OpFusion, GeluTanhArithmetic_LeftAlone_WhereItIsNotCertainlyOne) {
          m.mutable_graph()->mutable_node(2)->set_input(1, "z");
        }},
   };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.what);
-    auto m = gelu_tanh_arithmetic(/*pow=*/true, /*half_first=*/false, /*swap=*/false);
-    c.edit(m);
-    EXPECT_EQ(OpFusion::run(m).gelus_fused, 0);
-    EXPECT_EQ(m.graph().node_size(), 8);
-  }
+  expect_no_gelu_after(
+      cases, [] { return gelu_tanh_arithmetic(/*pow=*/true, /*half_first=*/false, /*swap=*/false); }, 8);
 }
 
 // How a ReduceMean names its axes: an attribute (opset 13), or from opset
