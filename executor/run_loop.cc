@@ -23,6 +23,9 @@ RunLoop::RunLoop(const RunEnv& env) : env_(env), devices_(*env.devices) {
     host_space_ = env_.topology->index_of(kHostSpace);
   }
   track_placement_ = env_.predict && num_spaces_ > 1;
+  accelerator_.resize(devices_.size());
+  for (size_t d = 0; d < devices_.size(); ++d)
+    accelerator_[d] = !devices_[d]->runs_inline() && !devices_[d]->memory_space().is_host_accessible();
   ready_.reserve(64);
 }
 
@@ -349,9 +352,13 @@ void RunLoop::stage(Frame& frame, NodeId n, NodeTask& task) {
 // (deferred_) and the loop goes on placing ready nodes. As soon as held
 // tasks target two devices, they are all handed to their devices' workers
 // and run at once. If the ready nodes run out first, the held tasks all
-// target one device and run inline: a hand-off would buy no overlap and
-// costs two thread wake-ups. Short work meanwhile runs inline ahead of
-// them; overlapping with it would not pay for the hand-off.
+// target one device. They run inline, where a hand-off would buy no
+// overlap and cost two thread wake-ups, unless an accelerator is working:
+// its completions will make nodes ready, and this thread must be free to
+// place them and keep it fed. Short work meanwhile runs inline ahead of
+// them, where overlapping with it would not pay for the hand-off; but
+// beside a working accelerator anything longer than a hand-off goes to the
+// worker at once, for the same reason.
 void RunLoop::launch(NodeTask& task) {
   task.donated = donated_inputs(task);
   task.predicted_ns = static_cast<int64_t>(task.predicted_us * 1e3);
@@ -367,7 +374,9 @@ void RunLoop::launch(NodeTask& task) {
     if (other_device) flush_deferred(/*overlap=*/true);
     return;
   }
-  task.may_run_inline = true;
+  const bool overlap = host_worker && accelerator_in_flight_ > 0 && task.predicted_ns >= kHandOffBesideAcceleratorNs;
+  stats_.handoffs += overlap;
+  task.may_run_inline = !overlap;
   issue(task);
 }
 
@@ -403,6 +412,7 @@ void RunLoop::flush_deferred(bool overlap) {
 
 void RunLoop::issue(LoopTask& task) {
   ++in_flight_;
+  accelerator_in_flight_ += accelerator_[static_cast<size_t>(task.device_index)];
   Device& device = *devices_[static_cast<size_t>(task.device_index)];
   if (!env_.learn) {
     device.enqueue(&task, this);
@@ -619,6 +629,7 @@ Status RunLoop::drain_completions() {
     if (!local_done_) local_tail_ = nullptr;
     --in_flight_;
     auto* task = static_cast<LoopTask*>(t);
+    accelerator_in_flight_ -= accelerator_[static_cast<size_t>(task->device_index)];
     RETURN_IF_ERROR(task->kind == LoopTask::Kind::kNode ? kernel_done(*static_cast<NodeTask*>(task))
                                                         : copy_done(*static_cast<CopyTask*>(task)));
   }
@@ -682,7 +693,7 @@ Status RunLoop::run(Frame& root) {
       env_.clock->deliver(/*wait=*/false);
       if (status.ok()) status = drain_completions();
     } else if (!deferred_.empty()) {
-      flush_deferred(/*overlap=*/false);
+      flush_deferred(/*overlap=*/accelerator_in_flight_ > 0);
       status = drain_completions();
     } else if (in_flight_ > 0) {
       status = env_.clock->deliver(/*wait=*/true) ? drain_completions() : wait_for_completion();
@@ -698,8 +709,9 @@ Status RunLoop::run(Frame& root) {
   // take its predicted time off the shared backlog.
   auto forget = [&](DeviceTask* t) {
     --in_flight_;
-    if (t->predicted_ns && env_.backlog_ns)
-      env_.backlog_ns[static_cast<LoopTask*>(t)->device_index].fetch_sub(t->predicted_ns, std::memory_order_relaxed);
+    const int d = static_cast<LoopTask*>(t)->device_index;
+    accelerator_in_flight_ -= accelerator_[static_cast<size_t>(d)];
+    if (t->predicted_ns && env_.backlog_ns) env_.backlog_ns[d].fetch_sub(t->predicted_ns, std::memory_order_relaxed);
   };
   for (NodeTask* t : deferred_) {
     ++in_flight_;

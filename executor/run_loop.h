@@ -118,6 +118,11 @@ class RunLoop final : public CompletionSink {
   void flush_deferred(bool overlap);
   // Below this, a hand-off to a device thread costs more than it can save.
   static constexpr int64_t kOverlapAboveNs = 100'000;
+  // Beside a working accelerator, this thread's time is the accelerator's
+  // feed: a CPU kernel longer than this goes to its device's worker. A
+  // hand-off costs the enqueuing thread about 2 us and its round trip 6.4
+  // (bench/cpu_handoff_bench, 2-core VM).
+  static constexpr int64_t kHandOffBesideAcceleratorNs = 10'000;
   static constexpr int64_t kSpinNs = 50'000;  // before blocking for a completion
   Status kernel_done(NodeTask& task);
   // `what` (a failed node or copy), naming the device when there are several.
@@ -153,6 +158,10 @@ class RunLoop final : public CompletionSink {
   DeviceTask* remote_done_ = nullptr;     // completions from device threads
   std::atomic<bool> has_remote_{false};   // remote_done_ is non-empty (spin check)
   int64_t in_flight_ = 0;
+  // Per device: its work runs apart from this thread and the host (a GPU),
+  // so holding this thread in a CPU kernel would starve it (launch()).
+  std::vector<uint8_t> accelerator_;
+  int64_t accelerator_in_flight_ = 0;     // tasks issued to accelerators, not yet drained
   std::vector<NodeTask*> deferred_;       // launched long tasks, held back (launch())
   Frame* root_ = nullptr;
   bool root_done_ = false;

@@ -1,5 +1,6 @@
 #include "executor/session.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -22,6 +23,34 @@ std::vector<std::string> device_list_items(const std::string& spec) {
   return items;
 }
 
+namespace {
+
+// How a lone CPU device runs beside accelerators (SWITCHYARD_CPU_BESIDE_GPU).
+// Inline, its long kernels would hold the run loop's thread, so a GPU that
+// finishes meanwhile waits for them before it gets more work, and the CPU
+// never shows a backlog to the placer. With a worker, the loop keeps
+// feeding the GPU. One core is left to the loop and the GPUs' completion
+// threads, which must run the moment a GPU finishes: with every core in
+// the CPU kernels' arena they queue behind its threads for a scheduler
+// slice. A 2-core host keeps both cores for kernels. The other values are
+// for A/B runs.
+struct CpuBesideGpu {
+  bool worker = true;
+  int threads = 0;  // 0: all cores
+};
+
+StatusOr<CpuBesideGpu> cpu_beside_gpu(int hw) {
+  const char* v = std::getenv("SWITCHYARD_CPU_BESIDE_GPU");
+  const std::string_view mode = v ? v : "";
+  if (mode.empty() || mode == "spare-core") return CpuBesideGpu{true, hw > 2 ? hw - 1 : 0};
+  if (mode == "all-cores") return CpuBesideGpu{true, 0};
+  if (mode == "inline") return CpuBesideGpu{false, 0};
+  return InvalidArgument("SWITCHYARD_CPU_BESIDE_GPU is '", mode,
+                         "'; use 'spare-core' (the default), 'all-cores' or 'inline'");
+}
+
+}  // namespace
+
 StatusOr<std::vector<std::unique_ptr<Device>>> create_devices(const std::string& spec) {
   std::vector<std::unique_ptr<Device>> out;
   std::set<std::string> seen;
@@ -29,6 +58,8 @@ StatusOr<std::vector<std::unique_ptr<Device>>> create_devices(const std::string&
   int cpus = 0;
   for (const auto& item : items) cpus += item.rfind("cpu", 0) == 0;
   const int hw = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const bool accelerators = cpus < static_cast<int>(items.size());
+  ASSIGN_OR_RETURN(const CpuBesideGpu beside, cpu_beside_gpu(hw));
   for (const std::string& item : items) {
     std::string kind = item, ord = "0";
     if (auto c = item.find(':'); c != std::string::npos) {
@@ -40,9 +71,12 @@ StatusOr<std::vector<std::unique_ptr<Device>>> create_devices(const std::string&
     if (ord.empty() || *end != '\0' || o < 0 || o > 63) return InvalidArgument("bad device '", item, "': ordinal must be 0..63");
     if (!seen.insert(kind + ":" + std::to_string(o)).second) return InvalidArgument("device '", item, "' listed twice");
     if (kind == "cpu") {
-      // One CPU device owns the whole host and runs inline; several split
-      // the cores and each get a worker so they run side by side.
+      // One CPU device alone owns the whole host and runs inline; several
+      // split the cores and each get a worker so they run side by side; one
+      // beside accelerators, see cpu_beside_gpu().
       if (cpus > 1) out.push_back(std::make_unique<CpuDevice>(static_cast<int>(o), std::max(1, hw / cpus), true));
+      else if (accelerators)
+        out.push_back(std::make_unique<CpuDevice>(static_cast<int>(o), beside.threads, beside.worker));
       else out.push_back(std::make_unique<CpuDevice>(static_cast<int>(o)));
     } else if (kind == "cuda") {
       ASSIGN_OR_RETURN(std::unique_ptr<Device> d, create_cuda_device(static_cast<int>(o)));
@@ -72,7 +106,9 @@ class SimClock final : public Clock {
 
 Status Session::create_simulated() {
   ASSIGN_OR_RETURN(SimProfile profile, load_sim_profile(options_.simulate));
-  sim_ = std::make_unique<SimMachine>(std::move(profile), options_.policy_options.seed);
+  const int hw = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  ASSIGN_OR_RETURN(const CpuBesideGpu beside, cpu_beside_gpu(hw));
+  sim_ = std::make_unique<SimMachine>(std::move(profile), options_.policy_options.seed, !beside.worker);
   devices_ = sim_->take_devices();
   sim_clock_ = std::make_unique<SimClock>(*sim_);
   return OkStatus();

@@ -126,8 +126,11 @@ class Session {
 // dropped.
 std::vector<std::string> device_list_items(const std::string& spec);
 
-// Parses "cpu", "cpu:0,cpu:1" into devices. Several CPU devices split the
-// host's cores between them and each get a worker queue.
+// Parses "cpu", "cpu:0,cpu:1", "cpu,cuda:0" into devices. Several CPU
+// devices split the host's cores between them and each get a worker queue;
+// a CPU beside GPUs gets a worker too and, on hosts of more than 2 cores,
+// leaves one core to the run loop (SWITCHYARD_CPU_BESIDE_GPU: spare-core,
+// all-cores or inline).
 StatusOr<std::vector<std::unique_ptr<Device>>> create_devices(const std::string& spec);
 
 }  // namespace sy

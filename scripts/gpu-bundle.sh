@@ -14,7 +14,7 @@ bundler=${SWITCHYARD_BUNDLER:-../shared/gpu/bundle.sh}
 [ -x "$bundler" ] || { echo "error: no bundler at $bundler (set SWITCHYARD_BUNDLER)" >&2; exit 2; }
 rm -rf gpu-bundle
 "$bundler" "$build" gpu-bundle "$build/tests/sy_devices_tests" "$build/tests/sy_cli_tests" "$build/tests/sy_model_fuzz" \
-  "$build/bench/cuda_transfer_bench" "$build/bench/executor_overhead_bench"
+  "$build/bench/cuda_transfer_bench" "$build/bench/executor_overhead_bench" "$build/bench/cpu_handoff_bench"
 tar czf gpu-bundle/node.tgz -C /usr/share/libonnx-testdata/data node
 du -sh gpu-bundle
 # What travels to the GPU machine is limited to 64 MiB with the working

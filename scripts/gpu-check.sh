@@ -134,20 +134,23 @@ bench_acceptance() {  # the two acceptance benchmarks
     --benchmark_out="$raw/transfer_bench.json" --benchmark_out_format=json
   step workloads 120 switchyard bench models/workloads --devices cpu,cuda:0 \
     --policies "$policies" --runs 20 --warmup 5 --json "$raw/workloads.json"
-  # The same with completions heard through stream callbacks instead of
-  # polled events (devices/cuda/event_poller.h): the baseline of the
-  # per-copy and per-node savings, in the same call.
-  step transfer_bench_callback 45 env SWITCHYARD_CUDA_COMPLETION=callback cuda_transfer_bench \
-    --benchmark_filter='BM_Copy/switchyard:1/.*/pinned:1/' --benchmark_min_time=0.2 \
-    --benchmark_out="$raw/transfer_bench_callback.json" --benchmark_out_format=json
-  step workloads_callback 120 env SWITCHYARD_CUDA_COMPLETION=callback switchyard bench models/workloads \
-    --devices cpu,cuda:0 --policies "$policies" --runs 20 --warmup 5 --json "$raw/workloads_callback.json"
+  # The CPU beside the GPU as it ran before it had its own thread (its
+  # kernels on the run loop's thread), and with a thread but every core:
+  # the baselines of the default (a thread, one core left to the loop and
+  # the completion poller; executor/session.h), in the same call.
+  local mode
+  for mode in inline all-cores; do
+    step "workloads_cpu_$mode" 90 env SWITCHYARD_CPU_BESIDE_GPU=$mode switchyard bench models/workloads \
+      --devices cpu,cuda:0 --policies dynamic,gpu,cpu --runs 20 --warmup 5 --json "$raw/workloads_cpu_$mode.json"
+  done
 }
 
 bench_diagnostics() {
   step overhead_gpu 45 executor_overhead_bench --devices cuda:0 --policy gpu
-  step overhead_gpu_callback 45 env SWITCHYARD_CUDA_COMPLETION=callback executor_overhead_bench --devices cuda:0 --policy gpu
   step overhead_cpu 45 executor_overhead_bench --devices cpu --policy single
+  # What a hand-off to the CPU's own thread costs on this machine (the
+  # simulator's handoff_us; RunLoop::kHandOffBesideAcceleratorNs).
+  step cpu_handoff 30 cpu_handoff_bench --benchmark_min_time=0.2
   # This machine's own profiles: the cost profile lets the policies start
   # from measured costs instead of learning them during the warm-up, and
   # the simulation profile lets later sessions without a GPU simulate it.

@@ -167,7 +167,7 @@ def main():
     tv, trows = transfers(files)
     print(f"| pinned copies of 8 MB+ at {PINNED_MIN_RATIO:.0%} of raw `cudaMemcpyAsync` | {tv} | see below |")
     results = {}
-    for name in ("workloads", "workloads_profiled"):
+    for name in ("workloads", "workloads_profiled", "workloads_cpu_inline", "workloads_cpu_all-cores"):
         results[name] = workloads(files, name)
         print(f"| `dynamic` beats `gpu` and `cpu` on a workload (`{name}`) | {results[name][0]} | see below |")
 

@@ -38,4 +38,6 @@ StatusOr<Tensor> SimDevice::copy(const Tensor& src, MemorySpace dst_space) { ret
 
 int64_t SimDevice::now_ns() const { return machine_.now_ns(); }
 
+bool SimDevice::runs_inline() const { return machine_.runs_inline(index_); }
+
 }  // namespace sy

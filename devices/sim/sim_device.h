@@ -25,9 +25,9 @@ class SimDevice final : public Device {
   void enqueue(DeviceTask* task, CompletionSink* sink) override;
   StatusOr<Tensor> copy(const Tensor& src, MemorySpace dst_space) override;
   uint64_t bytes_in_use() const override { return allocator_->bytes_in_use(); }
-  // The work is done inside enqueue(), but completion comes later, in
-  // virtual time; the run loop has nothing to hand off.
-  bool runs_inline() const override { return true; }
+  // The values are computed inside enqueue(); the time is the simulated
+  // device's, inline or on its own thread as SimMachine::runs_inline() says.
+  bool runs_inline() const override;
   int64_t now_ns() const override;
 
  private:

@@ -6,7 +6,12 @@
 
 namespace sy {
 
-SimMachine::SimMachine(SimProfile profile, uint64_t seed) : profile_(std::move(profile)), rng_(seed) {
+SimMachine::SimMachine(SimProfile profile, uint64_t seed, bool cpu_inline_beside_gpu)
+    : profile_(std::move(profile)), rng_(seed) {
+  int hosts = 0;
+  for (const SimDeviceSpec& spec : profile_.devices)
+    hosts += profile_.classes[static_cast<size_t>(spec.cls)].kind == DeviceKind::kCpu;
+  const bool lone_host = hosts == 1 && (profile_.devices.size() == 1 || cpu_inline_beside_gpu);
   for (size_t i = 0; i < profile_.devices.size(); ++i) {
     const SimDeviceSpec& spec = profile_.devices[i];
     const SimDeviceClass& cls = profile_.classes[static_cast<size_t>(spec.cls)];
@@ -18,6 +23,7 @@ SimMachine::SimMachine(SimProfile profile, uint64_t seed) : profile_(std::move(p
     devices_.push_back(std::move(d));
     queues_.push_back({std::vector<int64_t>(static_cast<size_t>(cls.queues), 0),
                        std::vector<int64_t>(static_cast<size_t>(cls.copy_queues), 0)});
+    inline_.push_back(cls.kind == DeviceKind::kCpu && lone_host);
   }
 }
 
@@ -88,7 +94,20 @@ void SimMachine::submit(int d, DeviceTask* task, CompletionSink* sink) {
   size_t q = 0;
   for (size_t i = 1; i < free.size(); ++i)
     if (free[i] < free[q]) q = i;
-  task->start_ns = std::max(now_ns_, free[q]);
+  const SimDeviceClass& cls = profile_.classes[static_cast<size_t>(profile_.devices[static_cast<size_t>(d)].cls)];
+  const bool host_kernel = !is_copy && cls.kind == DeviceKind::kCpu;
+  if (host_kernel && (inline_[static_cast<size_t>(d)] || (task->may_run_inline && free[q] <= now_ns_))) {
+    // On the run loop's thread, as CpuDevice::enqueue() runs it without a
+    // worker or with nothing queued: the host waits for the kernel.
+    task->start_ns = std::max(now_ns_, free[q]);
+    task->end_ns = task->start_ns + dur;
+    free[q] = now_ns_ = task->end_ns;
+    pending_.push({task->end_ns, seq_++, task, sink});
+    return;
+  }
+  // Handed to the device's own thread, which must wake up first.
+  const int64_t handoff = host_kernel ? static_cast<int64_t>(std::llround(cls.handoff_us * 1e3)) : 0;
+  task->start_ns = std::max(now_ns_ + handoff, free[q]);
   task->end_ns = task->start_ns + dur;
   free[q] = task->end_ns;
   pending_.push({task->end_ns, seq_++, task, sink});

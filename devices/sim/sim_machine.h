@@ -31,8 +31,11 @@ class SimDevice;
 
 class SimMachine {
  public:
-  // `seed` drives the profile's noise (if any).
-  SimMachine(SimProfile profile, uint64_t seed);
+  // `seed` drives the profile's noise (if any). A lone host device runs
+  // its kernels on the run loop's thread, as a real one does; several, or
+  // one beside GPUs, have their own threads, unless `cpu_inline_beside_gpu`
+  // (see create_devices()).
+  SimMachine(SimProfile profile, uint64_t seed, bool cpu_inline_beside_gpu = false);
   ~SimMachine();
   SimMachine(const SimMachine&) = delete;
   SimMachine& operator=(const SimMachine&) = delete;
@@ -55,6 +58,9 @@ class SimMachine {
   double kernel_us(int d, const std::string& op, double work) const;
   double launch_us(int d) const;
   int queues(int d) const;
+  // Whether device d runs its kernels on the enqueuing thread only
+  // (Device::runs_inline()).
+  bool runs_inline(int d) const { return inline_[static_cast<size_t>(d)] != 0; }
   // Link time of `bytes` from device a's memory to device b's.
   double copy_us(int a, int b, uint64_t bytes) const;
 
@@ -81,6 +87,7 @@ class SimMachine {
   std::vector<std::unique_ptr<SimDevice>> devices_;  // moved out by take_devices
   std::vector<SimDevice*> device_ptrs_;
   std::vector<Queues> queues_;
+  std::vector<uint8_t> inline_;  // per device, see runs_inline()
   std::unordered_map<MemorySpace, int> space_owner_;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
   int64_t now_ns_ = 0;

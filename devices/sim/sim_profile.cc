@@ -107,6 +107,8 @@ class Parser {
     ASSIGN_OR_RETURN(d.copy_queues, integer(e, "copy_queues", where, 1, 16, 1));
     const double zero = 0;
     ASSIGN_OR_RETURN(d.launch_us, number(e, "launch_us", where, 0, 1e6, &zero));
+    const double handoff = d.handoff_us;
+    ASSIGN_OR_RETURN(d.handoff_us, number(e, "handoff_us", where, 0, 1e6, &handoff));
     return d;
   }
 

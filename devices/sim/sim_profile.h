@@ -40,6 +40,9 @@ struct SimDeviceClass {
   int queues = 1;               // kernels that run at once, each at full speed
   int copy_queues = 1;          // copies that run at once
   double launch_us = 0;         // host time to issue one task (serial)
+  // cpu classes: delay before a kernel handed to the device's own thread
+  // starts (the thread's wake-up), when it does not run on the loop's.
+  double handoff_us = 10;
   std::vector<SimCost> costs;   // by op; exactly one "*"
   const SimCost& cost(const std::string& op) const;
 };

@@ -14,7 +14,8 @@
 namespace sy {
 namespace {
 
-// cpu:0 "host": 1 queue, 1 us launch; Add 3 us, anything else 10 us.
+// cpu:0 "host": 1 queue, 1 us launch, no hand-off delay; Add 3 us, anything
+//   else 10 us. Beside the GPUs it has its own thread, as a real one does.
 // cuda:0 "small": 1 queue, no launch cost, ~1000 bytes of memory, 100 us + 1 us per work.
 // cuda:1 "wide": 2 queues, no launch cost; 100 us, MatMul 50 us + 1 us per work,
 //   com.example::Fused 7 us.
@@ -24,7 +25,7 @@ constexpr const char* kProfile = R"({
   "version": 1,
   "name": "machine test",
   "devices": [
-    {"class": "host", "kind": "cpu", "memory_gb": 1, "launch_us": 1},
+    {"class": "host", "kind": "cpu", "memory_gb": 1, "launch_us": 1, "handoff_us": 0},
     {"class": "small", "kind": "cuda", "memory_gb": 1e-6},
     {"class": "wide", "kind": "cuda", "memory_gb": 1, "queues": 2}
   ],
@@ -82,8 +83,10 @@ class SimMachineTest : public ::testing::Test {
  protected:
   SimMachineTest() : machine_(profile_from(kProfile), /*seed=*/1), devices_(machine_.take_devices()), sink_(machine_) {}
 
-  // A kernel of `op` (optionally in `domain`) at `work`, issued on device d.
-  FakeTask* kernel(int d, const std::string& op, double work = 0, const std::string& domain = "") {
+  // A kernel of `op` (optionally in `domain`) at `work`, issued on device d:
+  // handed to the device's own thread unless `may_run_inline`.
+  FakeTask* kernel(int d, const std::string& op, double work = 0, const std::string& domain = "",
+                   bool may_run_inline = false) {
     Node& n = nodes_.emplace_back();
     n.op_type = op;
     n.domain = domain;
@@ -91,6 +94,7 @@ class SimMachineTest : public ::testing::Test {
     FakeTask& t = tasks_.emplace_back();
     t.op = &n;
     t.work = work;
+    t.may_run_inline = may_run_inline;
     devices_[static_cast<size_t>(d)]->enqueue(&t, &sink_);
     return &t;
   }
@@ -140,11 +144,12 @@ TEST_F(SimMachineTest, Devices_HaveProfileIdsAndMemorySpaces) {
   EXPECT_EQ(machine_.device_of_space(MemorySpace{DeviceKind::kCuda, 2}), -1);
 }
 
-TEST_F(SimMachineTest, Devices_DescribeThemselvesAndRunCpuKernelsInline) {
+TEST_F(SimMachineTest, Devices_DescribeThemselvesAndRunCpuKernels) {
   for (const auto& d : devices_) {
     EXPECT_EQ(d->info().name, d->id().to_string());
     EXPECT_EQ(d->info().kernel_kind, DeviceKind::kCpu) << d->info().name;
-    EXPECT_TRUE(d->runs_inline()) << d->info().name;
+    // The GPUs, and the host beside them, have threads of their own.
+    EXPECT_FALSE(d->runs_inline()) << d->info().name;
     EXPECT_EQ(d->bytes_in_use(), 0u);
   }
   EXPECT_NE(devices_[kSmall]->info().description.find("small"), std::string::npos)
@@ -213,6 +218,78 @@ TEST_F(SimMachineTest, Launch_AdvancesHostTimeSerially) {
   EXPECT_EQ(c->start_ns, 2000);  // issued after the host's two launches
   EXPECT_EQ(a->start_ns, 1000);
   EXPECT_EQ(b->start_ns, 4000);  // queue busy with a until 4 us
+}
+
+// A host kernel the run loop lets run inline, on an idle queue, runs on the
+// loop's thread: the host clock waits for it. With the queue busy, it goes
+// to the device's thread as CpuDevice::enqueue() sends it.
+TEST_F(SimMachineTest, HostKernel_InlineOnAnIdleQueue_HoldsTheHostClock) {
+  FakeTask* a = kernel(kHost, "Add", 0, "", /*may_run_inline=*/true);
+  EXPECT_EQ(a->start_ns, 1000);  // after its launch
+  EXPECT_EQ(a->end_ns, 4000);
+  EXPECT_EQ(machine_.now_ns(), 4000);
+  EXPECT_EQ(deliver_batch(), Batch({a}));
+  EXPECT_EQ(sink_.at_ns.back(), 4000);
+  FakeTask* b = kernel(kHost, "Relu");  // handed off: 5..15 us, the clock goes on
+  EXPECT_EQ(machine_.now_ns(), 5000);
+  FakeTask* c = kernel(kHost, "Add", 0, "", /*may_run_inline=*/true);  // queued behind b
+  EXPECT_EQ(machine_.now_ns(), 6000);
+  EXPECT_EQ(b->start_ns, 5000);
+  EXPECT_EQ(c->start_ns, 15'000);
+  EXPECT_EQ(c->end_ns, 18'000);
+}
+
+// A kernel handed to the host's thread starts after its wake-up.
+TEST(SimMachine, HostKernel_HandedOff_StartsAfterTheHandoff) {
+  std::string text = kProfile;
+  const std::string from = R"("handoff_us": 0)";
+  text.replace(text.find(from), from.size(), R"("handoff_us": 6)");
+  SimMachine m(profile_from(text), 1);
+  auto devices = m.take_devices();
+  Recorder sink(m);
+  Node n;
+  n.op_type = "Add";
+  FakeTask t;
+  t.op = &n;
+  t.may_run_inline = false;
+  devices[kHost]->enqueue(&t, &sink);
+  EXPECT_EQ(t.start_ns, 7000);  // 1 us launch, 6 us wake-up
+  EXPECT_EQ(t.end_ns, 10'000);
+  EXPECT_EQ(m.now_ns(), 1000);
+  FakeTask g;  // a GPU's kernel pays no hand-off
+  g.op = &n;
+  g.may_run_inline = false;
+  devices[kWide]->enqueue(&g, &sink);
+  EXPECT_EQ(g.start_ns, 1000);
+}
+
+// A lone host device, or one beside GPUs told to run inline, has no thread
+// of its own: every kernel holds the host clock, whatever the loop allows.
+TEST(SimMachine, LoneHostOrInlineBesideGpus_RunsEveryKernelOnTheLoopsThread) {
+  constexpr const char* kLone = R"({
+    "format": "switchyard-sim-profile", "version": 1,
+    "devices": [{"class": "host", "kind": "cpu", "memory_gb": 1, "launch_us": 1}],
+    "costs": [{"class": "host", "op": "*", "base_us": 10, "us_per_work": 0}]
+  })";
+  struct Case {
+    const char* profile;
+    bool inline_beside_gpu;
+  };
+  for (const Case c : {Case{kLone, false}, Case{kProfile, true}}) {
+    SimMachine m(profile_from(c.profile), 1, c.inline_beside_gpu);
+    auto devices = m.take_devices();
+    EXPECT_TRUE(devices[0]->runs_inline());
+    for (size_t d = 1; d < devices.size(); ++d) EXPECT_FALSE(devices[d]->runs_inline()) << d;
+    Recorder sink(m);
+    Node n;
+    n.op_type = "Relu";
+    FakeTask t;
+    t.op = &n;
+    t.may_run_inline = false;
+    devices[0]->enqueue(&t, &sink);
+    EXPECT_EQ(t.start_ns, 1000);
+    EXPECT_EQ(m.now_ns(), 11'000);
+  }
 }
 
 TEST_F(SimMachineTest, OneQueue_KernelsSerialize) {

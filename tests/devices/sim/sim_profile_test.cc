@@ -98,6 +98,7 @@ TEST(SimProfile, ValidProfile_ParsesHeaderClassesAndCosts) {
   EXPECT_EQ(core.queues, 1);       // default
   EXPECT_EQ(core.copy_queues, 1);  // default
   EXPECT_DOUBLE_EQ(core.launch_us, 1.0);
+  EXPECT_DOUBLE_EQ(core.handoff_us, 10.0);  // default
   ASSERT_EQ(core.costs.size(), 2u);
   EXPECT_EQ(&core.cost("MatMul"), &core.costs[1]);
   EXPECT_EQ(&core.cost("Add"), &core.costs[0]);  // falls back to "*"
@@ -127,6 +128,7 @@ TEST(SimProfile, OptionalFields_TakeDefaults) {
   EXPECT_EQ(p->nodes, 1);
   EXPECT_DOUBLE_EQ(p->noise, 0.0);
   EXPECT_DOUBLE_EQ(p->classes[0].launch_us, 0.0);
+  EXPECT_DOUBLE_EQ(p->classes[0].handoff_us, 10.0);
   EXPECT_EQ(p->classes[0].count, 2);
   EXPECT_EQ(p->devices.size(), 4u);
 }
@@ -338,11 +340,11 @@ TEST(SimProfile, BadDeviceClassFields_NameTheField) {
     json value;
   };
   const Case cases[] = {
-      {"class", ""},          {"class", "*"},         {"class", 3},          {"kind", "tpu"},
-      {"kind", 1},            {"count", 0},           {"count", 65},         {"count", 1.5},
-      {"count", "2"},         {"memory_gb", 0},       {"memory_gb", -1},     {"memory_gb", 1e7},
-      {"memory_gb", "80"},    {"queues", 0},          {"queues", 65},        {"copy_queues", 0},
-      {"copy_queues", 17},    {"launch_us", -0.5},    {"launch_us", 2e6},    {"launch_us", true},
+      {"class", ""},      {"class", "*"},      {"class", 3},        {"kind", "tpu"},    {"kind", 1},
+      {"count", 0},       {"count", 65},       {"count", 1.5},      {"count", "2"},     {"memory_gb", 0},
+      {"memory_gb", -1},  {"memory_gb", 1e7},  {"memory_gb", "80"}, {"queues", 0},      {"queues", 65},
+      {"copy_queues", 0}, {"copy_queues", 17}, {"launch_us", -0.5}, {"launch_us", 2e6}, {"launch_us", true},
+      {"handoff_us", -1}, {"handoff_us", 2e6}, {"handoff_us", "5"},
   };
   for (const Case& c : cases) {
     json j = base_profile();

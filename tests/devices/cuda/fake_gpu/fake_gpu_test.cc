@@ -12,10 +12,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -288,6 +290,68 @@ TEST_F(FakeGpu, OutOfDeviceMemory_IsResourceExhausted) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kResourceExhausted) << r.status().message();
   EXPECT_NE(r.status().message().find("out of memory"), std::string::npos) << r.status().message();
+}
+
+// Beside a GPU, the CPU device has its own queue, and a long CPU kernel
+// goes to it while the GPU works, so that the run loop stays free to take
+// the GPU's completions and feed it; a kernel shorter than a hand-off still
+// runs on the loop's thread. SWITCHYARD_CPU_BESIDE_GPU=inline restores
+// every CPU kernel on the loop's thread; a bad value is an error.
+TEST_F(FakeGpu, LongCpuKernel_BesideBusyGpu_RunsOnTheCpuQueue) {
+  constexpr int kF = onnx::TensorProto::FLOAT;
+  auto m = testing::new_model();
+  testing::GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {256, 256}).input("s", kF, {2, 2});
+  g.output("a", kF, {256, 256}).output("b", kF, {256, 256}).output("n", kF, {2, 2});
+  g.node("Relu", {"x"}, {"a"});         // the GPU's, under the gpu policy
+  g.node("MatMul", {"x", "x"}, {"b"});  // the CPU's alone: long by the cost model's first guess
+  g.node("Neg", {"s"}, {"n"});          // the CPU's alone: about 1 us by that guess
+  auto loaded = testing::load_model(m);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  std::shared_ptr<const Model> model = std::move(*loaded);
+  const KernelRegistry& all = fake_cuda::registry_with_host_kernels_on_gpu();
+  KernelRegistry registry;
+  registry.add(*all.find("", "Relu", 17, DeviceKind::kCpu));
+  registry.add(*all.find("", "Relu", 17, DeviceKind::kCuda));
+  registry.add(*all.find("", "MatMul", 17, DeviceKind::kCpu));
+  registry.add(*all.find("", "Neg", 17, DeviceKind::kCpu));
+  SessionOptions o = on_fake_gpus("cpu,cuda:0", "gpu");
+  o.registry = &registry;
+  const auto in = random_input_set(*model, 1);
+
+  struct Mode {
+    const char* env;
+    bool queue;
+  };
+  for (const Mode mode :
+       {Mode{nullptr, true}, Mode{"spare-core", true}, Mode{"all-cores", true}, Mode{"inline", false}}) {
+    SCOPED_TRACE(mode.env ? mode.env : "(unset)");
+    if (mode.env)
+      setenv("SWITCHYARD_CPU_BESIDE_GPU", mode.env, 1);
+    else
+      unsetenv("SWITCHYARD_CPU_BESIDE_GPU");
+    auto s = Session::create(model, o);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    const DeviceInfo& cpu = (*s)->devices()[0]->info();
+    EXPECT_EQ(cpu.description.find("own queue") != std::string::npos, mode.queue) << cpu.description;
+    const int hw = static_cast<int>(std::thread::hardware_concurrency());
+    const bool spare = mode.queue && std::string_view(mode.env ? mode.env : "spare-core") == "spare-core" && hw > 2;
+    EXPECT_EQ(cpu.threads, spare ? hw - 1 : hw);
+    auto r = (*s)->run(in);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(r->stats.nodes_per_device, (std::vector<int64_t>{2, 1}));
+    EXPECT_EQ(r->stats.handoffs, mode.queue ? 1 : 0);  // MatMul, not Neg
+  }
+  setenv("SWITCHYARD_CPU_BESIDE_GPU", "fast", 1);
+  auto bad = Session::create(model, o);
+  unsetenv("SWITCHYARD_CPU_BESIDE_GPU");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("SWITCHYARD_CPU_BESIDE_GPU is 'fast'"), std::string::npos)
+      << bad.status().message();
+  // A lone CPU is unchanged: inline, every core.
+  auto lone = Session::create(model, on_fake_gpus("cpu", "cpu"));
+  ASSERT_TRUE(lone.ok()) << lone.status().message();
+  EXPECT_EQ((*lone)->devices()[0]->info().description.find("own queue"), std::string::npos);
 }
 
 // Under AddressSanitizer the fake poisons what no one may touch, so that
