@@ -153,7 +153,13 @@ void RunLoop::predict(Frame& frame, NodeId n) {
         if (!of->replica(v, to).is_none() || of->in_flight(v, to)) continue;
         if (of->plan().cached_constant(v, to, nullptr)) continue;
         const int src = from < 0 ? host_space_ : from;
-        transfer += cost.transfer_us(src, to, in.bytes) + cost.copy_issue_us(src, to);
+        // One copy serves every reader that goes where it went: each of the
+        // value's readers still to finish is charged its share. Charged in
+        // full, the first reader of an input that many branches share would
+        // stay where the input is, the next for the same reason, and each
+        // branch would then copy its own intermediate instead.
+        const double readers = std::max<int32_t>(1, of->uses()[v]);
+        transfer += (cost.transfer_us(src, to, in.bytes) + cost.copy_issue_us(src, to)) / readers;
         missing += in.bytes;
       }
       cand.predicted_transfer_us = transfer;

@@ -26,7 +26,9 @@ struct Candidate {
   MemorySpace space;                 // the device's memory space
   int device_index = 0;              // index in the session's device list
   double predicted_compute_us = 0;   // cost model's estimate of the kernel time
-  // Time to bring missing inputs over, from issuing each copy to its landing.
+  // Time to bring missing inputs over, from issuing each copy to its
+  // landing; a copy is shared among the input's readers still to finish
+  // (each pays its share), as every reader that runs here will use it.
   double predicted_transfer_us = 0;
   double backlog_us = 0;             // predicted time until the device is free
   // Host time to issue the kernel on this device (its launch: allocation,

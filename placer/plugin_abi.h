@@ -126,7 +126,9 @@ typedef struct sy_candidate_v1 {
    * + output_transfer_us[i] (the last two: sy_place_request_v1). */
   double predicted_compute_us;  /* kernel time at the actual input shapes */
   double predicted_transfer_us; /* copying inputs not yet in memory_* here,
-                                   from issuing each copy to its landing */
+                                   from issuing each copy to its landing;
+                                   each copy's share among the input's
+                                   readers still to finish */
   double backlog_us;            /* until the device is free of queued work */
 } sy_candidate_v1;
 

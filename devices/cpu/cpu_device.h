@@ -4,9 +4,9 @@
 // parallelises inside with oneTBB: no thread hand-off, which keeps per-node
 // overhead small. When the host is split into several CPU devices
 // (cpu:0,cpu:1), each device gets its share of the cores (a tbb::task_arena)
-// and a worker thread. Short tasks still run inline when the device is
-// idle; long ones go to the worker, so the run loop can keep the other
-// devices busy meanwhile.
+// and a worker thread; so does a CPU beside GPUs (create_devices()). Short
+// tasks still run inline when the device is idle; long ones go to the
+// worker, so the run loop can keep the other devices busy meanwhile.
 #pragma once
 
 #include <atomic>

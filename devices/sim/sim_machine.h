@@ -7,6 +7,9 @@
 // (serial: it advances the clock), a kernel then occupies one of the
 // device's queues for the profile's cost of its op at its work size, and a
 // copy one of the copy queues for latency + bytes / bandwidth of the link.
+// A cpu device's kernel that a real CpuDevice would run on the enqueuing
+// thread (see runs_inline() and DeviceTask::may_run_inline) holds the host
+// clock until it ends; one handed to its thread starts handoff_us later.
 // Completions wait in a queue ordered by (virtual end time, issue order)
 // until the run loop asks the clock for them, so the loop handles them in
 // virtual-time order and two runs with the same seed are identical.

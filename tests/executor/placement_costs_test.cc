@@ -165,6 +165,28 @@ TEST_F(PlacementCosts, Transfer_OfAWeightKeptFromAnEarlierRun_IsNotCharged) {
   EXPECT_GT(mul[kGpu1].predicted_transfer_us, 2 * 3);
 }
 
+// An input that several nodes read crosses once for all that run where it
+// went: each reader still to finish is charged its share of the copy.
+TEST_F(PlacementCosts, Transfer_OfAnInputSeveralNodesRead_IsSharedAmongThem) {
+  auto m = testing::new_model();
+  GraphBuilder g(m.mutable_graph());
+  g.input("x", kF, {16, 16}).output("a", kF, {16, 16}).output("b", kF, {16, 16}).output("c", kF, {16, 16});
+  g.node("Relu", {"x"}, {"a"});
+  g.node("Tanh", {"x"}, {"b"});
+  g.node("Sigmoid", {"x"}, {"c"});
+  ASSERT_NO_FATAL_FAILURE(open(m, profile_));
+  ASSERT_NO_FATAL_FAILURE(run_on(kCpu, {{"x", square()}}));  // in graph order, each done before the next
+  auto relu = policy_->last("Relu_1"), tanh = policy_->last("Tanh_2"), sigmoid = policy_->last("Sigmoid_3");
+  // The last reader pays the whole copy: 3 us of latency, 1 KiB at 20 GB/s
+  // (no copy has been issued yet to learn its issue time from).
+  const double copy = sigmoid[kGpu0].predicted_transfer_us;
+  EXPECT_GT(copy, 3);
+  EXPECT_LT(copy, 3 + 0.1);
+  EXPECT_DOUBLE_EQ(tanh[kGpu0].predicted_transfer_us, copy / 2);
+  EXPECT_DOUBLE_EQ(relu[kGpu0].predicted_transfer_us, copy / 3);
+  EXPECT_DOUBLE_EQ(relu[kCpu].predicted_transfer_us, 0);
+}
+
 TEST_F(PlacementCosts, OutputTransfer_ChargesAnExcursionAwayFromTheInputs) {
   auto m = chain();
   ASSERT_NO_FATAL_FAILURE(open(m, flat_));

@@ -239,6 +239,13 @@ TEST_F(SimMachineTest, HostKernel_InlineOnAnIdleQueue_HoldsTheHostClock) {
   EXPECT_EQ(c->end_ns, 18'000);
 }
 
+// Issues `t`, a kernel of `n` that the loop hands to the device's thread.
+void hand_off(Device& device, const Node& n, FakeTask& t, CompletionSink& sink) {
+  t.op = &n;
+  t.may_run_inline = false;
+  device.enqueue(&t, &sink);
+}
+
 // A kernel handed to the host's thread starts after its wake-up.
 TEST(SimMachine, HostKernel_HandedOff_StartsAfterTheHandoff) {
   std::string text = kProfile;
@@ -249,17 +256,12 @@ TEST(SimMachine, HostKernel_HandedOff_StartsAfterTheHandoff) {
   Recorder sink(m);
   Node n;
   n.op_type = "Add";
-  FakeTask t;
-  t.op = &n;
-  t.may_run_inline = false;
-  devices[kHost]->enqueue(&t, &sink);
+  FakeTask t, g;
+  hand_off(*devices[kHost], n, t, sink);
   EXPECT_EQ(t.start_ns, 7000);  // 1 us launch, 6 us wake-up
   EXPECT_EQ(t.end_ns, 10'000);
   EXPECT_EQ(m.now_ns(), 1000);
-  FakeTask g;  // a GPU's kernel pays no hand-off
-  g.op = &n;
-  g.may_run_inline = false;
-  devices[kWide]->enqueue(&g, &sink);
+  hand_off(*devices[kWide], n, g, sink);  // a GPU's kernel pays no hand-off
   EXPECT_EQ(g.start_ns, 1000);
 }
 
@@ -284,9 +286,7 @@ TEST(SimMachine, LoneHostOrInlineBesideGpus_RunsEveryKernelOnTheLoopsThread) {
     Node n;
     n.op_type = "Relu";
     FakeTask t;
-    t.op = &n;
-    t.may_run_inline = false;
-    devices[0]->enqueue(&t, &sink);
+    hand_off(*devices[0], n, t, sink);
     EXPECT_EQ(t.start_ns, 1000);
     EXPECT_EQ(m.now_ns(), 11'000);
   }
