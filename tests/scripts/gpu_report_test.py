@@ -94,6 +94,19 @@ class GpuReport(unittest.TestCase):
         self.assertEqual(self.verdict(out, "`dynamic` beats `gpu` and `cpu` on a workload (`workloads`)"), "PASS")
         self.assertIn("| a | 1.000 | 1.100 | 2.000 | dynamic wins |", out)
 
+    def test_a_win_must_hold_against_the_cpu_with_every_core(self):
+        item = "`dynamic` beats `gpu` and the better `cpu`"
+        self.write("workloads.json", bench_rows({"a": {"dynamic": 1.0, "gpu": 1.1, "cpu": 1.05}}))
+        self.assertEqual(self.verdict(self.report(), item), "not run")
+        self.write("workloads_cpu_all-cores.json", bench_rows({"a": {"dynamic": 1.2, "gpu": 1.1, "cpu": 0.98}}))
+        out = self.report()
+        self.assertEqual(self.verdict(out, "`dynamic` beats `gpu` and `cpu` on a workload (`workloads`)"), "PASS")
+        self.assertEqual(self.verdict(out, item), "FAIL")
+        self.write("workloads_cpu_all-cores.json", bench_rows({"a": {"dynamic": 1.2, "gpu": 1.1, "cpu": 1.02}}))
+        out = self.report()
+        self.assertEqual(self.verdict(out, item), "PASS")
+        self.assertIn("| a | 1.000 | 1.100 | 1.020 | dynamic wins |", out)
+
     def test_reads_packed_results_and_loose_files(self):
         self.write("gpu.txt", "NVIDIA H100 80GB HBM3, 580.65, 81559 MiB\n")
         self.write("workloads.json", bench_rows({"a": {"dynamic": 1.0, "gpu": 1.1, "cpu": 2.0}}))
