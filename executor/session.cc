@@ -39,7 +39,8 @@ struct CpuBesideGpu {
   int threads = 0;  // 0: all cores
 };
 
-StatusOr<CpuBesideGpu> cpu_beside_gpu(int hw) {
+StatusOr<CpuBesideGpu> cpu_beside_gpu() {
+  const int hw = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   const char* v = std::getenv("SWITCHYARD_CPU_BESIDE_GPU");
   const std::string_view mode = v ? v : "";
   if (mode.empty() || mode == "spare-core") return CpuBesideGpu{true, hw > 2 ? hw - 1 : 0};
@@ -59,7 +60,7 @@ StatusOr<std::vector<std::unique_ptr<Device>>> create_devices(const std::string&
   for (const auto& item : items) cpus += item.rfind("cpu", 0) == 0;
   const int hw = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   const bool accelerators = cpus < static_cast<int>(items.size());
-  ASSIGN_OR_RETURN(const CpuBesideGpu beside, cpu_beside_gpu(hw));
+  ASSIGN_OR_RETURN(const CpuBesideGpu beside, cpu_beside_gpu());
   for (const std::string& item : items) {
     std::string kind = item, ord = "0";
     if (auto c = item.find(':'); c != std::string::npos) {
@@ -106,8 +107,7 @@ class SimClock final : public Clock {
 
 Status Session::create_simulated() {
   ASSIGN_OR_RETURN(SimProfile profile, load_sim_profile(options_.simulate));
-  const int hw = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  ASSIGN_OR_RETURN(const CpuBesideGpu beside, cpu_beside_gpu(hw));
+  ASSIGN_OR_RETURN(const CpuBesideGpu beside, cpu_beside_gpu());
   sim_ = std::make_unique<SimMachine>(std::move(profile), options_.policy_options.seed, !beside.worker);
   devices_ = sim_->take_devices();
   sim_clock_ = std::make_unique<SimClock>(*sim_);

@@ -165,7 +165,7 @@ StatusOr<CudaDevice*> CudaDevice::shared(int ordinal) {
   Opened& o = opened[static_cast<size_t>(ordinal)];
   std::call_once(o.once, [&] {
     auto completion = completion_from_env();
-    auto d = completion.ok() ? create(ordinal, 4, *completion) : completion.status();
+    auto d = completion.ok() ? create(ordinal, kDefaultComputeStreams, *completion) : completion.status();
     if (d.ok())
       o.device = d->release();
     else

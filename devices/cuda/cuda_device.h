@@ -78,7 +78,8 @@ StatusOr<Completion> completion_from_env();
 class CudaDevice final : public Device {
  public:
   // Opens GPU `ordinal` with `compute_streams` compute streams.
-  static StatusOr<std::unique_ptr<CudaDevice>> create(int ordinal, int compute_streams = 4,
+  static constexpr int kDefaultComputeStreams = 4;
+  static StatusOr<std::unique_ptr<CudaDevice>> create(int ordinal, int compute_streams = kDefaultComputeStreams,
                                                       Completion completion = Completion::kPoll);
   // The process's device for GPU `ordinal`, opened by the first call (a
   // failure is remembered too) and never destroyed, like the memory its

@@ -42,17 +42,16 @@ int SimMachine::device_of_space(MemorySpace s) const {
 }
 
 double SimMachine::kernel_us(int d, const std::string& op, double work) const {
-  const SimDeviceSpec& spec = profile_.devices[static_cast<size_t>(d)];
-  return profile_.classes[static_cast<size_t>(spec.cls)].cost(op).predict_us(work);
+  return class_of(d).cost(op).predict_us(work);
 }
 
-double SimMachine::launch_us(int d) const {
-  return profile_.classes[static_cast<size_t>(profile_.devices[static_cast<size_t>(d)].cls)].launch_us;
+const SimDeviceClass& SimMachine::class_of(int d) const {
+  return profile_.classes[static_cast<size_t>(profile_.devices[static_cast<size_t>(d)].cls)];
 }
 
-int SimMachine::queues(int d) const {
-  return profile_.classes[static_cast<size_t>(profile_.devices[static_cast<size_t>(d)].cls)].queues;
-}
+double SimMachine::launch_us(int d) const { return class_of(d).launch_us; }
+
+int SimMachine::queues(int d) const { return class_of(d).queues; }
 
 double SimMachine::copy_us(int a, int b, uint64_t bytes) const {
   if (a == b) return 0;
@@ -94,7 +93,7 @@ void SimMachine::submit(int d, DeviceTask* task, CompletionSink* sink) {
   size_t q = 0;
   for (size_t i = 1; i < free.size(); ++i)
     if (free[i] < free[q]) q = i;
-  const SimDeviceClass& cls = profile_.classes[static_cast<size_t>(profile_.devices[static_cast<size_t>(d)].cls)];
+  const SimDeviceClass& cls = class_of(d);
   const bool host_kernel = !is_copy && cls.kind == DeviceKind::kCpu;
   if (host_kernel && (inline_[static_cast<size_t>(d)] || (task->may_run_inline && free[q] <= now_ns_))) {
     // On the run loop's thread, as CpuDevice::enqueue() runs it without a

@@ -85,6 +85,7 @@ class SimMachine {
     std::vector<int64_t> compute_free, copy_free;  // virtual time each queue is free
   };
   int64_t jitter(double us);
+  const SimDeviceClass& class_of(int d) const;
 
   SimProfile profile_;
   std::vector<std::unique_ptr<SimDevice>> devices_;  // moved out by take_devices
