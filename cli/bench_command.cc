@@ -19,6 +19,7 @@
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/random_inputs.h"
+#include "devices/cuda/cuda_backend.h"
 #include "devices/value_compare.h"
 #include "executor/makespan_bound.h"
 #include "executor/session.h"
@@ -329,6 +330,10 @@ int cmd_bench(const BenchArgs& a) {
   }
   auto paths = expand_models(a.models);
   if (!paths.ok()) return report_error(paths.status().message(), kExitBadInput);
+  // The inputs are made before any session: for a GPU, in page-locked
+  // memory, as a session would have them made after it.
+  if (a.simulate.empty() && !cpu_devices_only(a.devices, a.simulate))
+    if (Status s = use_pinned_host_memory(); !s.ok()) return report_error(s.message(), kExitBadInput);
 
   std::vector<Loaded> models;
   LoadOptions load;

@@ -120,6 +120,13 @@ void give_block(void* p, size_t bytes) {
   std::free(p);
 }
 
+// A buffer whose memory came from a BlockSource. Its header lives apart
+// from the block (a source's blocks have sizes of their own), and it
+// remembers the source, which may have been replaced since.
+struct Sourced : Buffer {
+  HostAllocator::BlockSource* source = nullptr;
+};
+
 }  // namespace
 
 void BufferRef::destroy(Buffer* b) {
@@ -187,6 +194,19 @@ StatusOr<BufferRef> HostAllocator::allocate(size_t bytes, DataType dtype, int64_
   uint64_t peak = peak_.load(std::memory_order_relaxed);
   while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
   }
+  if (BlockSource* source = source_.load(std::memory_order_acquire);
+      source && dtype != DataType::kString && bytes >= source_min_bytes_.load(std::memory_order_relaxed)) {
+    if (void* block = source->take(bytes)) {
+      auto* b = new Sourced();
+      b->data = block;
+      b->bytes = bytes;
+      b->space = space_;
+      b->release = &HostAllocator::release_sourced;
+      b->owner = this;
+      b->source = source;
+      return BufferRef(b);
+    }
+  }
   void* block = take_block(bytes);
   if (!block) {
     in_use_.fetch_sub(bytes, std::memory_order_relaxed);
@@ -204,6 +224,22 @@ StatusOr<BufferRef> HostAllocator::allocate(size_t bytes, DataType dtype, int64_
     b->num_strings = numel;
   }
   return BufferRef(b);
+}
+
+void HostAllocator::set_block_source(BlockSource* source, size_t min_bytes) {
+  source_min_bytes_.store(min_bytes, std::memory_order_relaxed);
+  source_.store(source, std::memory_order_release);
+}
+
+const HostAllocator::BlockSource* HostAllocator::source_of(const Buffer* b) {
+  return b && b->release == &HostAllocator::release_sourced ? static_cast<const Sourced*>(b)->source : nullptr;
+}
+
+void HostAllocator::release_sourced(Buffer* b) {
+  auto* s = static_cast<Sourced*>(b);
+  static_cast<HostAllocator*>(b->owner)->in_use_.fetch_sub(b->bytes, std::memory_order_relaxed);
+  s->source->give_back(b->data, b->bytes);
+  delete s;
 }
 
 void HostAllocator::release(Buffer* b) {

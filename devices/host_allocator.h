@@ -3,6 +3,8 @@
 // reuses the block without a lock or a malloc, which keeps the per-node hot
 // path allocation-free in steady state. Blocks over 1 MiB are kept in one
 // bounded process-wide cache, so that steady runs touch no fresh pages.
+// A GPU backend may install a BlockSource of page-locked memory for large
+// buffers (set_block_source).
 #pragma once
 
 #include <atomic>
@@ -17,6 +19,20 @@ namespace sy {
 
 class HostAllocator {
  public:
+  // Where buffers of at least a set size come from instead of ordinary
+  // memory. The CUDA backend installs page-locked memory here: a copy from
+  // it to a GPU is a DMA that the issuing thread does not wait for, where
+  // the driver stages ordinary memory while the run loop waits.
+  class BlockSource {
+   public:
+    virtual ~BlockSource() = default;
+    // A block of at least `bytes`, or nullptr to decline (the allocator
+    // then uses ordinary memory). Thread-safe.
+    virtual void* take(size_t bytes) = 0;
+    // Returns a block take(bytes) gave. Thread-safe; any thread.
+    virtual void give_back(void* block, size_t bytes) = 0;
+  };
+
   // `space` tags every buffer it makes; `capacity_bytes` bounds one request so
   // that an absurd shape fails with ResourceExhausted instead of an OOM kill.
   HostAllocator(MemorySpace space, uint64_t capacity_bytes);
@@ -33,12 +49,22 @@ class HostAllocator {
   uint64_t bytes_in_use() const { return in_use_.load(std::memory_order_relaxed); }
   uint64_t peak_bytes() const { return peak_.load(std::memory_order_relaxed); }
 
+  // From now on, numeric buffers of at least `min_bytes` are asked of
+  // `source` first; nullptr goes back to ordinary memory. The source must
+  // outlive every buffer it gave. Thread-safe.
+  void set_block_source(BlockSource* source, size_t min_bytes);
+  // The source `b` came from, or nullptr.
+  static const BlockSource* source_of(const Buffer* b);
+
   // The process-wide allocator for host memory space kHostSpace.
   static HostAllocator& host();
 
  private:
   static void release(Buffer* b);
+  static void release_sourced(Buffer* b);
   MemorySpace space_;
+  std::atomic<BlockSource*> source_{nullptr};
+  std::atomic<size_t> source_min_bytes_{0};
   std::atomic<uint64_t> capacity_;
   std::atomic<uint64_t> in_use_{0};
   std::atomic<uint64_t> peak_{0};

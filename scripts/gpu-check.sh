@@ -143,6 +143,11 @@ bench_acceptance() {  # the two acceptance benchmarks
     step "workloads_cpu_$mode" 90 env SWITCHYARD_CPU_BESIDE_GPU=$mode switchyard bench models/workloads \
       --devices cpu,cuda:0 --policies dynamic,gpu,cpu --runs 20 --warmup 5 --json "$raw/workloads_cpu_$mode.json"
   done
+  # Host tensors in ordinary memory, as before they were page-locked
+  # (PinnedPool::serve_host_tensors): the driver then stages every copy
+  # to the GPU while the run loop waits.
+  step workloads_pageable 90 env SWITCHYARD_PINNED_HOST_MIB=0 switchyard bench models/workloads \
+    --devices cpu,cuda:0 --policies dynamic,gpu,cpu --runs 20 --warmup 5 --json "$raw/workloads_pageable.json"
 }
 
 bench_diagnostics() {

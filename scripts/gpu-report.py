@@ -186,7 +186,8 @@ def main():
     tv, trows = transfers(files)
     print(f"| pinned copies of 8 MB+ at {PINNED_MIN_RATIO:.0%} of raw `cudaMemcpyAsync` | {tv} | see below |")
     results = {}
-    for name in ("workloads", "workloads_profiled", "workloads_cpu_inline", "workloads_cpu_all-cores"):
+    for name in ("workloads", "workloads_profiled", "workloads_cpu_inline", "workloads_cpu_all-cores",
+                 "workloads_pageable"):
         results[name] = workloads(files, name)
         print(f"| `dynamic` beats `gpu` and `cpu` on a workload (`{name}`) | {results[name][0]} | see below |")
     strict = against_every_core(results)

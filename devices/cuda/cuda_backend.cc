@@ -9,6 +9,7 @@
 #include "devices/cuda/cuda_device.h"
 #include "devices/cuda/cuda_launch.h"
 #include "devices/cuda/kernels/cuda_kernels.h"
+#include "devices/cuda/pinned_pool.h"
 
 namespace sy {
 namespace {
@@ -77,12 +78,23 @@ bool cuda_compiled() { return true; }
 int cuda_device_count() { return availability().count; }
 std::string cuda_unavailable_reason() { return availability().reason; }
 
+Status use_pinned_host_memory() {
+  if (availability().count == 0) return OkStatus();
+  static const StatusOr<uint64_t> budget = [] {
+    StatusOr<uint64_t> b = cuda::PinnedPool::host_tensor_budget_from_env();
+    if (b.ok()) cuda::PinnedPool::instance().serve_host_tensors(*b);
+    return b;
+  }();
+  return budget.status();
+}
+
 StatusOr<std::unique_ptr<Device>> create_cuda_device(int ordinal) {
   const Availability& a = availability();
   if (a.count == 0) return FailedPrecondition("device 'cuda:", ordinal, "': ", a.reason);
   if (ordinal >= a.count)
     return InvalidArgument("device 'cuda:", ordinal, "': this machine has ", a.count, a.count == 1 ? " GPU" : " GPUs",
                            " (cuda:0..cuda:", a.count - 1, ")");
+  RETURN_IF_ERROR(use_pinned_host_memory());
   ASSIGN_OR_RETURN(cuda::CudaDevice * gpu, cuda::CudaDevice::shared(ordinal));
   return std::unique_ptr<Device>(std::make_unique<SessionGpu>(*gpu));
 }

@@ -24,6 +24,14 @@ bool cuda_compiled();
 // streams and library handles, made by the first call in the process.
 StatusOr<std::unique_ptr<Device>> create_cuda_device(int ordinal);
 
+// With a usable GPU, host tensors of 64 KiB and more come from page-locked
+// memory from now on, within SWITCHYARD_PINNED_HOST_MIB (by default a
+// quarter of memory), so that they copy to a GPU without the driver
+// staging them while the caller waits. create_cuda_device() calls it; a
+// program that makes inputs before its first GPU session calls it first.
+// An error names a bad SWITCHYARD_PINNED_HOST_MIB. Thread-safe.
+Status use_pinned_host_memory();
+
 // cuBLAS and cuDNN are opened on first need (a GPU device opens them), not
 // at process start. cuda_load_libraries() opens them now, GPU or not, and
 // says for each the file it came from or why it cannot be loaded (nothing

@@ -12,6 +12,8 @@ StatusOr<std::unique_ptr<Device>> create_cuda_device(int ordinal) {
   return Unimplemented("device 'cuda:", ordinal, "': ", cuda_unavailable_reason());
 }
 
+Status use_pinned_host_memory() { return OkStatus(); }
+
 std::vector<std::string> cuda_load_libraries() { return {}; }
 bool cuda_libraries_loaded() { return false; }
 

@@ -1,6 +1,8 @@
 #include "devices/cuda/pinned_pool.h"
 
 #include <bit>
+#include <cerrno>
+#include <cstdlib>
 
 #include "devices/cuda/cuda_check.h"
 #include "devices/host_allocator.h"
@@ -24,21 +26,73 @@ PinnedPool& PinnedPool::instance() {
   return *p;
 }
 
+void* PinnedPool::reuse(int c) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (static_cast<size_t>(c) >= free_.size() || free_[static_cast<size_t>(c)].empty()) return nullptr;
+  void* p = free_[static_cast<size_t>(c)].back();
+  free_[static_cast<size_t>(c)].pop_back();
+  return p;
+}
+
 StatusOr<void*> PinnedPool::take(size_t bytes, int* size_class) {
   const int c = class_of(bytes);
   if (c + kMinClassLog2 > kMaxClassLog2) return ResourceExhausted("pinned host buffer of ", bytes, " bytes is too large");
   *size_class = c;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (static_cast<size_t>(c) < free_.size() && !free_[static_cast<size_t>(c)].empty()) {
-      void* p = free_[static_cast<size_t>(c)].back();
-      free_[static_cast<size_t>(c)].pop_back();
-      return p;
-    }
-  }
+  if (void* p = reuse(c)) return p;
   void* p = nullptr;
   CUDA_RETURN_IF_ERROR(cudaHostAlloc(&p, class_bytes(c), cudaHostAllocPortable));
+  std::lock_guard<std::mutex> lock(mu_);
+  allocated_ += class_bytes(c);
   return p;
+}
+
+void* PinnedPool::HostTensors::take(size_t bytes) {
+  const int c = class_of(bytes);
+  if (c + kMinClassLog2 > kMaxClassLog2) return nullptr;
+  if (void* p = pool_.reuse(c)) return p;
+  {
+    // Counted before the allocation, so that threads allocating at once
+    // cannot all pass the budget.
+    std::lock_guard<std::mutex> lock(pool_.mu_);
+    if (pool_.allocated_ + class_bytes(c) > budget.load(std::memory_order_relaxed)) return nullptr;
+    pool_.allocated_ += class_bytes(c);
+  }
+  void* p = nullptr;
+  if (cudaHostAlloc(&p, class_bytes(c), cudaHostAllocPortable) == cudaSuccess) return p;
+  // Out of lockable memory (a ulimit, a container): ordinary memory will
+  // do. Clear the error, or the next launch check on this thread reports it.
+  (void)cudaGetLastError();
+  std::lock_guard<std::mutex> lock(pool_.mu_);
+  pool_.allocated_ -= class_bytes(c);
+  return nullptr;
+}
+
+void PinnedPool::HostTensors::give_back(void* block, size_t bytes) {
+  // Like a result's block: a copy a task on this thread queued may still read it.
+  const int c = class_of(bytes);
+  if (!hold(block, c)) pool_.give_back(block, c);
+}
+
+void PinnedPool::serve_host_tensors(uint64_t budget_bytes) {
+  host_tensors_.budget.store(budget_bytes, std::memory_order_relaxed);
+  HostAllocator::host().set_block_source(budget_bytes > 0 ? &host_tensors_ : nullptr, kHostTensorMinBytes);
+}
+
+StatusOr<uint64_t> PinnedPool::host_tensor_budget_from_env() {
+  const char* v = std::getenv("SWITCHYARD_PINNED_HOST_MIB");
+  if (!v || !*v) return physical_memory_bytes() / 4;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long mib = std::strtoull(v, &end, 10);
+  if (*end != '\0' || errno == ERANGE || v[0] == '-' || mib > (uint64_t{1} << 40))
+    return InvalidArgument("SWITCHYARD_PINNED_HOST_MIB is '", v,
+                           "'; give the MiB of page-locked memory host tensors may take (0 turns it off)");
+  return static_cast<uint64_t>(mib) << 20;
+}
+
+uint64_t PinnedPool::allocated_bytes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return allocated_;
 }
 
 void PinnedPool::give_back(void* block, int size_class) {
@@ -85,6 +139,8 @@ void PinnedPool::release(Buffer* b) {
   delete b;
 }
 
-bool PinnedPool::owns(const Buffer* b) { return b && b->release == &PinnedPool::release; }
+bool PinnedPool::owns(const Buffer* b) {
+  return b && (b->release == &PinnedPool::release || HostAllocator::source_of(b) == &instance().host_tensors_);
+}
 
 }  // namespace sy::cuda

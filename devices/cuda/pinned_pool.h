@@ -7,16 +7,23 @@
 // GPU land in them, and large copies from ordinary host memory are staged
 // through them chunk by chunk.
 //
+// Once a GPU joins a session it also serves the host allocator's larger
+// tensors (serve_host_tensors), within a budget: what the CPU computes for
+// a GPU, and inputs made after, then copy without staging.
+//
 // Process-wide and never destroyed, because host tensors made from it (run
 // outputs) may outlive every session and device.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <utility>
 #include <vector>
 
 #include "devices/buffer.h"
+#include "devices/host_allocator.h"
 #include "ir/status.h"
 
 namespace sy::cuda {
@@ -48,15 +55,46 @@ class PinnedPool {
   // Makes no CUDA call: may run in a host callback.
   void give_back_all(Held& held);
 
-  // True if `b` was made by this pool (its memory is page-locked).
+  // True if `b` was made by this pool (its memory is page-locked), as a
+  // result, a staging block or a host tensor.
   static bool owns(const Buffer* b);
 
+  // Host tensors of at least this size come from the pool once it serves
+  // them: smaller copies cost about their launch either way.
+  static constexpr size_t kHostTensorMinBytes = size_t{64} << 10;
+  // Makes the pool the source of HostAllocator::host()'s tensors of
+  // kHostTensorMinBytes and more, growing only while it holds less than
+  // `budget_bytes` of page-locked memory in all (free blocks are reused
+  // past it); beyond that, and if page-locking fails, tensors take ordinary
+  // memory. 0 stops. Thread-safe.
+  void serve_host_tensors(uint64_t budget_bytes);
+  // The budget from SWITCHYARD_PINNED_HOST_MIB (MiB; 0 turns it off), by
+  // default a quarter of physical memory; an error names a bad value.
+  static StatusOr<uint64_t> host_tensor_budget_from_env();
+  // Page-locked bytes allocated so far (never freed).
+  uint64_t allocated_bytes();
+
  private:
+  class HostTensors final : public HostAllocator::BlockSource {
+   public:
+    explicit HostTensors(PinnedPool& pool) : pool_(pool) {}
+    void* take(size_t bytes) override;
+    void give_back(void* block, size_t bytes) override;
+    std::atomic<uint64_t> budget{0};
+
+   private:
+    PinnedPool& pool_;
+  };
+
   PinnedPool() = default;
   static void release(Buffer* b);
+  // A free block of class `c`, or nullptr.
+  void* reuse(int c);
 
   std::mutex mu_;
   std::vector<std::vector<void*>> free_;  // per size class
+  uint64_t allocated_ = 0;                // page-locked bytes, under mu_
+  HostTensors host_tensors_{*this};
 };
 
 }  // namespace sy::cuda

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -111,11 +112,28 @@ TEST(CudaBackend, Libraries_LoadedOnlyWhenAsked) {
   EXPECT_EQ(cuda_load_libraries(), libs);  // loaded once
 }
 
+void fill(Tensor& t) {
+  for (size_t i = 0; i < t.nbytes(); ++i) t.data<uint8_t>()[i] = static_cast<uint8_t>(i * 131 + 7);
+}
+
+// Host bytes as a kernel or an input would have them: page-locked from
+// 64 KiB up once a GPU is open (use_pinned_host_memory).
 Tensor host_bytes(size_t n) {
   auto t = Tensor::host(DataType::kUInt8, Dims{static_cast<int64_t>(n)});
   EXPECT_TRUE(t.ok());
-  for (size_t i = 0; i < n; ++i) t->data<uint8_t>()[i] = static_cast<uint8_t>(i * 131 + 7);
+  fill(*t);
   return *t;
+}
+
+// Ordinary host memory of any size, as an embedder's own buffers are: the
+// copies stage it.
+Tensor pageable_host_bytes(size_t n) {
+  static HostAllocator* ordinary = new HostAllocator(kHostSpace, uint64_t{1} << 32);  // no block source
+  auto b = ordinary->allocate(n);
+  EXPECT_TRUE(b.ok());
+  Tensor t(DataType::kUInt8, Dims{static_cast<int64_t>(n)}, std::move(b).value());
+  fill(t);
+  return t;
 }
 
 TEST(CudaDevice, CopyRoundTrip_PreservesBytes_AtEverySize) {
@@ -123,19 +141,40 @@ TEST(CudaDevice, CopyRoundTrip_PreservesBytes_AtEverySize) {
   auto dev = create_cuda_device(0);
   ASSERT_TRUE(dev.ok()) << dev.status().message();
   // Empty, tiny, just past the direct-copy limit, and several staging
-  // chunks with a ragged end.
+  // chunks with a ragged end; from ordinary and from page-locked memory.
   for (size_t n : {size_t{0}, size_t{3}, (size_t{64} << 10) + 1, (size_t{10} << 20) + 3}) {
-    SCOPED_TRACE(n);
-    Tensor h = host_bytes(n);
-    auto d = (*dev)->copy(h, (*dev)->memory_space());
-    ASSERT_TRUE(d.ok()) << d.status().message();
-    EXPECT_EQ(d->space(), (*dev)->memory_space());
-    auto back = (*dev)->copy(*d, kHostSpace);
-    ASSERT_TRUE(back.ok()) << back.status().message();
-    EXPECT_EQ(back->space(), kHostSpace);
-    ASSERT_EQ(back->nbytes(), n);
-    EXPECT_EQ(std::memcmp(back->raw(), h.raw(), n), 0);
+    for (bool pageable : {true, false}) {
+      SCOPED_TRACE(::testing::Message() << n << (pageable ? " bytes, pageable" : " bytes"));
+      Tensor h = pageable ? pageable_host_bytes(n) : host_bytes(n);
+      if (pageable) {
+        EXPECT_EQ(HostAllocator::source_of(h.buffer().get()), nullptr);
+      }
+      auto d = (*dev)->copy(h, (*dev)->memory_space());
+      ASSERT_TRUE(d.ok()) << d.status().message();
+      EXPECT_EQ(d->space(), (*dev)->memory_space());
+      auto back = (*dev)->copy(*d, kHostSpace);
+      ASSERT_TRUE(back.ok()) << back.status().message();
+      EXPECT_EQ(back->space(), kHostSpace);
+      ASSERT_EQ(back->nbytes(), n);
+      EXPECT_EQ(std::memcmp(back->raw(), h.raw(), n), 0);
+    }
   }
+}
+
+// Once a GPU is open, numeric host tensors of 64 KiB and more, and only
+// those, are page-locked.
+TEST(CudaBackend, HostTensors_OnceAGpuIsOpen_ArePageLockedFrom64KiB) {
+  SKIP_WITHOUT_GPU();
+  if (const char* v = std::getenv("SWITCHYARD_PINNED_HOST_MIB"); v && std::string(v) == "0")
+    GTEST_SKIP() << "SWITCHYARD_PINNED_HOST_MIB=0 turns page-locked host tensors off";
+  ASSERT_TRUE(create_cuda_device(0).ok());
+  auto big = Tensor::host(DataType::kFloat, Dims{256, 64});  // 64 KiB
+  auto small = Tensor::host(DataType::kFloat, Dims{256, 63});
+  auto strings = Tensor::host(DataType::kString, Dims{1 << 14});
+  ASSERT_TRUE(big.ok() && small.ok() && strings.ok());
+  EXPECT_NE(HostAllocator::source_of(big->buffer().get()), nullptr);
+  EXPECT_EQ(HostAllocator::source_of(small->buffer().get()), nullptr);
+  EXPECT_EQ(HostAllocator::source_of(strings->buffer().get()), nullptr);
 }
 
 TEST(CudaDevice, CopyOfString_IsRefused) {

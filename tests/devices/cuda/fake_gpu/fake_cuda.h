@@ -63,6 +63,9 @@ struct Stats {
   uint64_t device_bytes = 0;  // live device allocations, all GPUs
   uint64_t peer_copies = 0;   // GPU-to-GPU copies executed
   uint64_t streams = 0;       // streams created, all GPUs
+  // cudaMemcpyAsync calls from or to pageable memory, which the real
+  // runtime stages while the caller waits.
+  uint64_t pageable_copies = 0;
 };
 // Once every stream has run what was queued on it so far.
 Stats stats();

@@ -76,6 +76,7 @@ struct State {
   std::atomic<int> jitter_us{0};
   std::atomic<uint32_t> stream_count{0};
   std::atomic<uint64_t> peer_copies{0};
+  std::atomic<uint64_t> pageable_copies{0};
 };
 
 State& st() {
@@ -397,6 +398,7 @@ Stats stats() {
     for (uint64_t b : g.device_bytes) s.device_bytes += b;
   }
   s.peer_copies = g.peer_copies;
+  s.pageable_copies = g.pageable_copies;
   s.streams = g.stream_count;
   return s;
 }
@@ -698,6 +700,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind
                        (kind == cudaMemcpyHostToHost && !dst_gpu && !src_gpu);
   if (!kind_ok) violation("cudaMemcpyAsync: kind %d does not match the pointers (%p <- %p)", kind, dst, src);
   const int device = s->device;
+  if (r == Kind::kPageable || d == Kind::kPageable) ++st().pageable_copies;
   if (r == Kind::kPageable) {
     // The runtime stages pageable memory before it returns: the caller may
     // reuse the source at once.
