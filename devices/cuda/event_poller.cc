@@ -71,8 +71,13 @@ int EventPoller::poll() {
       q.pop_front();
       --watching_;
       ++completed;
-      // After a fault the event may not be reusable; it is not reused.
-      if (e == cudaSuccess) finished_.push_back(done.event);
+      // After a fault the event may not be reusable: it is destroyed (which
+      // may fail as well, on a broken context; nothing more can be done).
+      if (e == cudaSuccess) {
+        finished_.push_back(done.event);
+      } else if (cudaEventDestroy(done.event) != cudaSuccess) {
+        (void)cudaGetLastError();
+      }
       done.done(done.stream, e, done.ctx);
     }
   }

@@ -121,12 +121,13 @@ TEST(EventPoller, Destruction_WaitsForWatchedWork) {
   EXPECT_EQ(cudaStreamDestroy(s), cudaSuccess);
 }
 
-// A fault is reported as the watch's error, and a faulted GPU records no
-// more events.
+// A fault is reported as the watch's error, a faulted GPU records no more
+// events, and the faulted event is destroyed, not leaked.
 TEST(EventPoller, DeviceFault_IsReportedAsTheWatchsError) {
   cudaStream_t s = new_stream();
   std::atomic<bool> go{false};
   Reports reports;
+  const int64_t events = fake_cuda::stats().events;
   {
     EventPoller poller(0, 1);
     ASSERT_EQ(cudaLaunchHostFunc(s, wait_for_go, &go), cudaSuccess);
@@ -139,6 +140,7 @@ TEST(EventPoller, DeviceFault_IsReportedAsTheWatchsError) {
     EXPECT_FALSE(poller.watch(s, 5, &Reports::done, reports.entry(3)).ok()) << "no stream 5";
   }
   fake_cuda::heal(0);
+  EXPECT_EQ(fake_cuda::stats().events, events) << "events left behind";
   EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
   EXPECT_EQ(cudaStreamDestroy(s), cudaSuccess);
 }

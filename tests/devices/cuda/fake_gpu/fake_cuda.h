@@ -66,6 +66,7 @@ struct Stats {
   // cudaMemcpyAsync calls from or to pageable memory, which the real
   // runtime stages while the caller waits.
   uint64_t pageable_copies = 0;
+  int64_t events = 0;  // created and not destroyed
 };
 // Once every stream has run what was queued on it so far.
 Stats stats();

@@ -77,6 +77,7 @@ struct State {
   std::atomic<uint32_t> stream_count{0};
   std::atomic<uint64_t> peer_copies{0};
   std::atomic<uint64_t> pageable_copies{0};
+  std::atomic<int64_t> events{0};
 };
 
 State& st() {
@@ -399,6 +400,7 @@ Stats stats() {
   }
   s.peer_copies = g.peer_copies;
   s.pageable_copies = g.pageable_copies;
+  s.events = g.events;
   s.streams = g.stream_count;
   return s;
 }
@@ -529,11 +531,13 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int) {
   enter("cudaEventCreateWithFlags");
   *event = new CUevent_st{t_device};
+  ++st().events;
   return cudaSuccess;
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
   enter("cudaEventDestroy");
+  if (event) --st().events;
   delete event;  // queued waits hold what they need, not the event
   return cudaSuccess;
 }
