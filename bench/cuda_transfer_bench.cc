@@ -1,8 +1,10 @@
 // Host<->GPU copies through Switchyard's copy path (a copy task enqueued on
-// the CUDA device, completed by its stream callback) against the bare
-// cudaMemcpyAsync figure, pinned and pageable, on the same machine; and an
-// empty kernel's launch cost, the floor for the per-node overhead that
-// executor_overhead_bench measures with --devices cuda:0 --policy gpu.
+// the CUDA device until its sink hears of it; issue_us is the part the
+// enqueuer waits) against the bare cudaMemcpyAsync figure, pinned and
+// pageable, on the same machine; what a host tensor costs to make from the
+// pinned pool against ordinary memory; and an empty kernel's launch cost,
+// the floor for the per-node overhead that executor_overhead_bench
+// measures with --devices cuda:0 --policy gpu.
 //
 //   build/bench/cuda_transfer_bench [--benchmark_filter=Copy/.*/8388608]
 //
@@ -22,6 +24,7 @@
 #include "devices/cuda/cuda_backend.h"
 #include "devices/cuda/cuda_device.h"
 #include "devices/cuda/cuda_probe.h"
+#include "devices/cuda/pinned_pool.h"
 
 namespace sy::cuda {
 cudaError_t launch_empty_kernel(cudaStream_t s);  // probe_kernels.cu
@@ -92,7 +95,9 @@ void BM_Copy(benchmark::State& state) {
     auto dev = sy::create_cuda_device(0);
     if (!dev.ok()) return state.SkipWithError(dev.status().message().c_str());
     const sy::Dims dims{static_cast<int64_t>(bytes)};
-    auto host = pinned ? sy::cuda::pinned_host_tensor(sy::DataType::kUInt8, dims) : sy::Tensor::host(sy::DataType::kUInt8, dims);
+    // Tensor::host would be page-locked too, once a GPU is open.
+    auto host = pinned ? sy::cuda::pinned_host_tensor(sy::DataType::kUInt8, dims)
+                       : sy::cuda::pageable_host_tensor(sy::DataType::kUInt8, dims);
     if (!host.ok()) return state.SkipWithError(host.status().message().c_str());
     std::memset(host->raw(), 1, bytes);
     // D2H copies land in pinned memory whatever the source's kind, so the
@@ -102,15 +107,21 @@ void BM_Copy(benchmark::State& state) {
     const sy::Tensor& src = h2d ? *host : *on_gpu;
     const sy::MemorySpace to = h2d ? (*dev)->memory_space() : sy::kHostSpace;
     Sink sink;
+    double issue_us = 0;
     for (auto _ : state) {
       CopyTask task(src, to);
       const auto t0 = Clock::now();
       (*dev)->enqueue(&task, &sink);
+      const auto t1 = Clock::now();
       sink.wait();
       const double sec = std::chrono::duration<double>(Clock::now() - t0).count();
       if (!task.status.ok()) return state.SkipWithError(task.status.message().c_str());
       state.SetIterationTime(sec);
+      issue_us += std::chrono::duration<double, std::micro>(t1 - t0).count();
     }
+    // What the enqueuer (the run loop) waits: the driver stages ordinary
+    // memory before cudaMemcpyAsync returns.
+    state.counters["issue_us"] = issue_us / static_cast<double>(state.iterations());
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(bytes));
   state.counters["GB/s"] = benchmark::Counter(static_cast<double>(bytes) * static_cast<double>(state.iterations()),
@@ -125,6 +136,31 @@ void copy_args(benchmark::internal::Benchmark* b) {
   b->ArgNames({"switchyard", "d2h", "pinned", "bytes"});
 }
 BENCHMARK(BM_Copy)->Apply(copy_args)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+// What a host tensor costs to make and drop (first page written), from
+// ordinary memory (arg 0 = 0) or from the pinned pool, as once a GPU is
+// open (1): the price CPU kernels pay for outputs that copy without staging.
+void BM_HostTensor(benchmark::State& state) {
+  if (auto dev = sy::create_cuda_device(0); !dev.ok()) return state.SkipWithError(dev.status().message().c_str());
+  auto budget = sy::cuda::PinnedPool::host_tensor_budget_from_env();
+  if (!budget.ok()) return state.SkipWithError(budget.status().message().c_str());
+  // Thread 0 alone switches the pool, before the threads start together
+  // and after they all finished.
+  if (state.thread_index() == 0) sy::cuda::PinnedPool::instance().serve_host_tensors(state.range(0) == 1 ? *budget : 0);
+  const sy::Dims dims{state.range(1)};
+  for (auto _ : state) {
+    auto t = sy::Tensor::host(sy::DataType::kUInt8, dims);
+    if (!t.ok()) return state.SkipWithError(t.status().message().c_str());
+    t->data<uint8_t>()[0] = 1;
+    benchmark::DoNotOptimize(t->raw());
+  }
+  if (state.thread_index() == 0) sy::cuda::PinnedPool::instance().serve_host_tensors(*budget);
+}
+BENCHMARK(BM_HostTensor)
+    ->ArgsProduct({{0, 1}, {int64_t{64} << 10, int64_t{1} << 20, int64_t{8} << 20}})
+    ->ArgNames({"page_locked", "bytes"})
+    ->ThreadRange(1, 4)
+    ->Unit(benchmark::kNanosecond);
 
 // Arg: how each launch is waited for: 0 = not (back to back), 1 = a
 // stream callback, 2 = a polled event.

@@ -10,6 +10,7 @@
 
 #include "devices/cuda/cuda_check.h"
 #include "devices/cuda/pinned_pool.h"
+#include "devices/host_allocator.h"
 
 namespace sy::cuda {
 
@@ -130,6 +131,16 @@ StatusOr<Tensor> pinned_host_tensor(DataType dtype, const Dims& dims) {
   if (dtype == DataType::kString) return InvalidArgument("pinned tensors hold numbers, not strings");
   ASSIGN_OR_RETURN(size_t bytes, checked_nbytes(dtype, dims));
   ASSIGN_OR_RETURN(BufferRef b, PinnedPool::instance().allocate(bytes, kHostSpace));
+  return Tensor(dtype, dims, std::move(b));
+}
+
+StatusOr<Tensor> pageable_host_tensor(DataType dtype, const Dims& dims) {
+  if (dtype == DataType::kString) return InvalidArgument("pageable test tensors hold numbers, not strings");
+  ASSIGN_OR_RETURN(size_t bytes, checked_nbytes(dtype, dims));
+  // An allocator with no block source, never destroyed (its buffers may
+  // outlive statics).
+  static HostAllocator* ordinary = new HostAllocator(kHostSpace, HostAllocator::host().capacity());
+  ASSIGN_OR_RETURN(BufferRef b, ordinary->allocate(bytes));
   return Tensor(dtype, dims, std::move(b));
 }
 

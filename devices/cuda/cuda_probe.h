@@ -47,5 +47,8 @@ StatusOr<double> raw_launch_us(int ordinal, int launches, LaunchWait wait);
 // A host tensor in page-locked memory (from the pinned pool), for copies
 // that should run at full link speed.
 StatusOr<Tensor> pinned_host_tensor(DataType dtype, const Dims& dims);
+// A host tensor in ordinary memory even once host tensors are page-locked
+// (PinnedPool::serve_host_tensors), as an embedder's own buffers are.
+StatusOr<Tensor> pageable_host_tensor(DataType dtype, const Dims& dims);
 
 }  // namespace sy::cuda
