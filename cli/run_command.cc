@@ -300,9 +300,10 @@ int cmd_info(const std::string& path, bool fuse) {
   std::cout << "nodes: " << total << " (including subgraphs), initializers: " << g.initializers().size() << "\n";
   std::cout << "control-flow nesting depth: " << ops.depth << "\n";
   if (fuse) {
-    std::cout << "fused at load: " << m.fusions.batch_norms_folded << " BatchNormalization folded into Conv, "
-              << m.fusions.residuals_fused << " Add into FusedConv, " << m.fusions.activations_fused
-              << " Relu/Clip into FusedConv, " << m.fusions.gelus_fused << " Gelu and " << m.fusions.layer_norms_fused
+    std::cout << "fused at load: " << m.fusions.constants_folded << " Constant made initializers, "
+              << m.fusions.batch_norms_folded << " BatchNormalization folded into Conv, " << m.fusions.residuals_fused
+              << " Add into FusedConv, " << m.fusions.activations_fused << " Relu/Clip into FusedConv, "
+              << m.fusions.gelus_fused << " Gelu and " << m.fusions.layer_norms_fused
               << " LayerNormalization from arithmetic\n";
     // What run and bench on CPUs rewrite besides: a second load, for
     // models with two convolutions or more (a part needs them).

@@ -470,7 +470,8 @@ StatusOr<std::unique_ptr<Model>> OnnxLoader::load(onnx::ModelProto& proto, const
   // After the checks, so that every error names the model's own nodes.
   if (options_.fuse_ops) model->fusions = OpFusion::run(proto);
   if (options_.channels_last) ChannelsLast::run(proto, model->fusions);
-  const bool fused = model->fusions.batch_norms_folded > 0 || model->fusions.any_switchyard_op();
+  const bool fused =
+      model->fusions.constants_folded + model->fusions.batch_norms_folded > 0 || model->fusions.any_switchyard_op();
   if (model->fusions.any_switchyard_op()) model->opsets[kSwitchyardDomain] = 1;
   model->graph = std::make_unique<Graph>(proto.graph().name());
   GraphBuilder builder(*model, options_, base_dir, take_values ? TensorValues::kTake : TensorValues::kCopy);

@@ -512,12 +512,67 @@ void erase_if(google::protobuf::RepeatedPtrField<T>& list, Drop drop) {
   list.Swap(&kept);
 }
 
+// The tensor a Constant node makes, from its attribute (value, or the
+// numeric scalar and list forms), named `name`; nullopt for the forms left
+// as nodes (strings, sparse tensors).
+std::optional<onnx::TensorProto> constant_tensor(const onnx::NodeProto& n, const std::string& name) {
+  if (n.attribute_size() != 1) return std::nullopt;
+  const onnx::AttributeProto& a = n.attribute(0);
+  onnx::TensorProto t;
+  if (a.name() == "value" && a.has_t()) {
+    t = a.t();
+  } else if (a.name() == "value_float" && a.type() == onnx::AttributeProto::FLOAT) {
+    t.set_data_type(onnx::TensorProto::FLOAT);
+    t.add_float_data(a.f());
+  } else if (a.name() == "value_int" && a.type() == onnx::AttributeProto::INT) {
+    t.set_data_type(onnx::TensorProto::INT64);
+    t.add_int64_data(a.i());
+  } else if (a.name() == "value_floats" && a.type() == onnx::AttributeProto::FLOATS) {
+    t.set_data_type(onnx::TensorProto::FLOAT);
+    t.add_dims(a.floats_size());
+    *t.mutable_float_data() = a.floats();
+  } else if (a.name() == "value_ints" && a.type() == onnx::AttributeProto::INTS) {
+    t.set_data_type(onnx::TensorProto::INT64);
+    t.add_dims(a.ints_size());
+    *t.mutable_int64_data() = a.ints();
+  } else {
+    return std::nullopt;
+  }
+  t.set_name(name);
+  return t;
+}
+
+// Constant nodes become initializers of their graph. A Constant makes the
+// same tensor on every run and every loop iteration, yet as a node it was
+// placed and run each time: 18 of wide_branches' 96 nodes a run, each a
+// placement, a kernel and on a GPU a launch. (ONNX Runtime folds them at
+// load too.) A Constant that is a graph output stays a node, since a
+// graph's outputs are what its nodes make.
+void fold_constant_nodes(onnx::GraphProto& g, FusionCounts& counts) {
+  std::unordered_set<std::string> outputs;
+  for (const auto& o : g.output()) outputs.insert(o.name());
+  std::vector<bool> folded(static_cast<size_t>(g.node_size()), false);
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    if (n.op_type() != "Constant" || !default_domain(n) || n.output_size() != 1 || n.output(0).empty() ||
+        outputs.count(n.output(0)))
+      continue;
+    std::optional<onnx::TensorProto> t = constant_tensor(n, n.output(0));
+    if (!t) continue;
+    *g.add_initializer() = std::move(*t);
+    folded[static_cast<size_t>(i)] = true;
+    ++counts.constants_folded;
+  }
+  erase_if(*g.mutable_node(), [&](const onnx::NodeProto&, int i) { return folded[static_cast<size_t>(i)]; });
+}
+
 void fuse_graph(onnx::GraphProto& g, int opset, FusionCounts& counts) {
   for (auto& n : *g.mutable_node())
     for (auto& a : *n.mutable_attribute()) {
       if (a.has_g()) fuse_graph(*a.mutable_g(), opset, counts);
       for (auto& sg : *a.mutable_graphs()) fuse_graph(sg, opset, counts);
     }
+  fold_constant_nodes(g, counts);
   std::unordered_map<std::string, int> uses;
   count_uses(g, uses);
   std::unordered_set<std::string> names;

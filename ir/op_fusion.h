@@ -1,4 +1,5 @@
-// Load-time rewrites of a model that every backend runs alike: a
+// Load-time rewrites of a model that every backend runs alike: Constant
+// nodes made initializers, a
 // BatchNormalization after a Conv folded into the Conv's weights, an Add of
 // a same-shaped tensor (a residual connection) and a Relu or Clip after a
 // Conv fused into it as Switchyard's FusedConv, and Gelu and
@@ -42,6 +43,7 @@ inline bool is_switchyard_op(const std::string& op) {
 }
 
 struct FusionCounts {
+  int constants_folded = 0;  // Constant nodes made initializers
   int batch_norms_folded = 0;
   int residuals_fused = 0;
   int activations_fused = 0;
