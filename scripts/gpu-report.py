@@ -92,11 +92,13 @@ def transfers(files):
     benchmarks, why_not = json_field(files, "transfer_bench.json", "benchmarks")
     if why_not:
         return why_not, []
-    gbps = {}
+    gbps, issue = {}, {}
     for r in benchmarks:
         m = re.match(r"BM_Copy/switchyard:(\d)/d2h:(\d)/pinned:(\d)/bytes:(\d+)", r.get("name", ""))
         if m and "GB/s" in r and not r.get("error_occurred"):
-            gbps[tuple(int(x) for x in m.groups())] = r["GB/s"] / 1e9
+            key = tuple(int(x) for x in m.groups())
+            gbps[key] = r["GB/s"] / 1e9
+            issue[key] = r.get("issue_us")
     rows, ok, seen = [], True, False
     for (impl, d2h, pinned, size), rate in sorted(gbps.items()):
         if impl != 1 or (0, d2h, pinned, size) not in gbps:
@@ -107,10 +109,26 @@ def transfers(files):
         if counted:
             seen = True
             ok = ok and ratio >= PINNED_MIN_RATIO
-        rows.append((("D2H" if d2h else "H2D"), ("pinned" if pinned else "pageable"), size, raw, rate, ratio, counted))
+        rows.append((("D2H" if d2h else "H2D"), ("pinned" if pinned else "pageable"), size, raw, rate, ratio, counted,
+                     issue[(impl, d2h, pinned, size)]))
     if not seen:
         return "no pinned rows of 8 MB or more", rows
     return ("PASS" if ok else "FAIL"), rows
+
+
+def host_tensors(files):
+    """BM_HostTensor: (bytes, threads, ns from ordinary memory, ns from the
+    pinned pool) per size and thread count that has both rows."""
+    benchmarks, why_not = json_field(files, "transfer_bench.json", "benchmarks")
+    if why_not:
+        return []
+    ns = {}
+    for r in benchmarks:
+        m = re.match(r"BM_HostTensor/page_locked:(\d)/bytes:(\d+)(?:/threads:(\d+))?", r.get("name", ""))
+        if m and "real_time" in r and not r.get("error_occurred") and r.get("time_unit", "ns") == "ns":
+            ns[(int(m.group(2)), int(m.group(3) or 1), int(m.group(1)))] = r["real_time"]
+    return [(size, threads, ns[(size, threads, 0)], ns[(size, threads, 1)])
+            for (size, threads, locked) in sorted(ns) if locked == 1 and (size, threads, 0) in ns]
 
 
 def workloads(files, name):
@@ -195,10 +213,18 @@ def main():
           "| see below |")
 
     if trows:
-        print("\n| direction | host memory | bytes | raw GB/s | Switchyard GB/s | ratio |\n|---|---|---:|---:|---:|---:|")
-        for direction, kind, size, raw, rate, ratio, counted in trows:
+        print("\n| direction | host memory | bytes | raw GB/s | Switchyard GB/s | ratio | enqueue holds its caller, us |\n"
+              "|---|---|---:|---:|---:|---:|---:|")
+        for direction, kind, size, raw, rate, ratio, counted, issue in trows:
             mark = " **" if counted and ratio < PINNED_MIN_RATIO else ""
-            print(f"| {direction} | {kind} | {size} | {raw:.2f} | {rate:.2f} | {ratio:.3f}{mark} |")
+            held = "-" if issue is None else f"{issue:.1f}"
+            print(f"| {direction} | {kind} | {size} | {raw:.2f} | {rate:.2f} | {ratio:.3f}{mark} | {held} |")
+    hrows = host_tensors(files)
+    if hrows:
+        print("\nA host tensor made and dropped (`BM_HostTensor`), ns:\n\n"
+              "| bytes | threads | ordinary memory | pinned pool |\n|---:|---:|---:|---:|")
+        for size, threads, plain, locked in hrows:
+            print(f"| {size} | {threads} | {plain:.0f} | {locked:.0f} |")
     found = fuzz(files)
     if found is not None:
         print("\nFuzzing on the GPU (`fuzz_gpu`):\n\n```\n" + "\n".join(found) + "\n```")

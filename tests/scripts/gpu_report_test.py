@@ -82,7 +82,23 @@ class GpuReport(unittest.TestCase):
         self.write("transfer_bench.json", copy_rows(50.0, slow_d2h_64))
         out = self.report()
         self.assertEqual(self.verdict(out, "pinned copies"), "FAIL")
-        self.assertIn("| D2H | pinned | 67108864 | 50.00 | 40.00 | 0.800 ** |", out)
+        self.assertIn("| D2H | pinned | 67108864 | 50.00 | 40.00 | 0.800 ** | - |", out)
+
+    def test_transfers_show_how_long_a_copy_holds_its_caller_and_host_tensor_costs(self):
+        rows = copy_rows(50.0, lambda d2h, pinned, size: 49.0)
+        for r in rows["benchmarks"]:
+            if "switchyard:1/d2h:0/pinned:0/bytes:1048576" in r["name"]:
+                r["issue_us"] = 71.25
+        for locked, ns in ((0, 120.0), (1, 180.0)):
+            rows["benchmarks"].append({"name": f"BM_HostTensor/page_locked:{locked}/bytes:65536/threads:2",
+                                       "real_time": ns, "time_unit": "ns"})
+        rows["benchmarks"].append({"name": "BM_HostTensor/page_locked:1/bytes:1048576/threads:1", "real_time": 9.0,
+                                   "time_unit": "ns"})  # no ordinary row to pair with: left out
+        self.write("transfer_bench.json", rows)
+        out = self.report()
+        self.assertIn("| H2D | pageable | 1048576 | 50.00 | 49.00 | 0.980 | 71.2 |", out)
+        self.assertIn("| 65536 | 2 | 120 | 180 |", out)
+        self.assertNotIn("| 1048576 | 1 |", out)
 
     def test_workloads_need_dynamic_below_both_baselines(self):
         self.write("workloads.json", bench_rows({"a": {"dynamic": 1.0, "gpu": 0.9, "cpu": 2.0},
