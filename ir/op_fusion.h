@@ -1,9 +1,9 @@
 // Load-time rewrites of a model that every backend runs alike: Constant
-// nodes made initializers, a
-// BatchNormalization after a Conv folded into the Conv's weights, an Add of
-// a same-shaped tensor (a residual connection) and a Relu or Clip after a
-// Conv fused into it as Switchyard's FusedConv, and Gelu and
-// LayerNormalization written out in arithmetic made one node each.
+// nodes made initializers, a BatchNormalization after a Conv folded into
+// the Conv's weights, an Add of a same-shaped tensor (a residual
+// connection) and a Relu or Clip after a Conv fused into it as
+// Switchyard's FusedConv, and Gelu and LayerNormalization written out in
+// arithmetic made one node each.
 #pragma once
 
 #include <string>
