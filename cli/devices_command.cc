@@ -45,6 +45,12 @@ int cmd_devices(const DevicesArgs& a) {
     // Which cuBLAS and cuDNN a GPU run would use: the toolkit's or others
     // on the library path (e.g. a Python package's), or why they do not load.
     for (const std::string& lib : cuda_load_libraries()) std::printf("cuda: %s\n", lib.c_str());
+    // The devices above opened a GPU, so this is what runs use.
+    if (StatusOr<uint64_t> budget = pinned_host_budget(); budget.ok() && *budget > 0)
+      std::printf("cuda: host tensors of 64 KiB and more page-locked, up to %s (SWITCHYARD_PINNED_HOST_MIB)\n",
+                  human_bytes(*budget).c_str());
+    else if (budget.ok())
+      std::printf("cuda: host tensors in ordinary memory (SWITCHYARD_PINNED_HOST_MIB=0)\n");
   } else
     std::printf("cuda: none usable: %s\n", cuda_unavailable_reason().c_str());
 

@@ -78,14 +78,19 @@ bool cuda_compiled() { return true; }
 int cuda_device_count() { return availability().count; }
 std::string cuda_unavailable_reason() { return availability().reason; }
 
+StatusOr<uint64_t> pinned_host_budget() {
+  if (availability().count == 0) return uint64_t{0};
+  static const StatusOr<uint64_t> budget = cuda::PinnedPool::host_tensor_budget_from_env();
+  return budget;
+}
+
 Status use_pinned_host_memory() {
-  if (availability().count == 0) return OkStatus();
-  static const StatusOr<uint64_t> budget = [] {
-    StatusOr<uint64_t> b = cuda::PinnedPool::host_tensor_budget_from_env();
-    if (b.ok()) cuda::PinnedPool::instance().serve_host_tensors(*b);
-    return b;
+  static const Status started = [] {
+    StatusOr<uint64_t> b = pinned_host_budget();
+    if (b.ok() && *b > 0) cuda::PinnedPool::instance().serve_host_tensors(*b);
+    return b.status();
   }();
-  return budget.status();
+  return started;
 }
 
 StatusOr<std::unique_ptr<Device>> create_cuda_device(int ordinal) {

@@ -31,6 +31,9 @@ StatusOr<std::unique_ptr<Device>> create_cuda_device(int ordinal);
 // program that makes inputs before its first GPU session calls it first.
 // An error names a bad SWITCHYARD_PINNED_HOST_MIB. Thread-safe.
 Status use_pinned_host_memory();
+// The bytes of page-locked memory host tensors may take once that is on:
+// 0 with no usable GPU or with SWITCHYARD_PINNED_HOST_MIB=0.
+StatusOr<uint64_t> pinned_host_budget();
 
 // cuBLAS and cuDNN are opened on first need (a GPU device opens them), not
 // at process start. cuda_load_libraries() opens them now, GPU or not, and

@@ -13,6 +13,7 @@ StatusOr<std::unique_ptr<Device>> create_cuda_device(int ordinal) {
 }
 
 Status use_pinned_host_memory() { return OkStatus(); }
+StatusOr<uint64_t> pinned_host_budget() { return uint64_t{0}; }
 
 std::vector<std::string> cuda_load_libraries() { return {}; }
 bool cuda_libraries_loaded() { return false; }
