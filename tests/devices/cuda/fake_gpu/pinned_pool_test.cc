@@ -9,6 +9,7 @@
 #include <string>
 
 #include "devices/cuda/cuda_backend.h"
+#include "devices/cuda/cuda_probe.h"
 #include "devices/tensor.h"
 #include "tests/devices/cuda/fake_gpu/fake_cuda.h"
 
@@ -127,11 +128,9 @@ TEST(PinnedPool, CopyOfAPageLockedHostTensor_IsNotStaged) {
   EXPECT_EQ(fake_cuda::stats().pageable_copies, before);
   for (int64_t i = 0; i < t->numel(); i += 4097) ASSERT_EQ(back->data<float>()[i], static_cast<float>(i));
 
-  HostAllocator ordinary(kHostSpace, uint64_t{1} << 30);  // no block source
-  auto b = ordinary.allocate(t->nbytes());
-  ASSERT_TRUE(b.ok());
-  Tensor pageable(DataType::kFloat, t->dims(), std::move(b).value());
-  ASSERT_TRUE((*dev)->copy(pageable, (*dev)->memory_space()).ok());
+  auto pageable = pageable_host_tensor(DataType::kFloat, t->dims());
+  ASSERT_TRUE(pageable.ok()) << pageable.status().message();
+  ASSERT_TRUE((*dev)->copy(*pageable, (*dev)->memory_space()).ok());
   EXPECT_EQ(fake_cuda::stats().pageable_copies, before + 1) << "the fake counts what it stages";
 }
 
